@@ -1,0 +1,123 @@
+// state.go holds the structs rostra saves (SPEC §3): team-state.json with
+// its roster and dispatch rows, the lines of events.jsonl and each attempt's
+// status.json. They carry string enums and no UI fields; the JSON keys are a
+// contract that scripts read.
+package engine
+
+import "time"
+
+// Statuses of roster and dispatch rows.
+const (
+	StatusPending   = "pending"   // not dispatched yet
+	StatusRunning   = "running"   // an attempt is open
+	StatusRetrying  = "retrying"  // waiting out retry_backoff before the next attempt
+	StatusCompleted = "completed" // completion satisfied
+	StatusError     = "error"
+	StatusTimeout   = "timeout"
+	StatusCancelled = "cancelled"
+)
+
+// Run statuses in team-state.json.
+const (
+	RunRunning     = "running"
+	RunFinished    = "finished"
+	RunInterrupted = "interrupted" // rostra stopped (quit or signal) before every worker finished
+)
+
+// TeamState is team-state.json.
+type TeamState struct {
+	Version    int           `json:"version"`
+	Run        string        `json:"run"`
+	RunFile    string        `json:"runFile"`
+	Workspace  string        `json:"workspace"`
+	StateDir   string        `json:"stateDir"`
+	Status     string        `json:"status"`
+	Pid        int           `json:"pid"` // the rostra that drives (or drove) the run
+	StartedAt  time.Time     `json:"startedAt"`
+	EndedAt    *time.Time    `json:"endedAt,omitempty"`
+	Workers    []WorkerRow   `json:"workers"`
+	Dispatches []DispatchRow `json:"dispatches"`
+}
+
+// WorkerRow is a roster row: the state of one worker across its attempts.
+type WorkerRow struct {
+	WorkerID   string `json:"workerId"`
+	Role       string `json:"role"`
+	Provider   string `json:"provider"`
+	Status     string `json:"status"`
+	ResultPath string `json:"resultPath"`
+	Attempts   int    `json:"attempts"`
+	Reason     string `json:"reason"`
+	// Command is the command template the run resolved for this worker; a
+	// resumed run uses it rather than re-reading a changed run file.
+	Command []string `json:"command"`
+}
+
+// DispatchRow is one attempt.
+type DispatchRow struct {
+	DispatchID        string      `json:"dispatchId"`
+	WorkerID          string      `json:"workerId"`
+	Attempt           int         `json:"attempt"`
+	Surface           SurfaceKind `json:"surface"`
+	DegradedFrom      SurfaceKind `json:"degradedFrom"`
+	DegradedReason    string      `json:"degradedReason"`
+	Status            string      `json:"status"`
+	Reason            string      `json:"reason"`
+	ExitCode          *int        `json:"exitCode"`
+	Timeout           bool        `json:"timeout"`
+	Pid               int         `json:"pid"`
+	StartedAt         time.Time   `json:"startedAt"`
+	EndedAt           *time.Time  `json:"endedAt"`
+	CompletionPaths   []string    `json:"completionPaths"`
+	ResultAliases     []string    `json:"resultAliases"`
+	StatusSidecarPath string      `json:"statusSidecarPath"`
+	OutputLogPath     string      `json:"outputLogPath"`
+	WritePolicy       []string    `json:"writePolicy"`
+	WritePolicyDigest string      `json:"writePolicyDigest"`
+	Manual            bool        `json:"manual"`
+}
+
+// StatusSidecar is an attempt's status.json, written when it settles.
+type StatusSidecar struct {
+	ExitCode  *int        `json:"exitCode"`
+	Signal    string      `json:"signal"`
+	Timeout   bool        `json:"timeout"`
+	Failure   string      `json:"failure"`
+	Surface   SurfaceKind `json:"surface"`
+	StartedAt time.Time   `json:"startedAt"`
+	EndedAt   time.Time   `json:"endedAt"`
+}
+
+// Event types in events.jsonl.
+const (
+	EventRunStarted             = "run-started"
+	EventWorkerDispatched       = "worker-dispatched"
+	EventWorkerDegraded         = "worker-degraded"
+	EventWorkerCompleted        = "worker-completed"
+	EventWorkerFailed           = "worker-failed"
+	EventWorkerTimeout          = "worker-timeout"
+	EventWorkerRetry            = "worker-retry"
+	EventWorkerCancelled        = "worker-cancelled"
+	EventWorkerRosterNotUpdated = "worker-roster-not-updated"
+	EventWorkerPromptDelivered  = "worker-prompt-delivered"
+	EventRunFinished            = "run-finished"
+	EventRunInterrupted         = "run-interrupted"
+)
+
+// Event is one line of events.jsonl, and what subscribers receive.
+type Event struct {
+	TS       time.Time   `json:"ts"`
+	Type     string      `json:"type"`
+	WorkerID string      `json:"workerId,omitempty"`
+	Attempt  int         `json:"attempt,omitempty"`
+	Surface  SurfaceKind `json:"surface,omitempty"`
+	From     SurfaceKind `json:"from,omitempty"`
+	To       SurfaceKind `json:"to,omitempty"`
+	Status   string      `json:"status,omitempty"`
+	Reason   string      `json:"reason,omitempty"`
+	ExitCode *int        `json:"exitCode,omitempty"`
+	Pid      int         `json:"pid,omitempty"`
+	Manual   bool        `json:"manual,omitempty"`
+	Delay    string      `json:"delay,omitempty"`    // worker-retry: the backoff waited
+	Delivery string      `json:"delivery,omitempty"` // worker-prompt-delivered: how
+}

@@ -1,0 +1,61 @@
+// surface.go declares what the engine needs from the places attempts run:
+// a Surface that opens an attempt or says why it cannot, and the Handle of a
+// started attempt. cmd/rostra hands the engine the panes implementations;
+// tests hand it fakes, so no engine rule needs a process.
+package engine
+
+import (
+	"syscall"
+	"time"
+)
+
+// LaunchSpec is everything a surface needs to start one attempt.
+type LaunchSpec struct {
+	DispatchID string
+	Worker     string
+	Attempt    int
+	Argv       []string
+	Dir        string   // absolute working directory
+	Env        []string // the complete environment, KEY=value
+	OutputLog  string   // the surface creates it and writes every byte the child writes
+	// Stdin, when not nil, is written to the child's stdin, which is then
+	// closed (prompt delivery `type` on the wrapper surface).
+	Stdin []byte
+	// TypePrompt, when not nil, is typed into a pane once its output has been
+	// quiet for TypeQuiet (prompt delivery `type` on the pane surface).
+	TypePrompt []byte
+	TypeQuiet  time.Duration
+	// StopGrace bounds how long the surface waits, after the child exited,
+	// for descendants that still hold its output open before it stops them.
+	StopGrace time.Duration
+}
+
+// Surface opens attempts on one kind of surface. Open's error is the reason
+// the surface is unavailable, as a human should read it ("open pty: ...").
+type Surface interface {
+	Kind() SurfaceKind
+	Open(LaunchSpec) (Handle, error)
+}
+
+// ExitStatus is how an attempt's process ended.
+type ExitStatus struct {
+	Code   int    // exit code; -1 when killed by a signal
+	Signal string // signal name when killed by one ("killed", "terminated")
+}
+
+// Handle is a started attempt.
+type Handle interface {
+	Pid() int
+	// Done is closed when the process has exited and its output has been
+	// read to the end (or cut off after StopGrace when a descendant holds it).
+	Done() <-chan struct{}
+	// Exit is valid once Done is closed.
+	Exit() ExitStatus
+	// Signal sends sig to the attempt's whole process group (and to the
+	// descendants that left it, where the surface can find them).
+	Signal(sig syscall.Signal) error
+	// OutputBytes counts the bytes read from the child so far.
+	OutputBytes() int64
+	// Close releases the surface's resources; call it after Done.
+	Close() error
+}

@@ -1,0 +1,249 @@
+// store.go keeps the run's files on disk (SPEC §3): team-state.json replaced
+// atomically, events.jsonl appended one line per event, and run.lock held
+// with flock while a rostra drives the run. Readers tolerate a torn last line
+// of events.jsonl (a crash mid-append); the appender repairs such a tail
+// before it writes, so a torn line never glues onto the next event.
+package engine
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+// State file names inside a state dir.
+const (
+	TeamStateFile = "team-state.json"
+	EventsFile    = "events.jsonl"
+	LockFile      = "run.lock"
+)
+
+// WriteFileAtomic replaces path with data so that a reader sees either the
+// old file or the new one: temp file in the same folder, fsync, rename, fsync
+// of the folder. On any error the old file is left as it was.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmpName := tmp.Name()
+	fail := func(err error) error {
+		tmp.Close()
+		os.Remove(tmpName)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmpName)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmpName, path); err != nil {
+		os.Remove(tmpName)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// ReadTeamState reads a state dir's team-state.json.
+func ReadTeamState(stateDir string) (*TeamState, error) {
+	path := filepath.Join(stateDir, TeamStateFile)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var st TeamState
+	if err := json.Unmarshal(data, &st); err != nil {
+		return nil, fmt.Errorf("%s is not valid JSON (%w); the run's events are in %s", path, err, EventsFile)
+	}
+	return &st, nil
+}
+
+// ReadEvents reads events.jsonl. A last line without its newline, or one that
+// does not parse, is a torn append and is skipped; a bad line anywhere else
+// is an error naming the line.
+func ReadEvents(path string) ([]Event, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var events []Event
+	lines := bytes.Split(data, []byte{'\n'})
+	for i, line := range lines {
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		last := i == len(lines)-1 // no newline after it: torn or not finished
+		var ev Event
+		if err := json.Unmarshal(line, &ev); err != nil {
+			if last {
+				break
+			}
+			return events, fmt.Errorf("%s:%d: corrupt event line: %w", path, i+1, err)
+		}
+		if last {
+			// A complete JSON object whose newline did not reach the disk is
+			// still the writer's last event.
+			events = append(events, ev)
+			break
+		}
+		events = append(events, ev)
+	}
+	return events, nil
+}
+
+// EventLog appends events to events.jsonl.
+type EventLog struct {
+	f *os.File
+}
+
+// OpenEventLog opens (or creates) path for appending. A torn last line left
+// by a crash is cut off first, so the next event starts on a line of its own.
+func OpenEventLog(path string) (*EventLog, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := repairTail(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("repair %s: %w", path, err)
+	}
+	if _, err := f.Seek(0, io.SeekEnd); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	return &EventLog{f: f}, nil
+}
+
+// repairTail truncates f after its last newline when the bytes after it do
+// not form a complete JSON value.
+func repairTail(f *os.File) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	size := info.Size()
+	if size == 0 {
+		return nil
+	}
+	const window = 1 << 20
+	start := max(size-window, 0)
+	buf := make([]byte, size-start)
+	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if buf[len(buf)-1] == '\n' {
+		return nil
+	}
+	cut := bytes.LastIndexByte(buf, '\n') + 1 // 0 when the torn line is the only one
+	tail := buf[cut:]
+	if json.Valid(tail) {
+		// The event is whole; only its newline is missing.
+		_, err := f.WriteAt([]byte{'\n'}, size)
+		return err
+	}
+	return f.Truncate(start + int64(cut))
+}
+
+// Append writes ev as one line.
+func (l *EventLog) Append(ev Event) error {
+	data, err := json.Marshal(ev)
+	if err != nil {
+		return err
+	}
+	data = append(data, '\n')
+	if _, err := l.f.Write(data); err != nil {
+		return fmt.Errorf("append %s: %w", l.f.Name(), err)
+	}
+	return nil
+}
+
+// Close syncs and closes the log.
+func (l *EventLog) Close() error {
+	serr := l.f.Sync()
+	cerr := l.f.Close()
+	return errors.Join(serr, cerr)
+}
+
+// RunLock is an flock held on run.lock for as long as a rostra drives a run.
+// The kernel drops it when the holder dies, however it dies.
+type RunLock struct {
+	f *os.File
+}
+
+// ErrLocked is returned by AcquireRunLock when another process holds the run.
+type ErrLocked struct {
+	Pid      int
+	StateDir string
+}
+
+func (e *ErrLocked) Error() string {
+	return fmt.Sprintf("run is already driven by pid %d (state dir %s)", e.Pid, e.StateDir)
+}
+
+// AcquireRunLock takes run.lock in stateDir without waiting and writes this
+// process's pid into it.
+func AcquireRunLock(stateDir string) (*RunLock, error) {
+	path := filepath.Join(stateDir, LockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open %s: %w", path, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		defer f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &ErrLocked{Pid: lockHolder(f), StateDir: stateDir}
+		}
+		return nil, fmt.Errorf("lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("write %s: %w", path, err)
+		}
+	}
+	return &RunLock{f: f}, nil
+}
+
+func lockHolder(f *os.File) int {
+	data, err := io.ReadAll(bufio.NewReader(f))
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid
+}
+
+// Release drops the lock. The pid stays in the file; only the flock counts.
+func (l *RunLock) Release() error {
+	return l.f.Close()
+}

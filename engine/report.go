@@ -1,0 +1,431 @@
+// report.go builds the run report of `rostra report STATE_DIR` (SPEC §5):
+// a Markdown file under <state_dir>/reports/ with the run's outcome, every
+// attempt, the failures grouped by worker, surface and reason class, and
+// every degradation with its reason; and a ReportSummary of the same counts
+// for scripts.
+//
+// Data model: the report is a pure function of a TeamState, its events and
+// the moment it is built (BuildReport); WriteReport only reads the state dir
+// and writes the one report file. It never takes run.lock, so it works on a
+// live run: team-state.json is replaced atomically and a torn last line of
+// events.jsonl is skipped by ReadEvents.
+//
+// Reason classes are read from a dispatch row's status and reason, whose
+// texts the engine writes (SPEC §4.2, §4.5, §5): status timeout is
+// "timeout", status cancelled is "cancelled"; for status error the reason
+// decides: "readonly source changed: ..." is "write policy", "CLI ended
+// cleanly without emitting a result" is "no result", "exited with code N" and
+// "killed by signal S" are "exit code" (the process ended abnormally),
+// "missing completion paths: ..." is "missing outputs", anything else
+// ("interrupted (rostra pid N died)", no surface opened, ...) is "other".
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Failure reason classes, as the JSON summary keys them.
+const (
+	ReasonClassTimeout        = "timeout"
+	ReasonClassNoResult       = "noResult"
+	ReasonClassExitCode       = "exitCode"
+	ReasonClassMissingOutputs = "missingOutputs"
+	ReasonClassWritePolicy    = "writePolicy"
+	ReasonClassCancelled      = "cancelled"
+	ReasonClassOther          = "other"
+)
+
+// ReasonClasses lists the classes in the order the report shows them.
+var ReasonClasses = []string{
+	ReasonClassTimeout, ReasonClassNoResult, ReasonClassExitCode,
+	ReasonClassMissingOutputs, ReasonClassWritePolicy, ReasonClassCancelled,
+	ReasonClassOther,
+}
+
+var reasonClassLabels = map[string]string{
+	ReasonClassTimeout:        "timeout",
+	ReasonClassNoResult:       "no result",
+	ReasonClassExitCode:       "exit code",
+	ReasonClassMissingOutputs: "missing outputs",
+	ReasonClassWritePolicy:    "write policy",
+	ReasonClassCancelled:      "cancelled",
+	ReasonClassOther:          "other",
+}
+
+// ClassifyFailure gives a settled attempt's reason class, or "" for an
+// attempt that did not fail (completed, or not settled yet).
+func ClassifyFailure(status, reason string) string {
+	switch status {
+	case StatusTimeout:
+		return ReasonClassTimeout
+	case StatusCancelled:
+		return ReasonClassCancelled
+	case StatusError:
+	default:
+		return ""
+	}
+	switch {
+	case strings.HasPrefix(reason, "readonly source changed"):
+		return ReasonClassWritePolicy
+	case strings.HasPrefix(reason, "CLI ended cleanly without emitting a result"):
+		return ReasonClassNoResult
+	case strings.HasPrefix(reason, "exited with code "), strings.HasPrefix(reason, "killed by signal "):
+		return ReasonClassExitCode
+	case strings.HasPrefix(reason, "missing completion paths"):
+		return ReasonClassMissingOutputs
+	case strings.HasPrefix(reason, "attempt timed out after "), strings.HasPrefix(reason, "no output for "):
+		return ReasonClassTimeout
+	}
+	return ReasonClassOther
+}
+
+// ReportSummary is the JSON `rostra report` prints: the report's counts.
+// Every map is present (empty rather than null); failuresByClass has every
+// class, zero included, so a script can index it without checking.
+type ReportSummary struct {
+	Run               string         `json:"run"`
+	Status            string         `json:"status"` // the run's status
+	Workers           int            `json:"workers"`
+	WorkersCompleted  int            `json:"workersCompleted"`
+	WorkersByStatus   map[string]int `json:"workersByStatus"`
+	Attempts          int            `json:"attempts"`
+	AttemptsByStatus  map[string]int `json:"attemptsByStatus"`
+	ManualAttempts    int            `json:"manualAttempts"`
+	Failures          int            `json:"failures"` // attempts settled error, timeout or cancelled
+	FailuresByWorker  map[string]int `json:"failuresByWorker"`
+	FailuresBySurface map[string]int `json:"failuresBySurface"`
+	FailuresByClass   map[string]int `json:"failuresByClass"`
+	Degradations      int            `json:"degradations"`
+	RosterNotUpdated  int            `json:"rosterNotUpdated"`
+	Events            int            `json:"events"`
+}
+
+// reportDegradation is one attempt that opened on a later surface.
+type reportDegradation struct {
+	dispatchID string
+	from, to   SurfaceKind
+	reason     string
+}
+
+// BuildReport renders the report of st and its events as of now.
+func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string, summary ReportSummary) {
+	now = now.UTC()
+	summary = ReportSummary{
+		Run:               st.Run,
+		Status:            st.Status,
+		Workers:           len(st.Workers),
+		WorkersByStatus:   map[string]int{},
+		Attempts:          len(st.Dispatches),
+		AttemptsByStatus:  map[string]int{},
+		FailuresByWorker:  map[string]int{},
+		FailuresBySurface: map[string]int{},
+		FailuresByClass:   map[string]int{},
+		Events:            len(events),
+	}
+	for _, c := range ReasonClasses {
+		summary.FailuresByClass[c] = 0
+	}
+	for _, w := range st.Workers {
+		summary.WorkersByStatus[w.Status]++
+		if w.Status == StatusCompleted {
+			summary.WorkersCompleted++
+		}
+	}
+
+	failuresByClass := map[string][]string{} // class -> dispatch ids
+	attemptsByWorker := map[string]int{}
+	var degradations []reportDegradation
+	seen := map[string]bool{}
+	for _, d := range st.Dispatches {
+		id := reportDispatchID(d.WorkerID, d.Attempt, d.DispatchID)
+		seen[id] = true
+		summary.AttemptsByStatus[d.Status]++
+		attemptsByWorker[d.WorkerID]++
+		if d.Manual {
+			summary.ManualAttempts++
+		}
+		if d.DegradedFrom != "" {
+			degradations = append(degradations, reportDegradation{id, d.DegradedFrom, d.Surface, reportDegradedReason(d.DegradedReason)})
+		}
+		class := ClassifyFailure(d.Status, d.Reason)
+		if class == "" {
+			continue
+		}
+		summary.Failures++
+		summary.FailuresByWorker[d.WorkerID]++
+		summary.FailuresBySurface[reportSurface(d.Surface)]++
+		summary.FailuresByClass[class]++
+		failuresByClass[class] = append(failuresByClass[class], id)
+	}
+	// A degradation is recorded as an event at the dispatch moment; on a live
+	// run, or a team-state.json written before a crash, the row may lag.
+	var notUpdated []Event
+	eventCounts := map[string]int{}
+	for _, ev := range events {
+		eventCounts[ev.Type]++
+		switch ev.Type {
+		case EventWorkerDegraded:
+			id := DispatchID(ev.WorkerID, ev.Attempt)
+			if !seen[id] {
+				seen[id] = true
+				degradations = append(degradations, reportDegradation{id, ev.From, ev.To, reportDegradedReason(ev.Reason)})
+			}
+		case EventWorkerRosterNotUpdated:
+			notUpdated = append(notUpdated, ev)
+		}
+	}
+	summary.Degradations = len(degradations)
+	summary.RosterNotUpdated = len(notUpdated)
+
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+
+	p("# rostra report: %s\n\n", reportCell(st.Run))
+	p("- Generated: %s\n", now.Format(time.RFC3339))
+	p("- State dir: `%s`\n", st.StateDir)
+	if st.RunFile != "" {
+		p("- Run file: `%s`\n", st.RunFile)
+	}
+	p("- Run status: %s", reportOr(st.Status, "unknown"))
+	if st.Status == RunRunning && st.Pid != 0 {
+		p(" (driven by pid %d)", st.Pid)
+	}
+	p("\n")
+	if !st.StartedAt.IsZero() {
+		p("- Started: %s\n", st.StartedAt.UTC().Format(time.RFC3339))
+		if st.EndedAt != nil {
+			p("- Ended: %s (%s)\n", st.EndedAt.UTC().Format(time.RFC3339), reportDuration(st.EndedAt.Sub(st.StartedAt)))
+		} else {
+			p("- Running for: %s\n", reportDuration(now.Sub(st.StartedAt)))
+		}
+	}
+	p("- Outcome: %s\n", reportOutcome(st, summary))
+	p("- Attempts: %d (%d failed, %d manual); degradations: %d; events: %d\n\n",
+		summary.Attempts, summary.Failures, summary.ManualAttempts, summary.Degradations, summary.Events)
+
+	p("## Workers\n\n")
+	if len(st.Workers) == 0 {
+		p("No workers.\n\n")
+	} else {
+		p("| Worker | Role | Provider | Status | Attempts | Reason |\n")
+		p("|---|---|---|---|---|---|\n")
+		for _, w := range st.Workers {
+			p("| %s | %s | %s | %s | %d | %s |\n", reportCell(w.WorkerID), reportCell(w.Role), reportCell(w.Provider),
+				reportCell(w.Status), w.Attempts, reportCell(reportOr(w.Reason, "—")))
+		}
+		p("\n")
+	}
+
+	p("## Attempts\n\n")
+	if len(st.Dispatches) == 0 {
+		p("No attempts.\n\n")
+	} else {
+		p("| Worker | Attempt | Surface | Degraded from / reason | Status | Reason | Exit code | Duration |\n")
+		p("|---|---|---|---|---|---|---|---|\n")
+		for _, d := range st.Dispatches {
+			attempt := strconv.Itoa(d.Attempt)
+			if d.Manual {
+				attempt += " (manual)"
+			}
+			degraded := "—"
+			if d.DegradedFrom != "" {
+				degraded = string(d.DegradedFrom) + ": " + reportDegradedReason(d.DegradedReason)
+			}
+			exit := "—"
+			if d.ExitCode != nil {
+				exit = strconv.Itoa(*d.ExitCode)
+			}
+			p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", reportCell(d.WorkerID), attempt,
+				reportCell(reportSurface(d.Surface)), reportCell(degraded), reportCell(d.Status),
+				reportCell(reportOr(d.Reason, "—")), exit, reportAttemptDuration(d, now))
+		}
+		p("\n")
+	}
+
+	p("## Failures\n\n")
+	if summary.Failures == 0 {
+		p("No attempt failed.\n\n")
+	} else {
+		p("%d of %d attempts failed (settled error, timeout or cancelled).\n\n", summary.Failures, summary.Attempts)
+		p("### By worker\n\n| Worker | Failed | Attempts |\n|---|---|---|\n")
+		for _, w := range slices.Sorted(maps.Keys(summary.FailuresByWorker)) {
+			p("| %s | %d | %d |\n", reportCell(w), summary.FailuresByWorker[w], attemptsByWorker[w])
+		}
+		p("\n### By surface\n\n| Surface | Failed |\n|---|---|\n")
+		for _, s := range slices.Sorted(maps.Keys(summary.FailuresBySurface)) {
+			p("| %s | %d |\n", reportCell(s), summary.FailuresBySurface[s])
+		}
+		p("\n### By reason class\n\n| Class | Failed | Attempts |\n|---|---|---|\n")
+		for _, c := range ReasonClasses {
+			ids := failuresByClass[c]
+			p("| %s | %d | %s |\n", reasonClassLabels[c], len(ids), reportCell(reportOr(strings.Join(ids, ", "), "—")))
+		}
+		p("\n")
+	}
+
+	p("## Degradations\n\n")
+	if len(degradations) == 0 {
+		p("No attempt was degraded.\n\n")
+	} else {
+		p("| Attempt | From | To | Reason |\n|---|---|---|---|\n")
+		for _, dg := range degradations {
+			p("| %s | %s | %s | %s |\n", reportCell(dg.dispatchID), reportCell(string(dg.from)),
+				reportCell(reportSurface(dg.to)), reportCell(dg.reason))
+		}
+		p("\n")
+	}
+
+	if len(notUpdated) > 0 {
+		p("## Roster not updated\n\n| Attempt | Reason |\n|---|---|\n")
+		for _, ev := range notUpdated {
+			p("| %s | %s |\n", DispatchID(ev.WorkerID, ev.Attempt), reportCell(ev.Reason))
+		}
+		p("\n")
+	}
+
+	p("## Events\n\n")
+	if len(events) == 0 {
+		p("No events.\n")
+	} else {
+		first, last := events[0].TS, events[0].TS
+		for _, ev := range events {
+			if ev.TS.Before(first) {
+				first = ev.TS
+			}
+			if ev.TS.After(last) {
+				last = ev.TS
+			}
+		}
+		p("%d events, %s to %s.\n\n| Type | Count |\n|---|---|\n", len(events),
+			first.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
+		for _, t := range slices.Sorted(maps.Keys(eventCounts)) {
+			p("| %s | %d |\n", reportCell(t), eventCounts[t])
+		}
+	}
+	return b.String(), summary
+}
+
+func reportOutcome(st *TeamState, s ReportSummary) string {
+	if s.Workers == 0 {
+		return "no workers"
+	}
+	if s.WorkersCompleted == s.Workers {
+		return fmt.Sprintf("all %d workers completed", s.Workers)
+	}
+	var open []string
+	for _, w := range st.Workers {
+		if w.Status != StatusCompleted {
+			open = append(open, w.WorkerID+" ("+w.Status+")")
+		}
+	}
+	return fmt.Sprintf("%d of %d workers completed; not completed: %s", s.WorkersCompleted, s.Workers, strings.Join(open, ", "))
+}
+
+func reportDispatchID(worker string, attempt int, id string) string {
+	if id != "" {
+		return id
+	}
+	return DispatchID(worker, attempt)
+}
+
+// reportDegradedReason applies SPEC §1: a degradation's reason is never empty.
+func reportDegradedReason(r string) string {
+	return reportOr(r, "no reason reported")
+}
+
+// reportSurface names the surface of an attempt that never opened one.
+func reportSurface(s SurfaceKind) string {
+	return reportOr(string(s), "none")
+}
+
+func reportOr(s, fallback string) string {
+	if s == "" {
+		return fallback
+	}
+	return s
+}
+
+func reportAttemptDuration(d DispatchRow, now time.Time) string {
+	switch {
+	case d.StartedAt.IsZero():
+		return "—"
+	case d.EndedAt != nil:
+		return reportDuration(d.EndedAt.Sub(d.StartedAt))
+	default:
+		return reportDuration(now.Sub(d.StartedAt)) + " (running)"
+	}
+}
+
+// reportDuration keeps tenths under a minute (a CLI that dies in 1.6 s) and
+// whole seconds above.
+func reportDuration(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	if d < time.Minute {
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
+}
+
+// reportCell makes text safe for one Markdown table cell: one line, pipes
+// escaped.
+func reportCell(s string) string {
+	s = strings.ReplaceAll(s, "\r\n", " ")
+	s = strings.NewReplacer("\n", " ", "\r", " ", "|", `\|`).Replace(s)
+	return s
+}
+
+// ErrNoRunState is wrapped by WriteReport when the state dir is missing or
+// holds no readable team-state.json: bad input, not a failed report.
+var ErrNoRunState = errors.New("no rostra run state")
+
+// ReportsDir is the folder under a state dir that holds the reports.
+const ReportsDir = "reports"
+
+// WriteReport reads the run in stateDir and writes its report to
+// <stateDir>/reports/report-<UTC timestamp>.md (folder 0700, file 0600),
+// replacing the file atomically. It writes nothing else and takes no lock.
+func WriteReport(stateDir string, now time.Time) (path string, summary ReportSummary, err error) {
+	info, err := os.Stat(stateDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", summary, fmt.Errorf("%w: state dir %s does not exist; pass the run's state_dir (by default <workspace>/.rostra/<name>)", ErrNoRunState, stateDir)
+	case err != nil:
+		return "", summary, fmt.Errorf("%w: state dir %s: %w", ErrNoRunState, stateDir, err)
+	case !info.IsDir():
+		return "", summary, fmt.Errorf("%w: %s is a file, not a state dir; pass the folder that holds %s", ErrNoRunState, stateDir, TeamStateFile)
+	}
+	st, err := ReadTeamState(stateDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", summary, fmt.Errorf("%w: %s has no %s; is it a rostra state dir? pass the run's state_dir (by default <workspace>/.rostra/<name>)", ErrNoRunState, stateDir, TeamStateFile)
+	case err != nil:
+		return "", summary, fmt.Errorf("%w: %w", ErrNoRunState, err)
+	}
+	events, err := ReadEvents(filepath.Join(stateDir, EventsFile))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// A run that has not logged yet has no events file; a corrupt line
+		// before the last one is damage a human must look at.
+		return "", summary, fmt.Errorf("read events: %w", err)
+	}
+	markdown, summary := BuildReport(st, events, now)
+	dir := filepath.Join(stateDir, ReportsDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", summary, fmt.Errorf("create reports folder: %w", err)
+	}
+	path = filepath.Join(dir, "report-"+now.UTC().Format("20060102T150405Z")+".md")
+	if err := WriteFileAtomic(path, []byte(markdown), 0o600); err != nil {
+		return "", summary, err
+	}
+	return path, summary, nil
+}

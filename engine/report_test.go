@@ -1,0 +1,294 @@
+// report_test.go checks the run report: a golden report (and summary) for a
+// hand-built run with an attempt of every reason class and degradations, the
+// classification of each reason text, and WriteReport on a real state dir
+// that another process holds, with a torn last events line. Rewrite the
+// goldens with `go test ./engine -run Report -update`.
+package engine
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func init() {
+	// Other golden tests of this package may register -update too; share it.
+	if flag.Lookup("update") == nil {
+		flag.Bool("update", false, "rewrite golden files")
+	}
+}
+
+func reportUpdateGoldens() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
+
+func reportGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("..", "testdata", "report", name)
+	if reportUpdateGoldens() {
+		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "golden file missing; run with -update")
+	assert.Equal(t, string(want), string(got), "%s differs; run with -update if the change is intended", path)
+}
+
+func reportIntPtr(n int) *int { return &n }
+
+var reportT0 = time.Date(2026, 11, 30, 6, 0, 0, 0, time.UTC)
+
+// reportAt is reportT0 plus a duration, as a pointer for EndedAt fields.
+func reportAt(d time.Duration) *time.Time {
+	t := reportT0.Add(d)
+	return &t
+}
+
+// reportFixture is a run with one attempt of each reason class, two
+// degradations (one without a reason), a manual attempt still running, a
+// completed attempt whose roster row was refused, and a live-run degradation
+// known only from the events.
+func reportFixture() (*TeamState, []Event) {
+	row := func(worker string, attempt int, surface SurfaceKind, status, reason string, exit *int, start, end time.Duration) DispatchRow {
+		d := DispatchRow{
+			DispatchID: DispatchID(worker, attempt), WorkerID: worker, Attempt: attempt,
+			Surface: surface, Status: status, Reason: reason, ExitCode: exit,
+			StartedAt: reportT0.Add(start),
+		}
+		if end > 0 {
+			d.EndedAt = reportAt(end)
+		}
+		return d
+	}
+	implementer1 := row("claude-implementer", 1, SurfaceWrapper, StatusError, "exited with code 1", reportIntPtr(1), 0, 1600*time.Millisecond)
+	implementer1.DegradedFrom, implementer1.DegradedReason = SurfacePane, "pane limit reached (2 of 2 in use)"
+	implementer2 := row("claude-implementer", 2, SurfacePane, StatusError, "CLI ended cleanly without emitting a result", reportIntPtr(3), 4*time.Second, 2*time.Minute)
+	implementer3 := row("claude-implementer", 3, SurfacePane, StatusCompleted, "exited with code 1; outputs present", reportIntPtr(1), 2*time.Minute+2*time.Second, 9*time.Minute)
+	writer1 := row("docs-writer", 1, SurfaceWrapper, StatusError, "readonly source changed: go.mod, src/a.go, src/b.go, src/c.go, src/d.go (+2 more): model gpt-x is not in the catalog", reportIntPtr(0), 0, 3*time.Minute)
+	writer1.DegradedFrom = SurfacePane // no reason given by the surface
+	writer1.WritePolicy = []string{"docs/**"}
+	writer1.WritePolicyDigest = WritePolicy{Globs: writer1.WritePolicy}.Digest()
+	st := &TeamState{
+		Version: 1, Run: "demo", RunFile: "/ws/rostra.yaml", Workspace: "/ws", StateDir: "/ws/.rostra/demo",
+		Status: RunRunning, Pid: 4711, StartedAt: reportT0,
+		Workers: []WorkerRow{
+			{WorkerID: "claude-implementer", Role: "implementer", Provider: "claude", Status: StatusCompleted, ResultPath: "out/claude-implementer/result.json", Attempts: 3,
+				Reason: "roster not updated: out/claude-implementer/result.json does not exist"},
+			{WorkerID: "grok-verifier", Role: "verifier", Provider: "grok", Status: StatusTimeout, Attempts: 1, Reason: "attempt timed out after 30m0s"},
+			{WorkerID: "shell-tester", Role: "tester", Provider: "shell", Status: StatusTimeout, Attempts: 1, Reason: "no output for 2m0s"},
+			{WorkerID: "docs-writer", Role: "writer", Provider: "claude", Status: StatusError, Attempts: 1, Reason: writer1.Reason},
+			{WorkerID: "lint", Role: "linter", Provider: "shell", Status: StatusError, Attempts: 3, Reason: "missing completion paths: out/lint/report.md, out/lint/summary.md"},
+			{WorkerID: "reviewer", Role: "reviewer", Provider: "claude", Status: StatusRunning, Attempts: 2, Reason: ""},
+			{WorkerID: "old-run", Role: "helper", Provider: "shell", Status: StatusRetrying, Attempts: 1, Reason: "interrupted (rostra pid 4242 died)"},
+		},
+		Dispatches: []DispatchRow{
+			implementer1, implementer2, implementer3,
+			row("grok-verifier", 1, SurfacePane, StatusTimeout, "attempt timed out after 30m0s", nil, 0, 30*time.Minute+5*time.Second),
+			row("shell-tester", 1, SurfaceWrapper, StatusTimeout, "no output for 2m0s", reportIntPtr(-1), 0, 2*time.Minute+300*time.Millisecond),
+			writer1,
+			row("lint", 1, SurfaceWrapper, StatusError, "missing completion paths: out/lint/report.md, out/lint/summary.md", reportIntPtr(0), 0, 20*time.Second),
+			row("lint", 2, SurfaceWrapper, StatusError, "killed by signal killed", reportIntPtr(-1), 25*time.Second, 40*time.Second),
+			row("lint", 3, "", StatusError, "no surface opened: pane: open pty: too many open files; wrapper: fork/exec /bin/lint: no such file or directory", nil, 45*time.Second, 45*time.Second+100*time.Millisecond),
+			row("reviewer", 1, SurfacePane, StatusCancelled, "cancelled by a human | from the UI", reportIntPtr(-1), 0, 5*time.Minute),
+			row("reviewer", 2, SurfacePane, StatusRunning, "", nil, 5*time.Minute+time.Second, 0),
+			row("old-run", 1, SurfacePane, StatusError, "interrupted (rostra pid 4242 died)", nil, 0, 0),
+		},
+	}
+	st.Dispatches[10].Manual = true
+	st.Dispatches[11].StartedAt = time.Time{} // never recorded: a row written by a rostra that died early
+
+	ev := func(d time.Duration, typ, worker string, attempt int) Event {
+		return Event{TS: reportT0.Add(d), Type: typ, WorkerID: worker, Attempt: attempt}
+	}
+	degraded := ev(0, EventWorkerDegraded, "claude-implementer", 1)
+	degraded.From, degraded.To, degraded.Reason = SurfacePane, SurfaceWrapper, "pane limit reached (2 of 2 in use)"
+	// A degradation the team state has not caught up with yet.
+	liveDegraded := ev(11*time.Minute, EventWorkerDegraded, "shell-tester", 2)
+	liveDegraded.From, liveDegraded.To, liveDegraded.Reason = SurfacePane, SurfaceWrapper, "open pty: too many open files"
+	notUpdated := ev(9*time.Minute, EventWorkerRosterNotUpdated, "claude-implementer", 3)
+	notUpdated.Reason = "roster not updated: out/claude-implementer/result.json does not exist"
+	events := []Event{
+		ev(0, EventRunStarted, "", 0),
+		ev(0, EventWorkerDispatched, "claude-implementer", 1), degraded,
+		ev(0, EventWorkerDispatched, "grok-verifier", 1),
+		ev(1600*time.Millisecond, EventWorkerFailed, "claude-implementer", 1),
+		ev(2*time.Minute, EventWorkerFailed, "claude-implementer", 2),
+		ev(2*time.Minute+300*time.Millisecond, EventWorkerTimeout, "shell-tester", 1),
+		ev(5*time.Minute, EventWorkerCancelled, "reviewer", 1),
+		ev(9*time.Minute, EventWorkerCompleted, "claude-implementer", 3), notUpdated,
+		ev(30*time.Minute+5*time.Second, EventWorkerTimeout, "grok-verifier", 1),
+		liveDegraded,
+	}
+	return st, events
+}
+
+func TestBuildReportGolden(t *testing.T) {
+	st, events := reportFixture()
+	markdown, summary := BuildReport(st, events, reportT0.Add(31*time.Minute))
+	reportGolden(t, "report.golden", []byte(markdown))
+	js, err := json.MarshalIndent(summary, "", "  ")
+	require.NoError(t, err)
+	reportGolden(t, "summary.golden.json", append(js, '\n'))
+
+	// The counts a script reads, checked here and not only in the golden.
+	assert.Equal(t, 10, summary.Failures)
+	assert.Equal(t, map[string]int{
+		ReasonClassTimeout: 2, ReasonClassNoResult: 1, ReasonClassExitCode: 2, ReasonClassMissingOutputs: 1,
+		ReasonClassWritePolicy: 1, ReasonClassCancelled: 1, ReasonClassOther: 2,
+	}, summary.FailuresByClass)
+	assert.Equal(t, 3, summary.Degradations)
+	assert.Equal(t, 1, summary.WorkersCompleted)
+	assert.Contains(t, markdown, "| docs-writer | 1 | wrapper | pane: no reason reported |")
+	assert.Contains(t, markdown, `cancelled by a human \| from the UI`)
+}
+
+func TestBuildReportEmptyRun(t *testing.T) {
+	st := &TeamState{Run: "empty", Status: RunFinished, StateDir: "/s"}
+	markdown, summary := BuildReport(st, nil, reportT0)
+	assert.Contains(t, markdown, "No attempt failed.")
+	assert.Contains(t, markdown, "No attempt was degraded.")
+	js, err := json.Marshal(summary)
+	require.NoError(t, err)
+	assert.NotContains(t, string(js), "null", "every map is present for scripts")
+	assert.Contains(t, string(js), `"failuresByClass":{"cancelled":0,"exitCode":0,"missingOutputs":0,"noResult":0,"other":0,"timeout":0,"writePolicy":0}`)
+}
+
+func TestClassifyFailure(t *testing.T) {
+	tests := []struct{ status, reason, want string }{
+		{StatusTimeout, "attempt timed out after 30m0s", ReasonClassTimeout},
+		{StatusTimeout, "no output for 2m0s", ReasonClassTimeout},
+		{StatusError, "CLI ended cleanly without emitting a result", ReasonClassNoResult},
+		{StatusError, "exited with code 2", ReasonClassExitCode},
+		{StatusError, "killed by signal terminated", ReasonClassExitCode},
+		{StatusError, "missing completion paths: a, b", ReasonClassMissingOutputs},
+		{StatusError, "missing completion paths: a; roster not updated: x", ReasonClassMissingOutputs},
+		{StatusError, "readonly source changed: a, b: exited with code 1", ReasonClassWritePolicy},
+		{StatusCancelled, "cancelled", ReasonClassCancelled},
+		{StatusError, "interrupted (rostra pid 12 died)", ReasonClassOther},
+		{StatusError, "", ReasonClassOther},
+		{StatusCompleted, "exited with code 1; outputs present", ""},
+		{StatusRunning, "", ""},
+		{StatusRetrying, "exited with code 1", ""},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, ClassifyFailure(tt.status, tt.reason), "%s / %s", tt.status, tt.reason)
+	}
+}
+
+// reportStateDir writes the fixture as a real state dir, with a torn last
+// line in events.jsonl as a crash mid-append leaves it.
+func reportStateDir(t *testing.T) (dir string, events []Event) {
+	dir = t.TempDir()
+	st, events := reportFixture()
+	data, err := json.MarshalIndent(st, "", "  ")
+	require.NoError(t, err)
+	require.NoError(t, WriteFileAtomic(filepath.Join(dir, TeamStateFile), data, 0o600))
+	log, err := OpenEventLog(filepath.Join(dir, EventsFile))
+	require.NoError(t, err)
+	for _, ev := range events {
+		require.NoError(t, log.Append(ev))
+	}
+	require.NoError(t, log.Close())
+	f, err := os.OpenFile(filepath.Join(dir, EventsFile), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"ts":"2026-11-30T06:40:00Z","type":"worker-fai`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	return dir, events
+}
+
+// reportTree lists every file below dir with its content.
+func reportTree(t *testing.T, dir string) map[string]string {
+	files := map[string]string{}
+	require.NoError(t, filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		require.NoError(t, err)
+		if !d.IsDir() {
+			data, err := os.ReadFile(p)
+			require.NoError(t, err)
+			rel, _ := filepath.Rel(dir, p)
+			files[filepath.ToSlash(rel)] = string(data)
+		}
+		return nil
+	}))
+	return files
+}
+
+func TestWriteReportOnLiveRunWithTornEvents(t *testing.T) {
+	dir, events := reportStateDir(t)
+	lock, err := AcquireRunLock(dir) // the rostra driving the run
+	require.NoError(t, err)
+	defer lock.Release()
+	before := reportTree(t, dir)
+
+	now := time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC)
+	path, summary, err := WriteReport(dir, now)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(dir, "reports", "report-20261130T071500Z.md"), path)
+	assert.Equal(t, len(events), summary.Events, "the torn line is skipped, every whole one counted")
+
+	st, _ := reportFixture()
+	st.StateDir = "/ws/.rostra/demo"
+	want, _ := BuildReport(st, events, now)
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, want, string(got))
+
+	info, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o600), info.Mode().Perm())
+	info, err = os.Stat(filepath.Dir(path))
+	require.NoError(t, err)
+	assert.Equal(t, fs.FileMode(0o700), info.Mode().Perm())
+
+	// Nothing but the report was written: the torn tail is left for the
+	// driving rostra to repair, the lock still names its holder.
+	after := reportTree(t, dir)
+	assert.Equal(t, string(got), after["reports/report-20261130T071500Z.md"])
+	delete(after, "reports/report-20261130T071500Z.md")
+	assert.Equal(t, before, after)
+}
+
+func TestWriteReportRefusesWhatIsNotAStateDir(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "team-state.json")
+	require.NoError(t, os.WriteFile(file, []byte("{"), 0o600))
+	notState := filepath.Join(tmp, "empty")
+	require.NoError(t, os.Mkdir(notState, 0o700))
+
+	for name, tt := range map[string]struct{ dir, mention string }{
+		"missing":          {filepath.Join(tmp, "nope"), "does not exist"},
+		"a file":           {file, "is a file, not a state dir"},
+		"no team state":    {notState, "has no team-state.json"},
+		"team state torn":  {tmp, "is not valid JSON"},
+		"relative missing": {"no/such/dir", "no/such/dir does not exist"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, _, err := WriteReport(tt.dir, reportT0)
+			require.Error(t, err)
+			assert.True(t, errors.Is(err, ErrNoRunState), "%v", err)
+			assert.Contains(t, err.Error(), tt.mention)
+			_, statErr := os.Stat(filepath.Join(tt.dir, ReportsDir))
+			assert.True(t, errors.Is(statErr, fs.ErrNotExist) || strings.Contains(statErr.Error(), "not a directory"), "nothing written")
+		})
+	}
+}
+
+func TestWriteReportWithoutEventsFile(t *testing.T) {
+	dir := t.TempDir()
+	data, err := json.Marshal(TeamState{Run: "fresh", Status: RunRunning})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, TeamStateFile), data, 0o600))
+	_, summary, err := WriteReport(dir, reportT0)
+	require.NoError(t, err)
+	assert.Equal(t, 0, summary.Events)
+}

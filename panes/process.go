@@ -1,0 +1,492 @@
+// process.go holds what the pane (pty) and wrapper (pipe) surfaces share:
+// the attempt process, the drain of its output into output.log and a Screen,
+// the wait that decides when the attempt is over, and stopping.
+//
+// Data model: one attempt is one leader process whose pid is also its process
+// group id (and, on a pty, its session id), one output stream (the pty master
+// or the read end of a pipe) drained by exactly one reader goroutine, and one
+// waiter goroutine that reaps the leader with cmd.Wait and closes Done once
+// the stream has ended too. Descendants are found by process group, by pty
+// session, and by an ROSTRA_ATTEMPT_TOKEN marker in their environment (see
+// process_linux.go for what that cannot catch).
+package panes
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Launch is everything a surface needs to start one attempt. It mirrors
+// engine.LaunchSpec field for field; cmd/rostra converts one into the other
+// (panes does not import engine).
+type Launch struct {
+	Argv      []string
+	Dir       string   // working directory; "" = rostra's own
+	Env       []string // the complete environment, KEY=value; nil = os.Environ()
+	OutputLog string   // created 0600 and appended with every byte read; "" = no log
+	// Stdin, when not nil, is written to a wrapper child's stdin, which is
+	// then closed; nil gives it /dev/null. A pty child's stdin is the pty.
+	Stdin []byte
+	// TypePrompt, when not nil, is typed into a pty once its output has been
+	// quiet for TypeQuiet (0 = DefaultTypeQuiet). Wrappers ignore it.
+	TypePrompt []byte
+	TypeQuiet  time.Duration
+	// StopGrace bounds how long the surface waits, after the leader exited,
+	// for descendants that still hold its output open before it kills them.
+	// 0 = DefaultStopGrace.
+	StopGrace  time.Duration
+	Cols, Rows int // initial terminal (and Screen) size; 0 = 80x24
+}
+
+// Exit is how an attempt's leader process ended.
+type Exit struct {
+	Code   int    // exit code; -1 when killed by a signal
+	Signal string // signal name when killed by one ("killed", "terminated")
+}
+
+// Screen is where a surface copies the child's output for display, usually
+// the pane's terminal emulator. It must be safe for use by two goroutines:
+// the reader writes, and the owner may read it to draw.
+type Screen interface {
+	Write([]byte) (int, error)
+	Resize(cols, rows int)
+}
+
+const (
+	// DefaultStopGrace is used when Launch.StopGrace is zero; it is the
+	// default of the run file's stop_grace.
+	DefaultStopGrace = 5 * time.Second
+	// AttemptTokenEnv marks every process of an attempt: the leader gets
+	// ROSTRA_ATTEMPT_TOKEN=<random>, and descendants inherit it, so those
+	// that leave the process group (setsid) can still be found in /proc.
+	// Under a nested rostra the tokens accumulate, comma separated.
+	AttemptTokenEnv = "ROSTRA_ATTEMPT_TOKEN"
+
+	defaultCols, defaultRows = 80, 24
+	// killedDrainLimit is how long the reader may still take, after the
+	// leftovers holding the output were SIGKILLed, to read what the kernel
+	// buffered and see the end of the stream before its fd is closed under
+	// it (which only happens when a holder escaped every way we find them).
+	killedDrainLimit = time.Second
+	// goneLimit bounds how long Close waits for SIGKILLed processes to
+	// disappear (and be reaped) before it reports them.
+	goneLimit = 2 * time.Second
+	readChunk = 32 * 1024
+)
+
+// process is the part of a started attempt both surfaces share.
+type process struct {
+	cmd     *exec.Cmd
+	pid     int // leader pid == process group id (== session id on a pty)
+	session bool
+	token   string
+	grace   time.Duration
+
+	out *os.File // pty master or pipe read end; the reader's stream
+	log *os.File
+
+	// screenMu orders writes to the screen against resizes, so the emulator
+	// is never resized in the middle of a chunk.
+	screenMu sync.Mutex
+	screen   Screen
+	toScreen func([]byte) []byte // translation for the screen; nil = as read
+	onOutput func([]byte)        // called by the reader for every chunk
+
+	outputBytes atomic.Int64
+	logErr      error // set by the reader only; read after readerDone
+
+	readerDone chan struct{}
+	exited     chan struct{}
+	done       chan struct{}
+	quit       chan struct{} // closed when the attempt is over: helpers end
+	closing    chan struct{} // closed by Close: skip the grace
+	exit       Exit
+
+	helpers sync.WaitGroup // goroutines besides reader and waiter; end by Done
+	release []func()       // run once the attempt is over, before Done
+
+	closingOnce sync.Once
+	closeOnce   sync.Once
+	closeErr    error
+
+	mu        sync.Mutex
+	groupGone bool           // kill(-pid, 0) answered ESRCH once: never signal -pid again
+	members   map[int]uint64 // pids found by token -> their start time (pid reuse guard)
+
+	startedAt time.Time    // monotonic base for lastOut
+	lastOut   atomic.Int64 // nanoseconds after startedAt when the last chunk was read
+}
+
+// newAttemptToken returns the random value of ROSTRA_ATTEMPT_TOKEN.
+func newAttemptToken() (string, error) {
+	var b [12]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("attempt token: %w", err)
+	}
+	return hex.EncodeToString(b[:]), nil
+}
+
+// childEnv builds the child's environment: env (or rostra's own), with the
+// attempt token appended to any token an enclosing rostra set, and with
+// extra KEY=value pairs added when env does not set KEY.
+func childEnv(env []string, token string, defaults ...string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1+len(defaults))
+	prefix := AttemptTokenEnv + "="
+	tokenSet := false
+	for _, kv := range env {
+		if strings.HasPrefix(kv, prefix) {
+			if kv != prefix {
+				kv += ","
+			}
+			kv += token
+			tokenSet = true
+		}
+		out = append(out, kv)
+	}
+	if !tokenSet {
+		out = append(out, prefix+token)
+	}
+	for _, d := range defaults {
+		key, _, _ := strings.Cut(d, "=")
+		if envLookup(env, key) == "" {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// envLookup returns the last value of key in env, as the C library would.
+func envLookup(env []string, key string) string {
+	v := ""
+	for _, kv := range env {
+		if k, val, ok := strings.Cut(kv, "="); ok && k == key {
+			v = val
+		}
+	}
+	return v
+}
+
+// lookPath finds argv0 on the PATH the child will have (not rostra's), so a
+// run file's env PATH decides which program runs.
+func lookPath(argv0 string, env []string, dir string) (string, error) {
+	if strings.Contains(argv0, "/") {
+		return argv0, nil
+	}
+	path := envLookup(env, "PATH")
+	if path == "" {
+		path = os.Getenv("PATH")
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) && dir != "" {
+			d = filepath.Join(dir, d)
+		}
+		cand := filepath.Join(d, argv0)
+		if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return cand, nil
+		}
+	}
+	return "", errors.New("executable file not found in $PATH")
+}
+
+// newCommand prepares the leader's exec.Cmd; the caller sets stdio and
+// SysProcAttr. The error is the reason the command cannot start.
+func newCommand(l Launch, env []string) (*exec.Cmd, error) {
+	if len(l.Argv) == 0 || l.Argv[0] == "" {
+		return nil, errors.New("start: empty command")
+	}
+	path, err := lookPath(l.Argv[0], env, l.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", l.Argv[0], err)
+	}
+	cmd := &exec.Cmd{Path: path, Args: l.Argv, Dir: l.Dir, Env: env}
+	return cmd, nil
+}
+
+// openOutputLog opens the attempt's output.log for appending; "" = none.
+func openOutputLog(path string) (*os.File, error) {
+	if path == "" {
+		return nil, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open output log: %w", err)
+	}
+	return f, nil
+}
+
+func graceOf(l Launch) time.Duration {
+	if l.StopGrace > 0 {
+		return l.StopGrace
+	}
+	return DefaultStopGrace
+}
+
+// newProcess wraps a started leader. The caller then calls run.
+func newProcess(cmd *exec.Cmd, out, log *os.File, token string, grace time.Duration, session bool) *process {
+	return &process{
+		cmd:        cmd,
+		pid:        cmd.Process.Pid,
+		session:    session,
+		token:      token,
+		grace:      grace,
+		out:        out,
+		log:        log,
+		readerDone: make(chan struct{}),
+		exited:     make(chan struct{}),
+		done:       make(chan struct{}),
+		quit:       make(chan struct{}),
+		closing:    make(chan struct{}),
+		members:    map[int]uint64{},
+		startedAt:  time.Now(),
+	}
+}
+
+// run starts the reader and the waiter.
+func (p *process) run() {
+	go p.drain()
+	go p.wait()
+}
+
+// drain is the only reader of the output stream. Every chunk goes to the log
+// first (a plain write(2), never buffered: what was read is on disk even if
+// rostra dies next), then to the screen.
+func (p *process) drain() {
+	defer close(p.readerDone)
+	buf := make([]byte, readChunk)
+	for {
+		n, err := p.out.Read(buf)
+		if n > 0 {
+			p.consume(buf[:n])
+		}
+		if err != nil {
+			// io.EOF on a pipe, EIO on a pty master once the last holder of
+			// the slave closed it, os.ErrClosed when the waiter cut the
+			// stream off: each is the end of the output.
+			return
+		}
+	}
+}
+
+func (p *process) consume(b []byte) {
+	if p.log != nil && p.logErr == nil {
+		if _, err := p.log.Write(b); err != nil {
+			p.logErr = fmt.Errorf("write output log: %w", err)
+		}
+	}
+	p.outputBytes.Add(int64(len(b)))
+	p.lastOut.Store(int64(time.Since(p.startedAt)))
+	if p.onOutput != nil {
+		p.onOutput(b)
+	}
+	if p.screen != nil {
+		s := b
+		if p.toScreen != nil {
+			s = p.toScreen(b)
+		}
+		p.screenMu.Lock()
+		_, _ = p.screen.Write(s)
+		p.screenMu.Unlock()
+	}
+}
+
+// wait reaps the leader (its status comes from cmd.Wait, never from a
+// kill(pid, 0) probe, since a zombie looks alive), then waits for the end of
+// the output: up to the grace while descendants still hold it, then kills
+// them, and as a last resort closes the stream under the reader.
+func (p *process) wait() {
+	_ = p.cmd.Wait() // the *ExitError carries nothing ProcessState lacks
+	p.exit = exitOf(p.cmd.ProcessState)
+	close(p.exited)
+
+	if !p.waitReader(p.grace) {
+		_ = p.Signal(syscall.SIGKILL)
+		if !p.waitReader(killedDrainLimit) {
+			_ = p.out.Close()
+			<-p.readerDone
+		}
+	}
+	close(p.quit)
+	for _, f := range p.release {
+		f()
+	}
+	_ = p.out.Close()
+	if p.log != nil {
+		_ = p.log.Close()
+	}
+	p.helpers.Wait()
+	p.reapZombies()
+	close(p.done)
+}
+
+// waitReader reports whether the reader ended within d; Close cuts it short.
+func (p *process) waitReader(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-p.readerDone:
+		return true
+	case <-p.closing:
+		select {
+		case <-p.readerDone:
+			return true
+		default:
+			return false
+		}
+	case <-t.C:
+		return false
+	}
+}
+
+func exitOf(ps *os.ProcessState) Exit {
+	if ps == nil {
+		return Exit{Code: -1, Signal: "unknown"}
+	}
+	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return Exit{Code: -1, Signal: ws.Signal().String()}
+	}
+	return Exit{Code: ps.ExitCode()}
+}
+
+// Pid is the leader's pid, which is also its process group id.
+func (p *process) Pid() int { return p.pid }
+
+// Done is closed when the leader has exited and its output has been read to
+// the end (or cut off after StopGrace because a descendant held it).
+func (p *process) Done() <-chan struct{} { return p.done }
+
+// Exited is closed as soon as the leader has been reaped, output or not.
+func (p *process) Exited() <-chan struct{} { return p.exited }
+
+// Exit is valid once Done (or Exited) is closed.
+func (p *process) Exit() Exit {
+	<-p.exited
+	return p.exit
+}
+
+// OutputBytes counts the bytes read from the child so far.
+func (p *process) OutputBytes() int64 { return p.outputBytes.Load() }
+
+// OutputLogErr is the first error writing output.log, valid after Done. The
+// drain goes on after one (the child must never block on rostra's disk).
+func (p *process) OutputLogErr() error {
+	<-p.done
+	return p.logErr
+}
+
+// Signal sends sig to the leader's process group and to every other process
+// of the attempt found in /proc (same pty session, or carrying the attempt
+// token). Nothing left to signal is not an error.
+func (p *process) Signal(sig syscall.Signal) error {
+	var errs []error
+	if err := p.signalGroup(sig); err != nil {
+		errs = append(errs, err)
+	}
+	for _, pid := range p.linked() {
+		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			errs = append(errs, fmt.Errorf("signal %s to pid %d: %w", sig, pid, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p *process) signalGroup(sig syscall.Signal) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.groupGone {
+		return nil
+	}
+	err := syscall.Kill(-p.pid, sig)
+	if errors.Is(err, syscall.ESRCH) {
+		// An empty group never fills again (setpgid only joins live
+		// groups); its id may now be reused by an unrelated process.
+		p.groupGone = true
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("signal %s to process group %d: %w", sig, p.pid, err)
+	}
+	return nil
+}
+
+// Stop is the stopping rule of SPEC §4.4 in one call: SIGTERM to everything
+// of the attempt, up to grace for it to end, then Close (SIGKILL, reap).
+func (p *process) Stop(grace time.Duration) error {
+	deadline := time.Now().Add(grace)
+	_ = p.Signal(syscall.SIGTERM)
+	t := time.NewTimer(grace)
+	select {
+	case <-p.done:
+		t.Stop()
+		p.waitGone(time.Until(deadline))
+	case <-t.C:
+	}
+	return p.Close()
+}
+
+// Close kills whatever is left of the attempt (SIGKILL), waits for the end
+// of the attempt, reaps what rostra can reap and releases the fds. It
+// returns an error naming processes that are still there. Idempotent.
+func (p *process) Close() error {
+	p.closeOnce.Do(func() {
+		p.closingOnce.Do(func() { close(p.closing) })
+		_ = p.Signal(syscall.SIGKILL)
+		<-p.done
+		// Leftovers that did not hold the output (daemons that closed it).
+		_ = p.Signal(syscall.SIGKILL)
+		if left := p.waitGone(goneLimit); len(left) > 0 {
+			p.closeErr = fmt.Errorf("processes of attempt (group %d) still present after SIGKILL: %v", p.pid, left)
+		}
+	})
+	return p.closeErr
+}
+
+// waitGone polls, for at most d, until no process of the attempt is left,
+// reaping the ones that were reparented to rostra. It returns the pids left.
+// (A bounded poll: the kernel offers no event for "a group became empty".)
+func (p *process) waitGone(d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	step := time.Millisecond
+	for {
+		p.reapZombies()
+		left := p.present()
+		if len(left) == 0 || !time.Now().Before(deadline) {
+			return left
+		}
+		time.Sleep(step)
+		if step < 20*time.Millisecond {
+			step *= 2
+		}
+	}
+}
+
+// present lists the attempt's processes still in the process table, zombies
+// included; -pgid stands for "the group has members".
+func (p *process) present() []int {
+	var left []int
+	p.mu.Lock()
+	if !p.groupGone {
+		if err := syscall.Kill(-p.pid, 0); errors.Is(err, syscall.ESRCH) {
+			p.groupGone = true
+		} else {
+			left = append(left, -p.pid)
+		}
+	}
+	p.mu.Unlock()
+	return append(left, p.linked()...)
+}

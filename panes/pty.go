@@ -1,0 +1,355 @@
+// pty.go holds the pane surface's process: a child that leads its own
+// session on a pseudo-terminal, its output drained from the pty master into
+// output.log and a Screen, keys and prompt typing written back into it.
+//
+// Data model: a PTYProcess is the shared attempt process (process.go) whose
+// output stream is the pty master, plus the writers into that master: Write
+// (keys), the reply queue (the emulator's answers to queries) and the prompt
+// typer. The master is non-blocking and registered with the Go poller, so
+// closing it ends a Read or Write blocked on it.
+package panes
+
+import (
+	"fmt"
+	"os"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"golang.org/x/sys/unix"
+)
+
+// PTYOpener opens a pseudo-terminal of the given size; tests inject one
+// that fails. The master may be in any blocking mode: StartPTY takes it over.
+type PTYOpener func(cols, rows int) (master *os.File, tty *os.File, err error)
+
+// OpenPTY is the default PTYOpener (creack/pty).
+func OpenPTY(cols, rows int) (*os.File, *os.File, error) {
+	master, tty, err := pty.Open()
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := pty.Setsize(master, &pty.Winsize{Cols: uint16(cols), Rows: uint16(rows)}); err != nil {
+		_ = master.Close()
+		_ = tty.Close()
+		return nil, nil, fmt.Errorf("set size: %w", err)
+	}
+	return master, tty, nil
+}
+
+// PTYOptions configure StartPTY.
+type PTYOptions struct {
+	Open PTYOpener // nil = OpenPTY
+	// NewScreen, when not nil, makes the Screen the output is copied to.
+	// reply writes into the pty (the emulator's answers to queries); it
+	// never blocks: replies queue, and are dropped if the child reads none.
+	NewScreen func(cols, rows int, reply func([]byte)) Screen
+}
+
+// DefaultTypeQuiet is how long a pty's output must be quiet before a
+// TypePrompt is typed, when Launch.TypeQuiet is zero.
+const DefaultTypeQuiet = 300 * time.Millisecond
+
+const replyQueue = 64
+
+// Bracketed paste markers (xterm mode 2004).
+var (
+	pasteStart = []byte("\x1b[200~")
+	pasteEnd   = []byte("\x1b[201~")
+)
+
+// PTYProcess is an attempt running on a pty.
+type PTYProcess struct {
+	*process
+	master    *os.File
+	replies   chan []byte
+	delivered chan string
+	modes     modeScanner // used by the reader only
+	pasteOn   atomic.Bool // mode 2004 as the reader last saw it
+}
+
+// StartPTY starts l.Argv on a new pty. The error is why the pane surface is
+// unavailable, as a human should read it: "open pty: <OS error>" or
+// "start <argv0>: <error>".
+func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
+	cols, rows := l.Cols, l.Rows
+	if cols <= 0 || rows <= 0 {
+		cols, rows = defaultCols, defaultRows
+	}
+	open := opts.Open
+	if open == nil {
+		open = OpenPTY
+	}
+	master, tty, err := open(cols, rows)
+	if err != nil {
+		return nil, fmt.Errorf("open pty: %w", err)
+	}
+	master, err = pollable(master)
+	if err != nil {
+		_ = tty.Close()
+		return nil, fmt.Errorf("open pty: %w", err)
+	}
+	fail := func(err error) (*PTYProcess, error) {
+		_ = master.Close()
+		_ = tty.Close()
+		return nil, err
+	}
+	token, err := newAttemptToken()
+	if err != nil {
+		return fail(err)
+	}
+	env := childEnv(l.Env, token, "TERM=xterm-256color")
+	cmd, err := newCommand(l, env)
+	if err != nil {
+		return fail(err)
+	}
+	log, err := openOutputLog(l.OutputLog)
+	if err != nil {
+		return fail(err)
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setsid:  true,
+		Setctty: true,
+		Ctty:    0, // the child's fd 0, the tty
+		// The master closing already hangs the session up when rostra
+		// dies; SIGKILL also covers a leader that ignores SIGHUP.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	if err := startLeader(cmd); err != nil {
+		if log != nil {
+			_ = log.Close()
+		}
+		return fail(fmt.Errorf("start %s: %w", l.Argv[0], err))
+	}
+	_ = tty.Close() // the child has it; our copy would keep EIO from coming
+
+	p := &PTYProcess{
+		process:   newProcess(cmd, master, log, token, graceOf(l), true),
+		master:    master,
+		replies:   make(chan []byte, replyQueue),
+		delivered: make(chan string, 1),
+	}
+	p.onOutput = p.scanModes
+	if opts.NewScreen != nil {
+		p.screen = opts.NewScreen(cols, rows, p.queueReply)
+		p.helpers.Add(1)
+		go p.writeReplies()
+	}
+	if l.TypePrompt != nil {
+		quiet := l.TypeQuiet
+		if quiet <= 0 {
+			quiet = DefaultTypeQuiet
+		}
+		p.helpers.Add(1)
+		go p.typePrompt(append([]byte(nil), l.TypePrompt...), quiet)
+	} else {
+		close(p.delivered)
+	}
+	p.run()
+	return p, nil
+}
+
+// pollable returns a non-blocking, poller-registered copy of f and closes f.
+// creack/pty's ioctls call Fd(), which turns the master blocking, and a
+// blocked Read on a blocking file cannot be interrupted by Close: the reader
+// could not be cut off from a pty held open by an escaped descendant.
+func pollable(f *os.File) (*os.File, error) {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		_ = f.Close()
+		return nil, err
+	}
+	nfd := -1
+	var dupErr error
+	if err := rc.Control(func(fd uintptr) {
+		nfd, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		dupErr = err
+	}
+	name := f.Name()
+	_ = f.Close()
+	if dupErr != nil {
+		return nil, fmt.Errorf("dup master: %w", dupErr)
+	}
+	if err := unix.SetNonblock(nfd, true); err != nil {
+		_ = unix.Close(nfd)
+		return nil, fmt.Errorf("set master non-blocking: %w", err)
+	}
+	return os.NewFile(uintptr(nfd), name), nil
+}
+
+// Write types p into the child (keys). It blocks while the child's input
+// queue is full and fails with os.ErrClosed once the attempt is over.
+func (p *PTYProcess) Write(b []byte) (int, error) {
+	return p.master.Write(b)
+}
+
+// Resize resizes the Screen, then the pty (the kernel sends SIGWINCH to the
+// child's foreground group). It holds the screen lock, so the emulator is
+// resized between two chunks of output, never inside one.
+func (p *PTYProcess) Resize(cols, rows int) error {
+	if cols <= 0 || rows <= 0 || cols > 0xffff || rows > 0xffff {
+		return fmt.Errorf("resize pty: invalid size %dx%d", cols, rows)
+	}
+	p.screenMu.Lock()
+	defer p.screenMu.Unlock()
+	if p.screen != nil {
+		p.screen.Resize(cols, rows)
+	}
+	rc, err := p.master.SyscallConn()
+	if err != nil {
+		return fmt.Errorf("resize pty: %w", err)
+	}
+	var ioErr error
+	if err := rc.Control(func(fd uintptr) {
+		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
+	}); err != nil {
+		return fmt.Errorf("resize pty: %w", err)
+	}
+	if ioErr != nil {
+		return fmt.Errorf("resize pty: %w", ioErr)
+	}
+	return nil
+}
+
+// Screen is the sink made by PTYOptions.NewScreen, or nil.
+func (p *PTYProcess) Screen() Screen { return p.screen }
+
+// PromptDelivered receives "paste" (bracketed paste) or "keys" once the
+// TypePrompt has been typed, and is closed after that, or without a value
+// when there was no prompt or the attempt ended first.
+func (p *PTYProcess) PromptDelivered() <-chan string { return p.delivered }
+
+// queueReply is the Screen's reply function: it never blocks the reader.
+func (p *PTYProcess) queueReply(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	c := append([]byte(nil), b...)
+	select {
+	case <-p.quit:
+	case p.replies <- c:
+	default:
+		// The child reads none of its replies; dropping one is better than
+		// stalling the drain (and so the child's own output).
+	}
+}
+
+func (p *PTYProcess) writeReplies() {
+	defer p.helpers.Done()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case b := <-p.replies:
+			if _, err := p.master.Write(b); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// scanModes runs on the reader for every chunk: it follows mode 2004
+// itself, since there may be no Screen to ask.
+func (p *PTYProcess) scanModes(b []byte) {
+	if p.modes.scan(b) {
+		p.pasteOn.Store(p.modes.on)
+	}
+}
+
+// typePrompt types the prompt once the output has been quiet for quiet,
+// then Enter; exactly once.
+func (p *PTYProcess) typePrompt(prompt []byte, quiet time.Duration) {
+	defer p.helpers.Done()
+	defer close(p.delivered)
+	t := time.NewTimer(quiet)
+	defer t.Stop()
+	for {
+		select {
+		case <-p.quit:
+			return
+		case <-t.C:
+		}
+		idle := time.Since(p.startedAt) - time.Duration(p.lastOut.Load())
+		if idle < quiet {
+			t.Reset(quiet - idle)
+			continue
+		}
+		how := "keys"
+		data := prompt
+		if p.pasteOn.Load() {
+			how = "paste"
+			data = append(append(append([]byte(nil), pasteStart...), prompt...), pasteEnd...)
+		}
+		if _, err := p.master.Write(data); err != nil {
+			return
+		}
+		// Enter as its own write, after the paste has ended.
+		if _, err := p.master.Write([]byte("\r")); err != nil {
+			return
+		}
+		p.delivered <- how
+		return
+	}
+}
+
+// modeScanner follows DEC private mode 2004 (bracketed paste) in a byte
+// stream split at arbitrary points: CSI ? Pm h sets it, CSI ? Pm l resets.
+type modeScanner struct {
+	state int // 0 ground, 1 ESC, 2 ESC [, 3 in "ESC [ ?" parameters
+	param int
+	hit   bool // 2004 among the parameters so far
+	on    bool
+}
+
+// scan feeds b and reports whether mode 2004 changed.
+func (s *modeScanner) scan(b []byte) bool {
+	was := s.on
+	for _, c := range b {
+		switch s.state {
+		case 0:
+			if c == 0x1b {
+				s.state = 1
+			}
+		case 1:
+			switch c {
+			case '[':
+				s.state = 2
+			case 0x1b:
+			default:
+				s.state = 0
+			}
+		case 2:
+			switch c {
+			case '?':
+				s.state, s.param, s.hit = 3, 0, false
+			case 0x1b:
+				s.state = 1
+			default:
+				s.state = 0
+			}
+		case 3:
+			switch {
+			case c >= '0' && c <= '9':
+				if s.param < 1e6 {
+					s.param = s.param*10 + int(c-'0')
+				}
+			case c == ';':
+				s.hit = s.hit || s.param == 2004
+				s.param = 0
+			case c == 'h' || c == 'l':
+				if s.hit || s.param == 2004 {
+					s.on = c == 'h'
+				}
+				s.state = 0
+			case c == 0x1b:
+				s.state = 1
+			default:
+				s.state = 0
+			}
+		}
+	}
+	return s.on != was
+}

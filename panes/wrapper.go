@@ -1,0 +1,145 @@
+// wrapper.go holds the wrapper surface's process: a plain child in its own
+// process group whose stdout and stderr are one pipe, so what it writes to
+// either arrives in the order it wrote it.
+//
+// Data model: a WrapperProcess is the shared attempt process (process.go)
+// whose output stream is the read end of that pipe, plus an optional stdin
+// feeder (Launch.Stdin, then EOF). The log keeps the raw bytes; the Screen
+// gets lone "\n" as "\r\n", the translation a tty would have made.
+package panes
+
+import (
+	"fmt"
+	"os"
+	"syscall"
+)
+
+// WrapperOptions configure StartWrapper.
+type WrapperOptions struct {
+	// NewScreen, when not nil, makes the Screen the output is copied to.
+	// Its replies are dropped: a wrapper child has no terminal to read them.
+	NewScreen func(cols, rows int, reply func([]byte)) Screen
+}
+
+// WrapperProcess is an attempt running as a plain child with pipes.
+type WrapperProcess struct {
+	*process
+}
+
+// StartWrapper starts l.Argv with stdout and stderr on one pipe. The error
+// is why the wrapper surface is unavailable: "start <argv0>: <error>".
+func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
+	token, err := newAttemptToken()
+	if err != nil {
+		return nil, err
+	}
+	cmd, err := newCommand(l, childEnv(l.Env, token))
+	if err != nil {
+		return nil, err
+	}
+	startErr := func(err error) error { return fmt.Errorf("start %s: %w", l.Argv[0], err) }
+
+	var toClose []*os.File
+	fail := func(err error) (*WrapperProcess, error) {
+		for _, f := range toClose {
+			_ = f.Close()
+		}
+		return nil, err
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, startErr(fmt.Errorf("output pipe: %w", err))
+	}
+	toClose = append(toClose, r, w)
+	// One write end for both: the kernel keeps the order of the writes.
+	cmd.Stdout, cmd.Stderr = w, w
+
+	var stdinW *os.File
+	if l.Stdin != nil {
+		sr, sw, err := os.Pipe()
+		if err != nil {
+			return fail(startErr(fmt.Errorf("stdin pipe: %w", err)))
+		}
+		toClose = append(toClose, sr, sw)
+		cmd.Stdin, stdinW = sr, sw
+	} // nil: exec gives the child /dev/null
+
+	log, err := openOutputLog(l.OutputLog)
+	if err != nil {
+		return fail(err)
+	}
+	if log != nil {
+		toClose = append(toClose, log)
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{
+		Setpgid: true,
+		// Dies with rostra, even by SIGKILL (see startLeader for why this
+		// needs the spawn thread). Its own children are not covered.
+		Pdeathsig: syscall.SIGKILL,
+	}
+	if err := startLeader(cmd); err != nil {
+		return fail(startErr(err))
+	}
+	// The child has its ends; ours would keep EOF from coming.
+	_ = w.Close()
+	if sr, ok := cmd.Stdin.(*os.File); ok {
+		_ = sr.Close()
+	}
+
+	p := &WrapperProcess{process: newProcess(cmd, r, log, token, graceOf(l), false)}
+	if opts.NewScreen != nil {
+		cols, rows := l.Cols, l.Rows
+		if cols <= 0 || rows <= 0 {
+			cols, rows = defaultCols, defaultRows
+		}
+		p.screen = opts.NewScreen(cols, rows, func([]byte) {})
+		var lastCR bool
+		p.toScreen = func(b []byte) []byte { return crlf(b, &lastCR) }
+	}
+	if stdinW != nil {
+		data := append([]byte(nil), l.Stdin...)
+		// Closing stdinW once the attempt is over ends a write the child
+		// never read (or one stuck behind a grandchild holding stdin).
+		p.release = append(p.release, func() { _ = stdinW.Close() })
+		p.helpers.Add(1)
+		go func() {
+			defer p.helpers.Done()
+			_, _ = stdinW.Write(data) // EPIPE when the child exits unread
+			_ = stdinW.Close()
+		}()
+	}
+	p.run()
+	return p, nil
+}
+
+// Resize resizes the Screen (a wrapper has no terminal size of its own).
+func (p *WrapperProcess) Resize(cols, rows int) error {
+	if cols <= 0 || rows <= 0 {
+		return fmt.Errorf("resize: invalid size %dx%d", cols, rows)
+	}
+	p.screenMu.Lock()
+	defer p.screenMu.Unlock()
+	if p.screen != nil {
+		p.screen.Resize(cols, rows)
+	}
+	return nil
+}
+
+// Screen is the sink made by WrapperOptions.NewScreen, or nil.
+func (p *WrapperProcess) Screen() Screen { return p.screen }
+
+// crlf turns each "\n" not preceded by "\r" into "\r\n"; lastCR carries
+// the last byte's state across chunks.
+func crlf(b []byte, lastCR *bool) []byte {
+	out := make([]byte, 0, len(b)+len(b)/8)
+	prevCR := *lastCR
+	for _, c := range b {
+		if c == '\n' && !prevCR {
+			out = append(out, '\r')
+		}
+		out = append(out, c)
+		prevCR = c == '\r'
+	}
+	*lastCR = prevCR
+	return out
+}

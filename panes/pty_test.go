@@ -1,0 +1,280 @@
+// pty_test.go tests the pane surface on real ptys: unavailability reasons
+// (an injected opener failure and real fd exhaustion), keys, resize, the
+// emulator's replies, TERM, and prompt typing with and without bracketed
+// paste.
+package panes
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"go.uber.org/goleak"
+)
+
+func TestPTYOpenerFailureIsTheReason(t *testing.T) {
+	before := openFDs(t)
+	failing := func(cols, rows int) (*os.File, *os.File, error) {
+		return nil, nil, &os.PathError{Op: "open", Path: "/dev/ptmx", Err: syscall.EMFILE}
+	}
+	l := newLaunch(t, []string{"true"})
+	_, err := StartPTY(l, PTYOptions{Open: failing})
+	require.Error(t, err)
+	assert.Equal(t, "open pty: open /dev/ptmx: too many open files", err.Error())
+	assert.ErrorIs(t, err, syscall.EMFILE)
+	assert.NoFileExists(t, l.OutputLog, "nothing is created for a surface that did not open")
+	assert.Equal(t, before, openFDs(t))
+}
+
+// TestPTYRealFdExhaustion lowers RLIMIT_NOFILE for real and fills every fd
+// below it, so the default opener meets the kernel's own EMFILE.
+func TestPTYRealFdExhaustion(t *testing.T) {
+	var old syscall.Rlimit
+	require.NoError(t, syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old))
+	limit := uint64(openFDs(t) + 32)
+	require.Less(t, limit, old.Cur)
+	l := newLaunch(t, []string{"true"}) // t.TempDir needs fds: make them first
+
+	lowered := old
+	lowered.Cur = limit
+	require.NoError(t, syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lowered))
+	var fillers []*os.File
+	var err error
+	func() {
+		defer func() {
+			for _, f := range fillers {
+				_ = f.Close()
+			}
+			_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old)
+		}()
+		for {
+			f, ferr := os.Open("/dev/null")
+			if ferr != nil {
+				require.ErrorIs(t, ferr, syscall.EMFILE)
+				break
+			}
+			fillers = append(fillers, f)
+		}
+		_, err = StartPTY(l, PTYOptions{})
+	}()
+	require.Error(t, err)
+	assert.Equal(t, "open pty: open /dev/ptmx: too many open files", err.Error())
+}
+
+func TestPTYWriteAndResizeReachTheChild(t *testing.T) {
+	defer goleak.VerifyNone(t, ignoreSpawnLoop())
+	scr, newScreen := newRecScreen()
+	l := newLaunch(t, sh(`stty size; read x; echo "echo:$x"; stty size`))
+	l.Cols, l.Rows = 90, 20
+	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	scr.waitFor(t, `20 90\r\n`, 5*time.Second)
+
+	require.NoError(t, p.Resize(132, 43))
+	_, err = p.Write([]byte("abc\r"))
+	require.NoError(t, err)
+	scr.waitFor(t, `echo:abc\r\n43 132\r\n`, 5*time.Second)
+	waitDone(t, p, 5*time.Second)
+	require.NoError(t, p.Close())
+	assert.Equal(t, Exit{Code: 0}, p.Exit())
+	scr.mu.Lock()
+	assert.Equal(t, [][2]int{{90, 20}, {132, 43}}, scr.sizes, "screen made at the launch size, then resized")
+	scr.mu.Unlock()
+	assert.Same(t, scr, p.Screen().(*recScreen))
+
+	_, err = p.Write([]byte("late"))
+	assert.ErrorIs(t, err, os.ErrClosed, "keys after the end of the attempt")
+	assert.Error(t, p.Resize(80, 24))
+}
+
+func TestPTYResizeSendsWINCH(t *testing.T) {
+	scr, newScreen := newRecScreen()
+	p, err := StartPTY(newLaunch(t, []string{"bash", "-c", `trap 'echo "winch:$(stty size)"; exit 0' WINCH; echo ready; while :; do read -t 0.05 x; done`}), PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	scr.waitFor(t, `ready`, 5*time.Second)
+	require.NoError(t, p.Resize(100, 30))
+	scr.waitFor(t, `winch:30 100`, 5*time.Second)
+	waitDone(t, p, 5*time.Second)
+	require.NoError(t, p.Close())
+}
+
+func TestPTYSetsTERMUnlessEnvDoes(t *testing.T) {
+	for _, tc := range []struct {
+		env  []string
+		want string
+	}{
+		{[]string{"PATH=/usr/bin:/bin"}, "term=xterm-256color"},
+		{[]string{"PATH=/usr/bin:/bin", "TERM=vt100"}, "term=vt100"},
+	} {
+		l := newLaunch(t, sh(`echo "term=$TERM"; echo "tok=$`+AttemptTokenEnv+`"`))
+		l.Env = tc.env
+		p, err := StartPTY(l, PTYOptions{})
+		require.NoError(t, err)
+		waitDone(t, p, 5*time.Second)
+		require.NoError(t, p.Close())
+		log, err := os.ReadFile(l.OutputLog)
+		require.NoError(t, err)
+		assert.Contains(t, string(log), tc.want+"\r\n")
+		assert.Regexp(t, `tok=[0-9a-f]{24}\r\n`, string(log))
+	}
+}
+
+// TestPTYScreenRepliesReachTheChild: the emulator answers a cursor position
+// query through reply, and the child reads the answer.
+func TestPTYScreenRepliesReachTheChild(t *testing.T) {
+	scr, newScreen := newRecScreen()
+	scr.onWrite = func(s *recScreen, b []byte) {
+		if strings.Contains(string(b), "\x1b[6n") {
+			s.reply([]byte("\x1b[5;7R"))
+		}
+	}
+	p, err := StartPTY(newLaunch(t, []string{"bash", "-c", `IFS= read -rs -d R -p $'\e[6n' pos; echo "pos:${pos#*[}"`}), PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	scr.waitFor(t, `pos:5;7\r\n`, 5*time.Second)
+	waitDone(t, p, 5*time.Second)
+	require.NoError(t, p.Close())
+}
+
+// TestPTYRepliesNeverBlockTheReader: a child that asks thousands of queries
+// and never reads the answers still has its output drained to the end.
+func TestPTYRepliesNeverBlockTheReader(t *testing.T) {
+	defer goleak.VerifyNone(t, ignoreSpawnLoop())
+	scr, newScreen := newRecScreen()
+	scr.onWrite = func(s *recScreen, b []byte) {
+		for range strings.Count(string(b), "\x1b[6n") {
+			s.reply([]byte(strings.Repeat("\x1b[5;7R", 20)))
+		}
+	}
+	l := newLaunch(t, sh(`i=0; while [ $i -lt 3000 ]; do printf '\033[6n'; i=$((i+1)); done; echo finished`))
+	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	waitDone(t, p, 20*time.Second)
+	require.NoError(t, p.Close())
+	assert.Contains(t, scr.String(), "finished")
+}
+
+const readLoop = `while read l; do echo "got:$l"; done`
+
+func TestPTYTypePromptAsKeysExactlyOnce(t *testing.T) {
+	defer goleak.VerifyNone(t, ignoreSpawnLoop())
+	scr, newScreen := newRecScreen()
+	l := newLaunch(t, sh(readLoop))
+	l.TypePrompt = []byte("fix the tests")
+	l.TypeQuiet = 100 * time.Millisecond
+	start := time.Now()
+	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	select {
+	case how := <-p.PromptDelivered():
+		assert.Equal(t, "keys", how)
+	case <-time.After(5 * time.Second):
+		t.Fatal("prompt never delivered")
+	}
+	assert.GreaterOrEqual(t, time.Since(start), l.TypeQuiet)
+	_, open := <-p.PromptDelivered()
+	assert.False(t, open, "delivered once, then closed")
+	scr.waitFor(t, `got:fix the tests\r\n`, 5*time.Second)
+
+	_, err = p.Write([]byte{4}) // ^D: EOF ends the loop
+	require.NoError(t, err)
+	waitDone(t, p, 5*time.Second)
+	require.NoError(t, p.Close())
+	log, err := os.ReadFile(l.OutputLog)
+	require.NoError(t, err)
+	assert.Equal(t, 1, strings.Count(string(log), "got:"), "log: %q", log)
+}
+
+func TestPTYTypePromptWaitsForQuiet(t *testing.T) {
+	scr, newScreen := newRecScreen()
+	// Output for ~400ms (every 50ms), then a read loop.
+	l := newLaunch(t, []string{"bash", "-c", `for i in 1 2 3 4 5 6 7 8; do echo "tick$i"; read -t 0.05 x; done; echo quiet; ` + readLoop})
+	l.TypePrompt = []byte("hello")
+	l.TypeQuiet = 150 * time.Millisecond
+	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	scr.waitFor(t, `got:hello\r\n`, 5*time.Second)
+	out := scr.String()
+	assert.Less(t, strings.Index(out, "quiet"), strings.Index(out, "hello"), "typed only after the output went quiet: %q", out)
+	require.NoError(t, p.Close())
+}
+
+func TestPTYTypePromptBracketedPaste(t *testing.T) {
+	scr, newScreen := newRecScreen()
+	l := newLaunch(t, sh(`printf '\033[?1;2004h'; `+readLoop))
+	l.TypePrompt = []byte("two words")
+	l.TypeQuiet = 100 * time.Millisecond
+	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	select {
+	case how := <-p.PromptDelivered():
+		assert.Equal(t, "paste", how)
+	case <-time.After(5 * time.Second):
+		t.Fatal("prompt never delivered")
+	}
+	scr.waitFor(t, "got:\x1b\\[200~two words\x1b\\[201~\r\n", 5*time.Second)
+	_, err = p.Write([]byte{4})
+	require.NoError(t, err)
+	waitDone(t, p, 5*time.Second)
+	require.NoError(t, p.Close())
+	assert.Equal(t, 1, strings.Count(scr.String(), "got:"))
+}
+
+func TestPTYNoPromptClosesDelivered(t *testing.T) {
+	p, err := StartPTY(newLaunch(t, []string{"true"}), PTYOptions{})
+	require.NoError(t, err)
+	_, open := <-p.PromptDelivered()
+	assert.False(t, open)
+	waitDone(t, p, 5*time.Second)
+	require.NoError(t, p.Close())
+	require.NoError(t, p.Close(), "Close is idempotent")
+}
+
+func TestModeScannerFollowsBracketedPaste(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		chunks []string
+		want   bool
+	}{
+		{"set", []string{"\x1b[?2004h"}, true},
+		{"set then reset", []string{"\x1b[?2004h", "x\x1b[?2004l"}, false},
+		{"split everywhere", []string{"\x1b", "[", "?", "20", "04", "h"}, true},
+		{"among other modes", []string{"\x1b[?1049;2004;25h"}, true},
+		{"other mode only", []string{"\x1b[?20041h\x1b[?1004h"}, false},
+		{"not private", []string{"\x1b[2004h"}, false},
+		{"interrupted by ESC", []string{"\x1b[?20\x1b[?2004h"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var s modeScanner
+			for _, c := range tc.chunks {
+				s.scan([]byte(c))
+			}
+			assert.Equal(t, tc.want, s.on)
+		})
+	}
+}
+
+func TestPollableMasterCanBeCutOff(t *testing.T) {
+	master, tty, err := OpenPTY(80, 24)
+	require.NoError(t, err)
+	defer tty.Close()
+	m, err := pollable(master)
+	require.NoError(t, err)
+	readErr := make(chan error, 1)
+	go func() {
+		var b [16]byte
+		_, err := m.Read(b[:])
+		readErr <- err
+	}()
+	require.NoError(t, m.Close())
+	select {
+	case err := <-readErr:
+		assert.True(t, errors.Is(err, os.ErrClosed), "got %v", err)
+	case <-time.After(5 * time.Second):
+		t.Fatal("closing the master did not end a blocked read")
+	}
+}

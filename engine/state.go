@@ -102,6 +102,7 @@ const (
 	EventWorkerPromptDelivered  = "worker-prompt-delivered"
 	EventRunFinished            = "run-finished"
 	EventRunInterrupted         = "run-interrupted"
+	EventStateWriteFailed       = "state-write-failed"
 )
 
 // Event is one line of events.jsonl, and what subscribers receive.

@@ -25,6 +25,8 @@ type LaunchSpec struct {
 	// quiet for TypeQuiet (prompt delivery `type` on the pane surface).
 	TypePrompt []byte
 	TypeQuiet  time.Duration
+	// Cols and Rows size a pane's terminal (the wrapper ignores them).
+	Cols, Rows int
 	// StopGrace bounds how long the surface waits, after the child exited,
 	// for descendants that still hold its output open before it stops them.
 	StopGrace time.Duration

@@ -1,0 +1,396 @@
+// engine_test.go checks the engine's rules (SPEC §4) with fake surfaces and
+// a fake clock: every settlement branch of §4.2 with its reason text, retry
+// counting and backoff, degradation, manual retry and cancel, and the roster
+// refusal.
+package engine
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func intp(n int) *int { return &n }
+
+func withResult(w WorkerSpec) WorkerSpec {
+	w.Completion.Result = "out/{worker}/result.json"
+	return w
+}
+
+func TestSettlementBranches(t *testing.T) {
+	cases := []struct {
+		name       string
+		worker     WorkerSpec
+		files      []string
+		exit       ExitStatus
+		wantStatus string
+		wantReason string
+		wantRetry  bool
+	}{
+		{name: "completed on exit 0", worker: withResult(WorkerSpec{ID: "a"}),
+			files: []string{"out/a/result.json"}, exit: ExitStatus{Code: 0},
+			wantStatus: StatusCompleted, wantReason: ""},
+		{name: "completed whatever the exit code", worker: withResult(WorkerSpec{ID: "a"}),
+			files: []string{"out/a/result.json"}, exit: ExitStatus{Code: 1},
+			wantStatus: StatusCompleted, wantReason: "exited with code 1; outputs present"},
+		{name: "completed through an alias", worker: func() WorkerSpec {
+			w := withResult(WorkerSpec{ID: "a"})
+			w.Completion.Aliases = []string{"out/{worker}/result.md"}
+			return w
+		}(), files: []string{"out/a/result.md"}, exit: ExitStatus{Code: 0},
+			wantStatus: StatusCompleted},
+		{name: "no result exit code", worker: withResult(WorkerSpec{ID: "a", NoResultExitCode: intp(3)}),
+			exit: ExitStatus{Code: 3}, wantStatus: StatusError,
+			wantReason: "CLI ended cleanly without emitting a result", wantRetry: true},
+		{name: "non-zero exit without outputs", worker: withResult(WorkerSpec{ID: "a", NoResultExitCode: intp(3)}),
+			exit: ExitStatus{Code: 1}, wantStatus: StatusError,
+			wantReason: "exited with code 1", wantRetry: true},
+		{name: "killed by a signal", worker: withResult(WorkerSpec{ID: "a"}),
+			exit: ExitStatus{Code: -1, Signal: "SIGSEGV"}, wantStatus: StatusError,
+			wantReason: "killed by signal SIGSEGV", wantRetry: true},
+		{name: "exit 0 with missing paths", worker: func() WorkerSpec {
+			w := withResult(WorkerSpec{ID: "a"})
+			w.Completion.Paths = []string{"out/{worker}/notes.md", "out/{worker}/log.md"}
+			return w
+		}(), files: []string{"out/a/result.json", "out/a/log.md"}, exit: ExitStatus{Code: 0},
+			wantStatus: StatusError, wantReason: "missing completion paths: out/a/notes.md", wantRetry: true},
+		{name: "no completion spec completes on any exit", worker: WorkerSpec{ID: "a"},
+			exit: ExitStatus{Code: 0}, wantStatus: StatusCompleted},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := startHarness(t, testPlan(t, tc.worker))
+			fh := h.opened(h.pane)
+			for _, f := range tc.files {
+				h.write(f, "{}")
+			}
+			fh.end(tc.exit)
+			ev := h.event(map[string]string{StatusCompleted: EventWorkerCompleted, StatusError: EventWorkerFailed}[tc.wantStatus])
+			assert.Equal(t, tc.wantReason, ev.Reason)
+			d := h.dispatch("a#1")
+			assert.Equal(t, tc.wantStatus, d.Status)
+			assert.Equal(t, tc.wantReason, d.Reason)
+			require.NotNil(t, d.EndedAt)
+			if tc.exit.Code >= 0 {
+				require.NotNil(t, d.ExitCode)
+				assert.Equal(t, tc.exit.Code, *d.ExitCode)
+			}
+			var sc StatusSidecar
+			data, err := os.ReadFile(d.StatusSidecarPath)
+			require.NoError(t, err)
+			require.NoError(t, json.Unmarshal(data, &sc))
+			assert.Equal(t, SurfacePane, sc.Surface)
+			assert.Equal(t, tc.exit.Signal, sc.Signal)
+			if tc.wantRetry {
+				assert.Equal(t, StatusRetrying, h.worker("a").Status)
+				h.advance(2 * time.Second)
+				second := h.opened(h.pane)
+				assert.Equal(t, 2, second.spec.Attempt)
+			} else {
+				assert.Equal(t, tc.wantStatus, h.worker("a").Status)
+				h.event(EventRunFinished)
+			}
+		})
+	}
+}
+
+func TestRetriesStopAtMaxAttemptsAfterBackoff(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 3})))
+	for n := 1; n <= 3; n++ {
+		fh := h.opened(h.pane)
+		require.Equal(t, n, fh.spec.Attempt)
+		fh.finish(2)
+		h.event(EventWorkerFailed)
+		if n < 3 {
+			retry := h.event(EventWorkerRetry)
+			assert.Equal(t, "2s", retry.Delay)
+			h.advance(1999 * time.Millisecond)
+			h.noneOpened(h.pane) // the backoff is not cut short
+			h.advance(time.Millisecond)
+		}
+	}
+	h.event(EventRunFinished)
+	h.noneOpened(h.pane)
+	w := h.worker("a")
+	assert.Equal(t, StatusError, w.Status)
+	assert.Equal(t, 3, w.Attempts)
+	assert.Equal(t, "exited with code 2", w.Reason)
+	assert.Equal(t, 1, h.eng.ExitCode())
+}
+
+func TestBackoffKeepsItsLengthWhenTheClockJumpsBack(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	h.opened(h.pane).finish(1)
+	h.event(EventWorkerRetry)
+	h.clock.Set(t0.Add(-time.Hour)) // wall clock stepped back an hour
+	h.advance(1500 * time.Millisecond)
+	h.noneOpened(h.pane)
+	h.advance(500 * time.Millisecond)
+	assert.Equal(t, 2, h.opened(h.pane).spec.Attempt)
+}
+
+func TestWallTimeoutStopsTheGroupAndDoesNotRetry(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a", Timeout: 30 * time.Minute})))
+	fh := h.opened(h.pane)
+	fh.ignoreTerm = true
+	h.advance(30 * time.Minute)
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, fh.sigs())
+	h.advance(4 * time.Second)
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, fh.sigs(), "SIGKILL only after stop_grace")
+	h.advance(time.Second)
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, fh.sigs())
+	ev := h.event(EventWorkerTimeout)
+	assert.Equal(t, "attempt timed out after 30m0s", ev.Reason)
+	d := h.dispatch("a#1")
+	assert.Equal(t, StatusTimeout, d.Status)
+	assert.True(t, d.Timeout)
+	h.event(EventRunFinished)
+	h.noneOpened(h.pane)
+}
+
+func TestIdleTimeoutCountsFromTheLastOutput(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a", IdleTimeout: 2 * time.Minute})))
+	fh := h.opened(h.pane)
+	h.advance(90 * time.Second)
+	fh.out.Add(10) // output at 1m30s
+	h.advance(90 * time.Second)
+	assert.Empty(t, fh.sigs(), "output 90s ago is not idle")
+	h.advance(90 * time.Second)
+	ev := h.event(EventWorkerTimeout)
+	assert.Equal(t, "no output for 2m0s", ev.Reason)
+}
+
+func TestCancelRunningAttempt(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	fh := h.opened(h.pane)
+	fh.ignoreTerm = true
+	require.NoError(t, h.eng.Cancel("a"))
+	require.NoError(t, h.eng.Cancel("a"), "a second cancel while stopping is harmless")
+	h.advance(5 * time.Second)
+	ev := h.event(EventWorkerCancelled)
+	assert.Equal(t, "cancelled by a human", ev.Reason)
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, fh.sigs(), "one stop sequence, not two")
+	assert.Equal(t, StatusCancelled, h.dispatch("a#1").Status)
+	h.event(EventRunFinished)
+	h.noneOpened(h.pane)
+	assert.ErrorIs(t, h.eng.Cancel("a"), ErrNotRunning)
+	assert.ErrorIs(t, h.eng.Cancel("nobody"), ErrUnknownWorker)
+}
+
+func TestCancelDuringBackoff(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	h.opened(h.pane).finish(1)
+	h.event(EventWorkerRetry)
+	require.NoError(t, h.eng.Cancel("a"))
+	assert.ErrorIs(t, h.eng.Cancel("a"), ErrNotRunning)
+	h.advance(time.Minute)
+	h.noneOpened(h.pane)
+	assert.Equal(t, StatusCancelled, h.worker("a").Status)
+	h.event(EventRunFinished)
+}
+
+func TestRetryWhileCancellingYieldsOneAttempt(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	fh := h.opened(h.pane)
+	fh.ignoreTerm = true
+	require.NoError(t, h.eng.Cancel("a"))
+	require.NoError(t, h.eng.Retry("a"))
+	require.NoError(t, h.eng.Retry("a"))
+	h.advance(5 * time.Second) // SIGKILL after the grace ends it
+	second := h.opened(h.pane)
+	assert.Equal(t, 2, second.spec.Attempt)
+	h.noneOpened(h.pane)
+	assert.True(t, h.dispatch("a#2").Manual)
+	assert.Equal(t, StatusCancelled, h.dispatch("a#1").Status)
+}
+
+func TestCancelAfterRetryWhileCancellingYieldsNone(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	fh := h.opened(h.pane)
+	fh.ignoreTerm = true
+	require.NoError(t, h.eng.Retry("a"))
+	require.NoError(t, h.eng.Cancel("a"))
+	h.advance(5 * time.Second)
+	h.event(EventWorkerCancelled)
+	h.noneOpened(h.pane)
+}
+
+func TestManualRetryPastMaxAttempts(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 1})))
+	h.opened(h.pane).finish(1)
+	h.event(EventRunFinished)
+	require.NoError(t, h.eng.Retry("a"))
+	fh := h.opened(h.pane)
+	assert.Equal(t, 2, fh.spec.Attempt)
+	h.write("out/a/result.json", "{}")
+	fh.finish(0)
+	h.event(EventWorkerCompleted)
+	d := h.dispatch("a#2")
+	assert.True(t, d.Manual)
+	assert.Equal(t, StatusCompleted, d.Status)
+	assert.Equal(t, StatusCompleted, h.worker("a").Status)
+	assert.Equal(t, 0, h.eng.ExitCode())
+}
+
+func TestManualRetryReplacesPendingBackoff(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	h.opened(h.pane).finish(1)
+	h.event(EventWorkerRetry)
+	require.NoError(t, h.eng.Retry("a"))
+	assert.Equal(t, 2, h.opened(h.pane).spec.Attempt)
+	h.advance(time.Minute)
+	h.noneOpened(h.pane) // the old backoff does not start a third
+}
+
+func TestDegradesWhenThePtyCannotOpen(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "grok-verifier", Role: "verifier"}))
+	hs := startHarnessWith(t, plan, func(pane, _ *fakeSurface) { pane.fail = errNoPty })
+	fh := hs.opened(hs.wrapper)
+	ev := hs.event(EventWorkerDegraded)
+	assert.Equal(t, SurfacePane, ev.From)
+	assert.Equal(t, SurfaceWrapper, ev.To)
+	assert.Equal(t, errNoPty.Error(), ev.Reason)
+	d := hs.dispatch("grok-verifier#1")
+	assert.Equal(t, SurfaceWrapper, d.Surface)
+	assert.Equal(t, SurfacePane, d.DegradedFrom)
+	assert.Equal(t, "open pty: open /dev/ptmx: too many open files", d.DegradedReason)
+	assert.Equal(t, fh.pid, d.Pid)
+}
+
+func TestPaneLimitDegradesTheLaterWorkersInRosterOrder(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}), withResult(WorkerSpec{ID: "c"}))
+	plan.PanesMax = 1
+	h := startHarness(t, plan)
+	assert.Equal(t, "a", h.opened(h.pane).spec.Worker)
+	assert.Equal(t, "b", h.opened(h.wrapper).spec.Worker)
+	assert.Equal(t, "c", h.opened(h.wrapper).spec.Worker)
+	assert.Equal(t, "pane limit reached (1 of 1 in use)", h.dispatch("b#1").DegradedReason)
+	assert.Equal(t, "pane limit reached (1 of 1 in use)", h.dispatch("c#1").DegradedReason)
+	assert.Empty(t, h.dispatch("a#1").DegradedFrom)
+}
+
+func TestNoSurfaceOpensIsAnErrorWithEveryReasonAndRetries(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 2}))
+	h := startHarnessWith(t, plan, func(pane, wrapper *fakeSurface) {
+		pane.fail = errNoPty
+		wrapper.fail = os.ErrPermission
+	})
+	ev := h.event(EventWorkerFailed)
+	assert.Equal(t, "no surface could open: pane: open pty: open /dev/ptmx: too many open files; wrapper: permission denied", ev.Reason)
+	h.event(EventWorkerRetry)
+}
+
+func TestRosterRefusalIsRecordedNotFatal(t *testing.T) {
+	// Attempt 2 writes its own result path, but the roster points at the
+	// path recorded for the worker (attempt 1's): the dispatch completes,
+	// the roster refuses, and the run carries on.
+	w := WorkerSpec{ID: "a"}
+	w.Completion.Result = "out/{attempt}/result.json"
+	h := startHarness(t, testPlan(t, w))
+	h.opened(h.pane).finish(0)
+	h.event(EventWorkerRetry)
+	h.advance(2 * time.Second)
+	fh := h.opened(h.pane)
+	h.write("out/2/result.json", "{}")
+	fh.finish(0)
+	ev := h.event(EventWorkerRosterNotUpdated)
+	assert.Equal(t, "roster not updated: result file out/1/result.json is missing (nor any alias)", ev.Reason)
+	d := h.dispatch("a#2")
+	assert.Equal(t, StatusCompleted, d.Status)
+	assert.Contains(t, d.Reason, "roster not updated")
+	wr := h.worker("a")
+	assert.Equal(t, StatusError, wr.Status)
+	h.event(EventRunFinished)
+}
+
+func TestOnFilesSettlesWhileTheProcessRuns(t *testing.T) {
+	w := withResult(WorkerSpec{ID: "a"})
+	w.Completion.Settle = SettleOnFiles
+	w.Completion.Stable = 500 * time.Millisecond
+	h := startHarness(t, testPlan(t, w))
+	fh := h.opened(h.pane)
+	h.write("out/a/result.json", "{\"partial\":")
+	// The watcher notices the file; the stability window starts.
+	require.Eventually(t, func() bool { h.sync(); return h.clock.Pending() > 0 && h.stableArmed("a") }, 5*time.Second, 5*time.Millisecond)
+	h.advance(400 * time.Millisecond)
+	assert.Equal(t, StatusRunning, h.dispatch("a#1").Status)
+	h.advance(100 * time.Millisecond)
+	ev := h.event(EventWorkerCompleted)
+	assert.Equal(t, StatusCompleted, ev.Status)
+	assert.Empty(t, fh.sigs(), "the process gets stop_grace to exit first")
+	h.advance(5 * time.Second)
+	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, fh.sigs())
+}
+
+func (h *harness) stableArmed(worker string) bool {
+	armed := false
+	h.eng.do(func() {
+		w := h.eng.byID[worker]
+		armed = w.cur != nil && w.cur.stableTimer != nil
+	})
+	return armed
+}
+
+func TestEventsAndStateOnDisk(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	fh := h.opened(h.pane)
+	h.write("out/a/result.json", "{}")
+	fh.finish(0)
+	h.event(EventRunFinished)
+	h.sync()
+	st, err := ReadTeamState(h.plan.StateDir)
+	require.NoError(t, err)
+	assert.Equal(t, RunFinished, st.Status)
+	require.Len(t, st.Dispatches, 1)
+	assert.Equal(t, "a#1", st.Dispatches[0].DispatchID)
+	assert.Equal(t, "out/a/result.json", st.Workers[0].ResultPath)
+	events, err := ReadEvents(filepath.Join(h.plan.StateDir, EventsFile))
+	require.NoError(t, err)
+	var types []string
+	for _, ev := range events {
+		types = append(types, ev.Type)
+	}
+	assert.Equal(t, []string{EventRunStarted, EventWorkerDispatched, EventWorkerCompleted, EventRunFinished}, types)
+	prompt, err := os.ReadFile(filepath.Join(h.plan.StateDir, "attempts", "a", "1", "prompt.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "", string(prompt))
+}
+
+func TestSlowSubscriberNeverBlocksTheEngine(t *testing.T) {
+	defer func(n int) { subscriptionCap = n }(subscriptionCap)
+	subscriptionCap = 16
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 100}))
+	h := startHarness(t, plan)
+	slow := h.eng.Subscribe() // never read
+	for range 20 {
+		fh := h.opened(h.pane)
+		fh.finish(1)
+		h.event(EventWorkerRetry)
+		h.advance(2 * time.Second)
+	}
+	assert.Equal(t, 20*3-16, slow.Dropped())
+	_, ok := slow.Next()
+	assert.True(t, ok, "the newest events are kept")
+}
+
+func startHarnessWith(t *testing.T, plan *Plan, setup func(pane, wrapper *fakeSurface)) *harness {
+	t.Helper()
+	h := &harness{t: t, plan: plan, clock: NewFakeClock(t0),
+		pane: newFakeSurface(SurfacePane), wrapper: newFakeSurface(SurfaceWrapper)}
+	setup(h.pane, h.wrapper)
+	h.eng = New(plan, Options{
+		Surfaces: map[SurfaceKind]Surface{SurfacePane: h.pane, SurfaceWrapper: h.wrapper},
+		Clock:    h.clock,
+		Environ:  []string{},
+	})
+	h.sub = h.eng.Subscribe()
+	require.NoError(t, h.eng.Start())
+	t.Cleanup(func() { h.shutdown() })
+	return h
+}

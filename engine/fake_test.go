@@ -1,0 +1,307 @@
+// fake_test.go holds the fake surface, fake handles and the harness the
+// engine rule tests use: no process is started, time is a FakeClock, and
+// the test decides when and how each attempt's "process" ends.
+package engine
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+type fakeHandle struct {
+	spec       LaunchSpec
+	kind       SurfaceKind
+	pid        int
+	done       chan struct{}
+	once       sync.Once
+	mu         sync.Mutex
+	exit       ExitStatus
+	signals    []syscall.Signal
+	ignoreTerm bool
+	leftover   bool // a group member outlives the child
+	closed     bool
+	out        atomic.Int64
+}
+
+func (h *fakeHandle) Pid() int              { return h.pid }
+func (h *fakeHandle) Done() <-chan struct{} { return h.done }
+func (h *fakeHandle) OutputBytes() int64    { return h.out.Load() }
+func (h *fakeHandle) Exit() ExitStatus      { h.mu.Lock(); defer h.mu.Unlock(); return h.exit }
+func (h *fakeHandle) Close() error          { h.mu.Lock(); h.closed = true; h.mu.Unlock(); return nil }
+func (h *fakeHandle) finish(code int)       { h.end(ExitStatus{Code: code}) }
+func (h *fakeHandle) end(st ExitStatus) {
+	h.once.Do(func() {
+		h.mu.Lock()
+		h.exit = st
+		h.mu.Unlock()
+		close(h.done)
+	})
+}
+
+func (h *fakeHandle) exited() bool {
+	select {
+	case <-h.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (h *fakeHandle) Signal(sig syscall.Signal) error {
+	h.mu.Lock()
+	if sig != 0 {
+		h.signals = append(h.signals, sig)
+	}
+	leftover := h.leftover
+	ignore := h.ignoreTerm
+	h.mu.Unlock()
+	if sig == 0 {
+		if !h.exited() || leftover {
+			return nil
+		}
+		return syscall.ESRCH
+	}
+	switch {
+	case sig == syscall.SIGKILL:
+		h.mu.Lock()
+		h.leftover = false
+		h.mu.Unlock()
+		h.end(ExitStatus{Code: -1, Signal: "SIGKILL"})
+	case sig == syscall.SIGTERM && !ignore:
+		h.mu.Lock()
+		h.leftover = false
+		h.mu.Unlock()
+		h.end(ExitStatus{Code: -1, Signal: "SIGTERM"})
+	}
+	return nil
+}
+
+func (h *fakeHandle) sigs() []syscall.Signal {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]syscall.Signal(nil), h.signals...)
+}
+
+type fakeSurface struct {
+	kind    SurfaceKind
+	mu      sync.Mutex
+	fail    error // Open fails with this
+	opened  chan *fakeHandle
+	nextPid int
+	setup   func(*fakeHandle)
+}
+
+func newFakeSurface(kind SurfaceKind) *fakeSurface {
+	return &fakeSurface{kind: kind, opened: make(chan *fakeHandle, 64), nextPid: 1000}
+}
+
+func (s *fakeSurface) Kind() SurfaceKind { return s.kind }
+
+func (s *fakeSurface) Open(l LaunchSpec) (Handle, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail != nil {
+		return nil, s.fail
+	}
+	s.nextPid++
+	h := &fakeHandle{spec: l, kind: s.kind, pid: s.nextPid, done: make(chan struct{})}
+	if s.setup != nil {
+		s.setup(h)
+	}
+	s.opened <- h
+	return h, nil
+}
+
+// harness runs an engine over fake surfaces.
+type harness struct {
+	t       *testing.T
+	plan    *Plan
+	clock   *FakeClock
+	pane    *fakeSurface
+	wrapper *fakeSurface
+	eng     *Engine
+	sub     *Subscription
+}
+
+var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// testPlan builds a plan whose workers write into a temp workspace.
+func testPlan(t *testing.T, workers ...WorkerSpec) *Plan {
+	t.Helper()
+	ws := t.TempDir()
+	p := &Plan{
+		Version:   1,
+		Name:      "t",
+		RunFile:   filepath.Join(ws, "rostra.yaml"),
+		Workspace: ws,
+		StateDir:  filepath.Join(ws, ".rostra", "t"),
+		PanesMax:  8,
+	}
+	for _, w := range workers {
+		if w.Role == "" {
+			w.Role = "implementer"
+		}
+		if w.Provider == "" {
+			w.Provider = "shell"
+		}
+		if w.Command == nil {
+			w.Command = []string{"agent", "{prompt}"}
+		}
+		if w.Surfaces == nil {
+			w.Surfaces = []SurfaceKind{SurfacePane, SurfaceWrapper}
+		}
+		if w.MaxAttempts == 0 {
+			w.MaxAttempts = 3
+		}
+		if w.RetryBackoff == 0 {
+			w.RetryBackoff = 2 * time.Second
+		}
+		if w.StopGrace == 0 {
+			w.StopGrace = 5 * time.Second
+		}
+		if w.Completion.Settle == "" {
+			w.Completion.Settle = SettleOnExit
+		}
+		if w.Completion.Stable == 0 {
+			w.Completion.Stable = 500 * time.Millisecond
+		}
+		p.Workers = append(p.Workers, w)
+	}
+	require.NoError(t, os.MkdirAll(p.StateDir, 0o700))
+	return p
+}
+
+func startHarness(t *testing.T, plan *Plan) *harness {
+	t.Helper()
+	return startHarnessWith(t, plan, func(_, _ *fakeSurface) {})
+}
+
+// shutdown stops the engine, moving fake time on so the grace timers of
+// fake processes that ignore SIGTERM can fire.
+func (h *harness) shutdown() {
+	done := make(chan struct{})
+	go func() {
+		h.eng.Shutdown()
+		close(done)
+	}()
+	for {
+		select {
+		case <-done:
+			return
+		case <-time.After(10 * time.Millisecond):
+			h.clock.Advance(time.Minute)
+		}
+	}
+}
+
+// opened waits for the next attempt opened on s.
+func (h *harness) opened(s *fakeSurface) *fakeHandle {
+	h.t.Helper()
+	select {
+	case fh := <-s.opened:
+		return fh
+	case <-time.After(5 * time.Second):
+		h.t.Fatalf("no attempt opened on %s", s.kind)
+		return nil
+	}
+}
+
+// noneOpened asserts that nothing opened on s after the loop settled.
+func (h *harness) noneOpened(s *fakeSurface) {
+	h.t.Helper()
+	h.sync()
+	select {
+	case fh := <-s.opened:
+		h.t.Fatalf("unexpected attempt %s opened on %s", fh.spec.DispatchID, s.kind)
+	default:
+	}
+}
+
+// sync waits until the engine loop has run everything posted so far.
+func (h *harness) sync() { h.eng.do(func() {}) }
+
+// event waits for the next event of the given type.
+func (h *harness) event(typ string) Event {
+	h.t.Helper()
+	got := make(chan Event, 1)
+	go func() {
+		for {
+			ev, ok := h.sub.Next()
+			if !ok {
+				close(got)
+				return
+			}
+			if ev.Type == typ {
+				got <- ev
+				return
+			}
+		}
+	}()
+	select {
+	case ev, ok := <-got:
+		require.True(h.t, ok, "subscription closed before %s", typ)
+		return ev
+	case <-time.After(5 * time.Second):
+		h.t.Fatalf("no %s event", typ)
+		return Event{}
+	}
+}
+
+// advance moves fake time on one due timer at a time, letting the loop
+// handle each before the next, so timers the loop arms in response (idle
+// checks, SIGKILL after the grace) fall due within the same advance.
+func (h *harness) advance(d time.Duration) {
+	h.sync()
+	end := h.clock.Now().Add(d)
+	for {
+		due, ok := h.clock.NextDue()
+		if !ok || due.After(end) {
+			h.clock.Advance(end.Sub(h.clock.Now()))
+			h.sync()
+			return
+		}
+		h.clock.Advance(due.Sub(h.clock.Now()))
+		h.sync()
+	}
+}
+
+func (h *harness) dispatch(id string) DispatchRow {
+	h.t.Helper()
+	h.sync()
+	for _, d := range h.eng.Snapshot().Dispatches {
+		if d.DispatchID == id {
+			return d
+		}
+	}
+	h.t.Fatalf("no dispatch row %s", id)
+	return DispatchRow{}
+}
+
+func (h *harness) worker(id string) WorkerRow {
+	h.t.Helper()
+	h.sync()
+	for _, w := range h.eng.Snapshot().Workers {
+		if w.WorkerID == id {
+			return w
+		}
+	}
+	h.t.Fatalf("no worker row %s", id)
+	return WorkerRow{}
+}
+
+func (h *harness) write(rel, content string) {
+	h.t.Helper()
+	p := filepath.Join(h.plan.Workspace, rel)
+	require.NoError(h.t, os.MkdirAll(filepath.Dir(p), 0o755))
+	require.NoError(h.t, os.WriteFile(p, []byte(content), 0o644))
+}
+
+var errNoPty = errors.New("open pty: open /dev/ptmx: too many open files")

@@ -1,0 +1,138 @@
+// rundir.go takes a state dir for a new run (SPEC §5): it creates and locks
+// the folder, archives a finished run found there to previous/<timestamp>/,
+// refuses an unfinished one unless --resume, and for a resume marks the
+// attempts a dead rostra left `running` as interrupted.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// ErrUnfinishedRun refuses a state dir whose run did not finish.
+type ErrUnfinishedRun struct {
+	StateDir  string
+	RunFile   string
+	Status    string
+	Open      int // workers not completed
+	Total     int
+	DeadPid   int // the rostra that drove it, when it died mid-run
+	RunStatus string
+}
+
+func (e *ErrUnfinishedRun) Error() string {
+	how := "was stopped"
+	if e.RunStatus == RunRunning {
+		how = fmt.Sprintf("was interrupted (rostra pid %d died)", e.DeadPid)
+	}
+	return fmt.Sprintf("state dir %s holds an unfinished run that %s: %d of %d workers not completed; "+
+		"continue it with `rostra run --resume %s`, or move the folder away to start over",
+		e.StateDir, how, e.Open, e.Total, e.RunFile)
+}
+
+// PreparedRun is a locked state dir ready for an engine.
+type PreparedRun struct {
+	Lock        *RunLock
+	Resumed     *TeamState // the run being resumed, nil for a fresh run
+	ArchivedTo  string     // where a finished earlier run was moved, "" if none
+	Interrupted int        // attempts marked interrupted on resume
+}
+
+// PrepareStateDir creates and locks plan's state dir. A finished run found
+// there is archived; an unfinished one is refused unless resume is set.
+func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, error) {
+	if err := os.MkdirAll(plan.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("create state dir: %w", err)
+	}
+	lock, err := AcquireRunLock(plan.StateDir)
+	if err != nil {
+		return nil, err
+	}
+	prep := &PreparedRun{Lock: lock}
+	fail := func(err error) (*PreparedRun, error) {
+		lock.Release()
+		return nil, err
+	}
+	st, err := ReadTeamState(plan.StateDir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if resume {
+			return fail(fmt.Errorf("nothing to resume: %s has no %s; run without --resume to start the run", plan.StateDir, TeamStateFile))
+		}
+		return prep, nil
+	case err != nil:
+		return fail(err)
+	}
+	open := 0
+	for _, w := range st.Workers {
+		if w.Status != StatusCompleted {
+			open++
+		}
+	}
+	unfinished := st.Status != RunFinished
+	switch {
+	case resume:
+		prep.Interrupted = markInterrupted(st, now)
+		prep.Resumed = st
+		return prep, nil
+	case unfinished:
+		return fail(&ErrUnfinishedRun{StateDir: plan.StateDir, RunFile: plan.RunFile, Open: open,
+			Total: len(st.Workers), DeadPid: st.Pid, RunStatus: st.Status})
+	}
+	dest, err := archiveRun(plan.StateDir, now)
+	if err != nil {
+		return fail(err)
+	}
+	prep.ArchivedTo = dest
+	return prep, nil
+}
+
+// markInterrupted records the attempts a dead rostra left running.
+func markInterrupted(st *TeamState, now time.Time) int {
+	n := 0
+	reason := fmt.Sprintf("interrupted (rostra pid %d died)", st.Pid)
+	ended := now.UTC()
+	for i := range st.Dispatches {
+		d := &st.Dispatches[i]
+		if d.Status == StatusRunning {
+			d.Status = StatusError
+			d.Reason = reason
+			d.EndedAt = &ended
+			n++
+		}
+	}
+	for i := range st.Workers {
+		w := &st.Workers[i]
+		if w.Status == StatusRunning || w.Status == StatusRetrying || w.Status == StatusPending {
+			w.Status = StatusError
+			w.Reason = reason
+		}
+	}
+	return n
+}
+
+// archiveRun moves everything of a finished run except the lock and the
+// archive itself to previous/<timestamp>/.
+func archiveRun(stateDir string, now time.Time) (string, error) {
+	dest := filepath.Join(stateDir, "previous", now.UTC().Format("20060102T150405.000Z"))
+	if err := os.MkdirAll(dest, 0o700); err != nil {
+		return "", fmt.Errorf("archive finished run: %w", err)
+	}
+	entries, err := os.ReadDir(stateDir)
+	if err != nil {
+		return "", fmt.Errorf("archive finished run: %w", err)
+	}
+	for _, e := range entries {
+		if e.Name() == LockFile || e.Name() == "previous" {
+			continue
+		}
+		if err := os.Rename(filepath.Join(stateDir, e.Name()), filepath.Join(dest, e.Name())); err != nil {
+			return "", fmt.Errorf("archive finished run: %w", err)
+		}
+	}
+	return dest, syncDir(stateDir)
+}

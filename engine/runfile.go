@@ -147,12 +147,16 @@ func indexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i
 // add records a problem at node n (nil: the top of the file).
 func (l *loader) add(n ast.Node, path, format string, args ...any) {
 	line, col := position(n)
+	// One line per problem, whatever text the run file holds.
+	msg := lineBreaks.Replace(fmt.Sprintf(format, args...))
 	l.problems = append(l.problems, Problem{
-		File: l.file, Line: line, Col: col, Path: path, Message: fmt.Sprintf(format, args...),
+		File: l.file, Line: line, Col: col, Path: lineBreaks.Replace(path), Message: msg,
 	})
 }
 
 func (l *loader) addAt(v val, format string, args ...any) { l.add(v.at, v.path, format, args...) }
+
+var lineBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`)
 
 func position(n ast.Node) (line, col int) {
 	// A block mapping starts where its first key is written.

@@ -309,3 +309,33 @@ func BenchmarkSnapshotWorkspace20kHashed(b *testing.B) {
 		s.Close()
 	}
 }
+
+// An attempt writes while the before-snapshot is still hashing: whatever the
+// hasher reads mid-write must not vouch for the new bytes.
+func TestDiffWhileHashingInBackground(t *testing.T) {
+	ws, stateDir := auditWorkspace(t)
+	var want []string
+	for i := range 300 {
+		rel := fmt.Sprintf("src/gen/f%03d.go", i)
+		auditWrite(t, ws, rel, fmt.Sprintf("package gen // %03d\n", i), auditBase)
+		if i%2 == 0 {
+			want = append(want, rel)
+		}
+	}
+	before := auditSnapshot(t, ws, stateDir) // the hasher starts now
+	later := auditBase.Add(time.Minute)
+	for _, rel := range want { // same size, other bytes, new mtime
+		auditWrite(t, ws, rel, strings.ToUpper(fmt.Sprintf("package gen // %s\n", rel[len(rel)-6:len(rel)-3])), later)
+	}
+	for i := 1; i < 300; i += 2 { // same bytes, new mtime: not changes once verified
+		rel := fmt.Sprintf("src/gen/f%03d.go", i)
+		auditWrite(t, ws, rel, fmt.Sprintf("package gen // %03d\n", i), later)
+	}
+	changed := before.Diff(auditSnapshot(t, ws, stateDir))
+	for _, rel := range want {
+		assert.Contains(t, changed, rel)
+	}
+	for _, rel := range changed {
+		assert.True(t, strings.HasPrefix(rel, "src/gen/f"), rel)
+	}
+}

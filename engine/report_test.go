@@ -153,8 +153,9 @@ func TestBuildReportGolden(t *testing.T) {
 }
 
 func TestBuildReportEmptyRun(t *testing.T) {
-	st := &TeamState{Run: "empty", Status: RunFinished, StateDir: "/s"}
-	markdown, summary := BuildReport(st, nil, reportT0)
+	st := &TeamState{Run: "empty", Status: RunFinished, StateDir: "/s", StartedAt: reportT0, EndedAt: reportAt(90 * time.Second)}
+	markdown, summary := BuildReport(st, nil, reportT0.Add(time.Hour))
+	assert.Contains(t, markdown, "- Run status: finished\n- Started: 2026-11-30T06:00:00Z\n- Ended: 2026-11-30T06:01:30Z (1m30s)\n- Outcome: no workers\n")
 	assert.Contains(t, markdown, "No attempt failed.")
 	assert.Contains(t, markdown, "No attempt was degraded.")
 	js, err := json.Marshal(summary)

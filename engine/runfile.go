@@ -116,14 +116,29 @@ var (
 // anchor is a problem rather than a hang.
 const maxAliasDepth = 32
 
+// The YAML parser's time grows with the square of the nesting depth (100k
+// nested brackets take most of a minute), so input far beyond any real run
+// file is refused before it is parsed.
+const (
+	maxRunFileSize = 1 << 20
+	maxFlowDepth   = 1000
+)
+
 // loader is the state of one Load: the problems found so far and the
 // anchors an alias may name.
 type loader struct {
-	file     string // as given to Load
-	runFile  string // absolute
-	problems []Problem
-	anchors  map[string][]*ast.AnchorNode // by name, in document order
+	file       string // as given to Load
+	runFile    string // absolute
+	problems   []Problem
+	anchors    map[string][]*ast.AnchorNode // by name, in document order
+	mergeDepth int                          // merge keys being expanded, one inside another
+	mergeCount int                          // mappings merged so far, bounded by maxMerges
 }
+
+// maxMerges bounds the mappings merge keys bring in over a whole file: a
+// chain of anchors that each merge the previous one several times would
+// otherwise grow exponentially.
+const maxMerges = 10000
 
 // val is one node of the run file: n is the value (anchors, aliases and
 // tags already resolved), at is where it was written, path its key path.
@@ -235,7 +250,37 @@ func flowHint(data []byte, tk *token.Token) string {
 	return ""
 }
 
+// flowDepth is how deep [ ] and { } nest, counting every bracket outside
+// comments: an overestimate (brackets in quoted text count too) that is
+// only compared with a bound no real run file comes near.
+func flowDepth(data []byte) int {
+	depth, deepest, comment := 0, 0, false
+	for _, c := range data {
+		switch {
+		case c == '\n':
+			comment = false
+		case comment:
+		case c == '#':
+			comment = true
+		case c == '[' || c == '{':
+			depth++
+			deepest = max(deepest, depth)
+		case c == ']' || c == '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return deepest
+}
+
 func (l *loader) load(data []byte) *Plan {
+	if len(data) > maxRunFileSize {
+		l.add(nil, "", "the run file is %d bytes; a run file is at most %d bytes", len(data), maxRunFileSize)
+		return nil
+	}
+	if d := flowDepth(data); d > maxFlowDepth {
+		l.add(nil, "", "[ ] and { } nest %d deep; a run file needs a few levels, at most %d", d, maxFlowDepth)
+		return nil
+	}
 	f := l.parse(data)
 	if f == nil {
 		return nil
@@ -403,7 +448,7 @@ func (l *loader) entries(v val) ([]entry, bool) {
 			continue
 		}
 		if p.Key.Type() == ast.MergeKeyType {
-			merged = append(merged, l.mergeEntries(l.value(p.Value, p.Value, v.path), 1)...)
+			merged = append(merged, l.mergeEntries(l.value(p.Value, p.Value, v.path))...)
 			continue
 		}
 		key, ok := l.keyName(p.Key, v.path)
@@ -430,16 +475,30 @@ func (l *loader) entries(v val) ([]entry, bool) {
 }
 
 // mergeEntries are the pairs a merge key brings in: one mapping, or a list
-// of them where the earlier one wins.
-func (l *loader) mergeEntries(v val, depth int) []entry {
-	if depth > maxAliasDepth {
-		l.addAt(v, "merge keys nest too deeply; write the keys out")
+// of them where the earlier one wins. A merged mapping may merge others in
+// turn; the depth is bounded so that one that merges itself ends.
+func (l *loader) mergeEntries(v val) []entry {
+	if l.mergeDepth >= maxAliasDepth {
+		l.addAt(v, "merge keys nest too deeply (a mapping that merges itself?); write the keys out")
 		return nil
 	}
+	if l.mergeCount++; l.mergeCount > maxMerges {
+		if l.mergeCount == maxMerges+1 {
+			l.addAt(v, "merge keys bring in more than %d mappings; write the keys out", maxMerges)
+		}
+		return nil
+	}
+	l.mergeDepth++
+	defer func() { l.mergeDepth-- }()
 	if s, ok := v.n.(*ast.SequenceNode); ok {
 		var out []entry
 		for _, item := range s.Values {
-			out = append(out, l.mergeEntries(l.value(item, item, v.path), depth+1)...)
+			iv := l.value(item, item, v.path)
+			if _, nested := iv.n.(*ast.SequenceNode); nested {
+				l.addAt(iv, "<< merges a mapping or a list of mappings, got a list inside the list")
+				continue
+			}
+			out = append(out, l.mergeEntries(iv)...)
 		}
 		return out
 	}
@@ -753,9 +812,9 @@ func (l *loader) run(root val) *Plan {
 		p.Name = s
 	}
 
-	root2 := l.workspace(p, top)
-	if root2 != nil {
-		defer root2.Close()
+	wsRoot := l.workspace(p, top)
+	if wsRoot != nil {
+		defer wsRoot.Close()
 	}
 	l.stateDir(p, top)
 
@@ -794,7 +853,7 @@ func (l *loader) run(root val) *Plan {
 		}
 	}
 
-	l.workers(p, top, root, d, root2)
+	l.workers(p, top, root, d, wsRoot)
 	return p
 }
 
@@ -988,9 +1047,6 @@ func (l *loader) workers(p *Plan, top map[string]val, root val, d runDefaults, w
 	if len(missing) > 0 {
 		l.unsupported(missing, p.Providers)
 	}
-	if ws == nil {
-		return
-	}
 	for i := range p.Workers {
 		l.workerPaths(p, &p.Workers[i], nodes[i], ws)
 	}
@@ -1070,7 +1126,7 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 	}
 	pr, known := p.Providers[w.Provider]
 	if known {
-		w.Command = pr.Command
+		w.Command = slices.Clone(pr.Command)
 		w.Delivery = pr.Delivery
 		w.NoResultExitCode = pr.NoResultExitCode
 	} else {
@@ -1221,10 +1277,11 @@ func (l *loader) completion(v val, w *WorkerSpec, wn *workerNodes) {
 // workerPaths checks the worker's paths once expanded for its first
 // attempt (the attempt number does not change where a path points): each
 // must be relative, stay inside the workspace lexically and, through ws,
-// not leave it by a symlink.
+// not leave it by a symlink. ws is nil when the workspace is unusable; the
+// lexical checks are still made.
 func (l *loader) workerPaths(p *Plan, w *WorkerSpec, wn workerNodes, ws *os.Root) {
 	if wn.cwd.n != nil && w.Cwd != "" {
-		if l.relative(wn.cwd, w.Cwd, "cwd", w.Cwd) {
+		if l.relative(wn.cwd, w.Cwd, "cwd", w.Cwd) && ws != nil {
 			fi, err := ws.Stat(w.Cwd)
 			switch {
 			case err == nil && !fi.IsDir():
@@ -1236,8 +1293,8 @@ func (l *loader) workerPaths(p *Plan, w *WorkerSpec, wn workerNodes, ws *os.Root
 			}
 		}
 	}
-	if !wn.templates {
-		return // a bad template is reported; its expansion would mislead
+	if !wn.templates || p.Workspace == "" {
+		return // a bad template or workspace is reported; an expansion would mislead
 	}
 	// The command plays no part in paths, and the provider's may hold a
 	// bad placeholder (reported there) that would stop the expansion.
@@ -1253,7 +1310,7 @@ func (l *loader) workerPaths(p *Plan, w *WorkerSpec, wn workerNodes, ws *os.Root
 		if tmpl == "" {
 			path = "" // Expand cleans "" to "."
 		}
-		if l.relative(v, path, what, tmpl) {
+		if l.relative(v, path, what, tmpl) && ws != nil {
 			// A path that does not exist yet is fine: the worker creates it.
 			if _, err := ws.Stat(path); err != nil && !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
 				l.escapes(v, path, err, ws)

@@ -8,6 +8,7 @@ package engine
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -457,6 +458,36 @@ func TestLoadGolden(t *testing.T) {
 			want, err := os.ReadFile(golden)
 			require.NoError(t, err, "no golden file; run go test ./engine -run TestLoadGolden -update")
 			assert.Equal(t, string(want), got)
+		})
+	}
+}
+
+// TestLoadRefusesPathologicalInput keeps Load fast on input built to make a
+// parser or an alias expansion blow up.
+func TestLoadRefusesPathologicalInput(t *testing.T) {
+	var merges strings.Builder
+	merges.WriteString("version: 1\nname: m\nx-a0: &a0 {command: [x]}\n")
+	for i := 1; i <= 12; i++ {
+		fmt.Fprintf(&merges, "x-a%d: &a%d {<<: [*a%d, *a%d, *a%d, *a%d]}\n", i, i, i-1, i-1, i-1, i-1)
+	}
+	merges.WriteString("workers: [{<<: *a12, id: w}]\n")
+	for _, tc := range []struct{ name, yaml, want string }{
+		{"deep brackets", strings.Repeat("[", 5000) + strings.Repeat("]", 5000),
+			"[ ] and { } nest 5000 deep; a run file needs a few levels, at most 1000"},
+		{"too big", "version: 1\n#" + strings.Repeat("x", maxRunFileSize),
+			fmt.Sprintf("the run file is %d bytes; a run file is at most %d bytes", maxRunFileSize+12, maxRunFileSize)},
+		{"a mapping that merges itself", "version: 1\nname: s\nworkers:\n  - &w {id: a, command: [x], <<: *w}\n",
+			"workers[0]: merge keys nest too deeply (a mapping that merges itself?); write the keys out"},
+		{"exponential merges", merges.String(),
+			"workers[0]: merge keys bring in more than 10000 mappings; write the keys out"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := loadProblems(t, t.TempDir(), tc.yaml)
+			var got []string
+			for _, p := range ps {
+				got = append(got, strings.TrimPrefix(p.Path+": "+p.Message, ": "))
+			}
+			assert.Contains(t, got, strings.TrimPrefix(tc.want, ": "))
 		})
 	}
 }

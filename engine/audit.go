@@ -21,7 +21,10 @@
 // change when the before-hash exists and equals the file's hash now (a
 // `touch`, or a formatter rewriting identical bytes); without a before-hash
 // (the hasher had not reached the file, or it is larger than hashLimit) it is
-// a change, because an unverified edit must not pass an audit.
+// a change, because an unverified edit must not pass an audit. Which of the
+// two a touch in the attempt's first moments gets depends on the hasher's
+// progress; WaitHashed before the start removes that race at the cost of the
+// hash pass.
 //
 // A WritePolicy is the list of doublestar globs a worker's `writes:` expands
 // to for one attempt; its Digest is stored on the dispatch row so that the
@@ -162,8 +165,13 @@ func (s *WorkspaceSnapshot) Close() {
 	<-s.hashDone
 }
 
-// waitHashed waits until the background hasher has been through every file.
-func (s *WorkspaceSnapshot) waitHashed() { <-s.hashDone }
+// WaitHashed blocks until the background hasher has been through every
+// file (or was stopped). An engine that wants the mtime-only rule to hold
+// even for an attempt that rewrites files in its first milliseconds calls it
+// before starting the attempt, paying the hash pass (about 4x the stat walk)
+// up front; without it a file the attempt touches before the hasher reached
+// it counts as changed.
+func (s *WorkspaceSnapshot) WaitHashed() { <-s.hashDone }
 
 func (s *WorkspaceSnapshot) hashInBackground(paths []string) {
 	defer close(s.hashDone)

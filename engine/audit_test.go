@@ -227,7 +227,7 @@ func TestSnapshotWorkspaceRootThroughSymlink(t *testing.T) {
 func TestDiffJudgesMtimeOnlyChangesByContent(t *testing.T) {
 	ws, stateDir := auditWorkspace(t)
 	before := auditSnapshot(t, ws, stateDir)
-	before.waitHashed()
+	before.WaitHashed()
 	later := auditBase.Add(time.Minute)
 	// Same bytes rewritten (a formatter with nothing to do, or `touch`): no change.
 	auditWrite(t, ws, "src/a.go", "content of src/a.go\n", later)
@@ -242,7 +242,7 @@ func TestDiffJudgesMtimeOnlyChangesByContent(t *testing.T) {
 func TestDiffWithoutBeforeHashCountsMtimeChange(t *testing.T) {
 	ws, stateDir := auditWorkspace(t)
 	before := auditSnapshot(t, ws, stateDir)
-	before.waitHashed()
+	before.WaitHashed()
 	before.entries["src/a.go"].hashed = false // as if the hasher never reached it
 	auditWrite(t, ws, "src/a.go", "content of src/a.go\n", auditBase.Add(time.Minute))
 	assert.Equal(t, []string{"src/a.go"}, before.Diff(auditSnapshot(t, ws, stateDir)),
@@ -305,7 +305,7 @@ func BenchmarkSnapshotWorkspace20kHashed(b *testing.B) {
 	for b.Loop() {
 		s, err := SnapshotWorkspace(root, nil)
 		require.NoError(b, err)
-		s.waitHashed()
+		s.WaitHashed()
 		s.Close()
 	}
 }

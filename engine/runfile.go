@@ -133,6 +133,7 @@ type loader struct {
 	anchors    map[string][]*ast.AnchorNode // by name, in document order
 	mergeDepth int                          // merge keys being expanded, one inside another
 	mergeCount int                          // mappings merged so far, bounded by maxMerges
+	realWS     string                       // the workspace with symlinks resolved
 }
 
 // maxMerges bounds the mappings merge keys bring in over a whole file: a
@@ -889,6 +890,9 @@ func (l *loader) workspace(p *Plan, top map[string]val) *os.Root {
 		l.addAt(at, "workspace %s is not a directory", p.Workspace)
 		return nil
 	}
+	if real, err := filepath.EvalSymlinks(p.Workspace); err == nil {
+		l.realWS = real
+	}
 	r, err := os.OpenRoot(p.Workspace)
 	if err != nil {
 		l.addAt(at, "workspace %s cannot be opened: %v", p.Workspace, err)
@@ -1379,7 +1383,13 @@ func (l *loader) escapes(v val, path string, err error, ws *os.Root) {
 			target, rerr := ws.Readlink(prefix)
 			if rerr == nil {
 				if _, serr := ws.Stat(prefix); serr != nil && !errors.Is(serr, fs.ErrNotExist) {
-					l.addAt(v, "%s resolves outside the workspace through the symlink %s -> %s; keep it inside the workspace", path, prefix, target)
+					if filepath.IsAbs(target) && l.insideWorkspace(target) {
+						// os.Root, which the engine looks through too,
+						// follows no absolute target, even one inside.
+						l.addAt(v, "%s goes through the symlink %s -> %s, and an absolute symlink target counts as outside the workspace; make the link relative or keep the path inside the workspace", path, prefix, target)
+					} else {
+						l.addAt(v, "%s resolves outside the workspace through the symlink %s -> %s; keep it inside the workspace", path, prefix, target)
+					}
 					return
 				}
 			}
@@ -1390,4 +1400,17 @@ func (l *loader) escapes(v val, path string, err error, ws *os.Root) {
 		return
 	}
 	l.addAt(v, "%s cannot be checked in the workspace: %v", path, err)
+}
+
+// insideWorkspace tells whether an absolute symlink target lands in the
+// workspace, to explain that os.Root refuses it anyway.
+func (l *loader) insideWorkspace(target string) bool {
+	if l.realWS == "" {
+		return false
+	}
+	if real, err := filepath.EvalSymlinks(target); err == nil {
+		target = real
+	}
+	rel, err := filepath.Rel(l.realWS, filepath.Clean(target))
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }

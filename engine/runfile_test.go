@@ -380,6 +380,7 @@ func TestLoadSymlinkEscape(t *testing.T) {
 	require.NoError(t, os.Symlink("../../nowhere", filepath.Join(ws, "dangling")))
 	require.NoError(t, os.MkdirAll(filepath.Join(ws, "real", "dir"), 0o755))
 	require.NoError(t, os.Symlink("real", filepath.Join(ws, "inside")))
+	require.NoError(t, os.Symlink(filepath.Join(ws, "real"), filepath.Join(ws, "absolute")))
 
 	ps := loadProblems(t, ws, `version: 1
 name: links
@@ -395,11 +396,16 @@ workers:
     command: [x]
     cwd: inside/dir
     completion: {result: inside/r.json}
+  - id: c
+    command: [x]
+    completion: {result: absolute/r.json}
 `)
 	assert.Equal(t, []string{
 		"workers[0].cwd: out resolves outside the workspace through the symlink out -> " + outside + "; keep it inside the workspace",
 		"workers[0].completion.result: out/a/result.json resolves outside the workspace through the symlink out -> " + outside + "; keep it inside the workspace",
 		"workers[0].completion.aliases[0]: dangling/r.md resolves outside the workspace through the symlink dangling -> ../../nowhere; keep it inside the workspace",
+		"workers[2].completion.result: absolute/r.json goes through the symlink absolute -> " + filepath.Join(ws, "real") +
+			", and an absolute symlink target counts as outside the workspace; make the link relative or keep the path inside the workspace",
 	}, messages(ps))
 	assert.Equal(t, 6, ps[0].Line)
 	assert.Equal(t, 10, ps[0].Col)

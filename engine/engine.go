@@ -704,6 +704,10 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 		status, reason = StatusTimeout, a.timeoutReason
 	default:
 		check := CheckCompletion(e.plan.Workspace, &a.plan)
+		if !a.plan.ExpectsFiles() {
+			// Nothing to look for: the exit code is all there is to go on.
+			check.Satisfied = exit != nil && exit.Code == 0 && exit.Signal == ""
+		}
 		if check.Satisfied {
 			status = StatusCompleted
 			if exit != nil && (exit.Code != 0 || exit.Signal != "") {
@@ -844,6 +848,9 @@ func joinReason(a, b string) string {
 // checkFinished marks the run finished when no worker has an attempt open
 // or a retry pending.
 func (e *Engine) checkFinished() {
+	if e.shuttingDown {
+		return // a quit is an interruption, whatever the workers' rows say
+	}
 	for _, w := range e.workers {
 		switch e.st.Workers[w.idx].Status {
 		case StatusPending, StatusRunning, StatusRetrying:

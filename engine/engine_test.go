@@ -60,8 +60,10 @@ func TestSettlementBranches(t *testing.T) {
 			return w
 		}(), files: []string{"out/a/result.json", "out/a/log.md"}, exit: ExitStatus{Code: 0},
 			wantStatus: StatusError, wantReason: "missing completion paths: out/a/notes.md", wantRetry: true},
-		{name: "no completion spec completes on any exit", worker: WorkerSpec{ID: "a"},
+		{name: "no completion files: exit 0 completes", worker: WorkerSpec{ID: "a"},
 			exit: ExitStatus{Code: 0}, wantStatus: StatusCompleted},
+		{name: "no completion files: a non-zero exit fails", worker: WorkerSpec{ID: "a"},
+			exit: ExitStatus{Code: 4}, wantStatus: StatusError, wantReason: "exited with code 4", wantRetry: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -128,6 +128,12 @@ type AttemptPlan struct {
 	Writes     []string // nil when the worker is not audited
 }
 
+// ExpectsFiles reports whether the attempt has completion files to look
+// for; one without any completes on exit code 0 alone.
+func (ap *AttemptPlan) ExpectsFiles() bool {
+	return ap.Result != "" || len(ap.Paths) > 0
+}
+
 // DispatchID names attempt n of a worker in rows and events.
 func DispatchID(worker string, attempt int) string {
 	return worker + "#" + strconv.Itoa(attempt)

@@ -1,0 +1,258 @@
+// cli_test.go drives the real rostra binary as a script would: the headless
+// demo run, its state files, exit codes, the lock against a second
+// instance, SIGINT, and an existing state dir (archived or refused).
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+var rostraBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "rostra-bin-")
+	if err != nil {
+		panic(err)
+	}
+	rostraBin = filepath.Join(dir, "rostra")
+	build := exec.Command("go", "build", "-o", rostraBin, ".")
+	build.Stderr = os.Stderr
+	if err := build.Run(); err != nil {
+		panic("build rostra: " + err.Error())
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func runBin(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	cmd := exec.Command(rostraBin, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	} else {
+		require.NoError(t, err)
+	}
+	return result{code: code, stdout: out.String(), stderr: errb.String()}
+}
+
+// demoWorkspace copies the demo the way `rostra demo` does.
+func demoWorkspace(t *testing.T) string {
+	t.Helper()
+	ws, err := copyDemo()
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(ws) })
+	return ws
+}
+
+func TestHeadlessDemoRun(t *testing.T) {
+	ws := demoWorkspace(t)
+	r := runBin(t, ws, "run", "--headless", "rostra.yaml")
+	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stdout, "DEGRADED documenter: pane -> wrapper (pane limit reached (5 of 5 in use))\n")
+	assert.Equal(t, 1, strings.Count(r.stdout, "DEGRADED"), "exactly one DEGRADED line")
+
+	stateDir := filepath.Join(ws, ".rostra", "demo")
+	st, err := engine.ReadTeamState(stateDir)
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunFinished, st.Status)
+	byWorker := map[string]engine.WorkerRow{}
+	for _, w := range st.Workers {
+		byWorker[w.WorkerID] = w
+		assert.Equal(t, engine.StatusCompleted, w.Status, w.WorkerID)
+	}
+	assert.Equal(t, "grok", byWorker["grok-verifier"].Provider, "the role suffix is stripped, never taken as the provider")
+	assert.Equal(t, 2, byWorker["codex-tester"].Attempts)
+
+	rows := map[string]engine.DispatchRow{}
+	for _, d := range st.Dispatches {
+		rows[d.DispatchID] = d
+	}
+	assert.Equal(t, "missing completion paths: out/codex-tester/result.json", rows["codex-tester#1"].Reason)
+	assert.Equal(t, engine.StatusError, rows["codex-tester#1"].Status)
+	assert.Equal(t, engine.StatusCompleted, rows["codex-tester#2"].Status)
+	assert.Equal(t, "exited with code 1; outputs present", rows["grok-verifier#1"].Reason)
+	assert.Equal(t, engine.SurfaceWrapper, rows["codex-documenter#1"].Surface)
+	assert.Equal(t, engine.SurfacePane, rows["codex-documenter#1"].DegradedFrom)
+	assert.Equal(t, "pane limit reached (5 of 5 in use)", rows["codex-documenter#1"].DegradedReason)
+	assert.Equal(t, engine.SurfacePane, rows["claude-live-pairer#1"].Surface)
+	assert.FileExists(t, filepath.Join(ws, "out", "gemini-reviewer", "result.md"))
+	assert.NoFileExists(t, filepath.Join(ws, "out", "gemini-reviewer", "result.json"))
+
+	log, err := os.ReadFile(rows["claude-implementer#1"].OutputLogPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "wrote out/claude-implementer/result.json")
+
+	events, err := engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	require.NoError(t, err)
+	count := map[string]int{}
+	for _, ev := range events {
+		count[ev.Type]++
+	}
+	assert.Equal(t, 1, count[engine.EventRunStarted])
+	assert.Equal(t, 7, count[engine.EventWorkerDispatched])
+	assert.Equal(t, 1, count[engine.EventWorkerDegraded])
+	assert.Equal(t, 1, count[engine.EventWorkerRetry])
+	assert.Equal(t, 1, count[engine.EventWorkerFailed])
+	assert.Equal(t, 6, count[engine.EventWorkerCompleted])
+	assert.Equal(t, 1, count[engine.EventWorkerPromptDelivered])
+	assert.Equal(t, 1, count[engine.EventRunFinished])
+	assert.Equal(t, engine.EventRunFinished, events[len(events)-1].Type)
+
+	// status reads what the run left.
+	s := runBin(t, ws, "status", stateDir)
+	require.Equal(t, 0, s.code, s.stderr)
+	assert.Contains(t, s.stdout, "run demo: finished")
+	assert.Contains(t, s.stdout, "degraded from pane: pane limit reached (5 of 5 in use)")
+
+	// A second run archives the finished one and starts afresh.
+	r2 := runBin(t, ws, "run", "--headless", "rostra.yaml")
+	require.Equal(t, 0, r2.code, r2.stderr)
+	assert.Contains(t, r2.stderr, "was archived to")
+	archived, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", engine.TeamStateFile))
+	require.NoError(t, err)
+	assert.Len(t, archived, 1)
+}
+
+// slowRun writes a run file whose only worker runs until it is stopped.
+func slowRun(t *testing.T, extra string) string {
+	t.Helper()
+	ws := t.TempDir()
+	runFile := filepath.Join(ws, "rostra.yaml")
+	require.NoError(t, os.WriteFile(runFile, []byte(`version: 1
+name: slow
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults:
+  stop_grace: 1s
+workers:
+  - id: shell-sleeper
+    role: sleeper
+    prompt: "echo started; `+extra+`sleep 60"
+`), 0o644))
+	return ws
+}
+
+// startBin starts rostra in the background and waits for a line on stdout.
+func startBin(t *testing.T, dir, want string, args ...string) (*exec.Cmd, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(rostraBin, args...)
+	cmd.Dir = dir
+	out := &syncBuffer{}
+	cmd.Stdout = out
+	cmd.Stderr = out
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	require.Eventually(t, func() bool { return strings.Contains(out.String(), want) }, 10*time.Second, 10*time.Millisecond,
+		"rostra never printed %q:\n%s", want, out.String())
+	return cmd, out
+}
+
+func TestSecondInstanceIsRefusedNamingTheHolder(t *testing.T) {
+	ws := slowRun(t, "")
+	first, _ := startBin(t, ws, "started on pane", "run", "--headless")
+	r := runBin(t, ws, "run", "--headless")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "run is already driven by pid "+strconv.Itoa(first.Process.Pid)+" (state dir "+filepath.Join(ws, ".rostra", "slow")+")")
+}
+
+func TestSIGINTStopsWorkersAndLeavesCompleteState(t *testing.T) {
+	ws := slowRun(t, "trap '' TERM; ")
+	cmd, out := startBin(t, ws, "started on pane", "run", "--headless")
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	err := cmd.Wait()
+	ee, ok := err.(*exec.ExitError)
+	require.True(t, ok, "rostra should exit non-zero: %v\n%s", err, out.String())
+	assert.Equal(t, 130, ee.ExitCode())
+
+	st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "slow"))
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunInterrupted, st.Status)
+	require.Len(t, st.Dispatches, 1)
+	d := st.Dispatches[0]
+	assert.Equal(t, engine.StatusCancelled, d.Status)
+	assert.Equal(t, "stopped: rostra is quitting", d.Reason)
+	// The child ignored SIGTERM; its whole group is gone after the SIGKILL.
+	assert.ErrorIs(t, syscall.Kill(-d.Pid, 0), syscall.ESRCH)
+
+	// The unfinished run is refused without --resume, naming it.
+	r := runBin(t, ws, "run", "--headless")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "rostra run --resume")
+}
+
+func TestValidateReportsProblemsWithExitCode2(t *testing.T) {
+	ws := t.TempDir()
+	bad := filepath.Join(ws, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("version: 1\nname: x\nworkers:\n  - id: grok-verifier\n    role: verifier\n"), 0o644))
+	r := runBin(t, ws, "validate", bad)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "unsupported worker(s): grok-verifier (provider grok) (run supports: none)")
+	assert.Equal(t, 2, runBin(t, ws, "run", "--headless", bad).code)
+	assert.Equal(t, 2, runBin(t, ws, "nonsense").code)
+	assert.Equal(t, 2, runBin(t, ws, "status", filepath.Join(ws, "nowhere")).code)
+
+	good := runBin(t, ws, "validate", filepath.Join(demoWorkspace(t), "rostra.yaml"))
+	assert.Equal(t, 0, good.code, good.stderr)
+}
+
+func TestExitCode1WhenAWorkerFails(t *testing.T) {
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+name: fails
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1 }
+workers:
+  - id: shell-breaker
+    role: breaker
+    prompt: "exit 4"
+`), 0o644))
+	r := runBin(t, ws, "run", "--headless")
+	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stdout, "shell-breaker#1 failed: exited with code 4")
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -1,0 +1,133 @@
+// run.go wires `rostra run`: load the run file, take the state dir, start
+// the engine over the panes surfaces, and either open the UI or print one
+// line per event (headless). SIGINT and SIGTERM stop every worker gracefully
+// and leave the state files complete.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+const runUsage = `usage: rostra run [--headless] [--resume] [RUNFILE]
+
+Runs the roster of RUNFILE (default ./rostra.yaml). Without a terminal on
+stdout, or with --headless, prints one line per event instead of the UI.
+--resume continues the run whose state dir exists (after a quit or a crash).
+`
+
+func runRun(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
+	headless := fs.Bool("headless", false, "print events instead of opening the UI")
+	resume := fs.Bool("resume", false, "continue the run in the existing state dir")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 1 {
+		fmt.Fprintf(stderr, "rostra run: expected at most one RUNFILE, got %d\n%s", fs.NArg(), runUsage)
+		return 2
+	}
+	file := "rostra.yaml"
+	if fs.NArg() == 1 {
+		file = fs.Arg(0)
+	}
+	plan, err := engine.Load(file)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return 2
+	}
+	if !*headless {
+		if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+			fmt.Fprintln(stderr, "rostra run: the terminal UI is not built yet; running headless")
+		}
+	}
+	return runHeadless(plan, *resume, stdout, stderr)
+}
+
+// startRun takes the state dir and starts the engine.
+func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Options) (*engine.Engine, *engine.PreparedRun, int) {
+	prep, err := engine.PrepareStateDir(plan, resume, time.Now())
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return nil, nil, 2
+	}
+	if prep.ArchivedTo != "" {
+		fmt.Fprintf(stderr, "rostra: the finished run in %s was archived to %s\n", plan.StateDir, prep.ArchivedTo)
+	}
+	if prep.Resumed != nil {
+		fmt.Fprintf(stderr, "rostra: resuming run %s (was %s; %d attempt(s) left running by rostra pid %d marked interrupted)\n",
+			plan.Name, prep.Resumed.Status, prep.Interrupted, prep.Resumed.Pid)
+	}
+	if opts.Surfaces == nil {
+		opts.Surfaces = surfaces(nil)
+	}
+	opts.Resumed = prep.Resumed
+	eng := engine.New(plan, opts)
+	return eng, prep, 0
+}
+
+func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
+	eng, prep, code := startRun(plan, resume, stderr, engine.Options{})
+	if eng == nil {
+		return code
+	}
+	defer prep.Lock.Release()
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+
+	sub := eng.Subscribe()
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		p := newEventPrinter(plan, stdout)
+		for {
+			ev, ok := sub.Next()
+			if !ok {
+				return
+			}
+			p.print(ev)
+		}
+	}()
+	if err := eng.Start(); err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return 1
+	}
+	interrupted := false
+	select {
+	case <-eng.Finished():
+	case <-eng.Stopped():
+	case sig := <-sigs:
+		interrupted = true
+		fmt.Fprintf(stderr, "rostra: %s: stopping every worker (SIGTERM, then SIGKILL after stop_grace)\n", sig)
+	}
+	err := eng.Shutdown()
+	sub.Close()
+	<-printed
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+	}
+	fmt.Fprintf(stderr, "rostra: state in %s\n", plan.StateDir)
+	switch {
+	case interrupted:
+		return 130
+	case err != nil:
+		return 1
+	}
+	return eng.ExitCode()
+}

@@ -1,0 +1,93 @@
+// surfaces.go hands the engine its two surfaces: it adapts the panes
+// processes (pty and wrapper) to engine.Surface and engine.Handle, so the
+// engine needs no pty library and panes needs no engine.
+package main
+
+import (
+	"syscall"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes"
+)
+
+// newScreen gives every pane and wrapper attempt a terminal emulator, also
+// in a headless run: agents that ask for the cursor position get an answer.
+func newScreen(cols, rows int, reply func([]byte)) panes.Screen {
+	return panes.NewTerm(cols, rows, panes.TermOptions{OnReply: reply})
+}
+
+func surfaces(open panes.PTYOpener) map[engine.SurfaceKind]engine.Surface {
+	return map[engine.SurfaceKind]engine.Surface{
+		engine.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, NewScreen: newScreen}},
+		engine.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{NewScreen: newScreen}},
+	}
+}
+
+type paneSurface struct{ opts panes.PTYOptions }
+
+func (paneSurface) Kind() engine.SurfaceKind { return engine.SurfacePane }
+
+func (s paneSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
+	p, err := panes.StartPTY(toLaunch(l), s.opts)
+	if err != nil {
+		return nil, err
+	}
+	return ptyHandle{p}, nil
+}
+
+type wrapperSurface struct{ opts panes.WrapperOptions }
+
+func (wrapperSurface) Kind() engine.SurfaceKind { return engine.SurfaceWrapper }
+
+func (s wrapperSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
+	p, err := panes.StartWrapper(toLaunch(l), s.opts)
+	if err != nil {
+		return nil, err
+	}
+	return wrapperHandle{p}, nil
+}
+
+// The handles are the panes processes with Exit converted; the UI reaches
+// Write, Resize and Screen through them.
+type ptyHandle struct{ *panes.PTYProcess }
+
+func (h ptyHandle) Exit() engine.ExitStatus { return toExit(h.PTYProcess.Exit()) }
+
+type wrapperHandle struct{ *panes.WrapperProcess }
+
+func (h wrapperHandle) Exit() engine.ExitStatus { return toExit(h.WrapperProcess.Exit()) }
+
+func toLaunch(l engine.LaunchSpec) panes.Launch {
+	return panes.Launch{
+		Argv:       l.Argv,
+		Dir:        l.Dir,
+		Env:        l.Env,
+		OutputLog:  l.OutputLog,
+		Stdin:      l.Stdin,
+		TypePrompt: l.TypePrompt,
+		TypeQuiet:  l.TypeQuiet,
+		StopGrace:  l.StopGrace,
+		Cols:       l.Cols,
+		Rows:       l.Rows,
+	}
+}
+
+// toExit names a signal the way people write it (SIGKILL), not the way
+// Go prints it ("killed").
+func toExit(e panes.Exit) engine.ExitStatus {
+	st := engine.ExitStatus{Code: e.Code, Signal: e.Signal}
+	if e.Signal == "" {
+		return st
+	}
+	for s := syscall.Signal(1); s < 65; s++ {
+		if s.String() == e.Signal {
+			if name := unix.SignalName(s); name != "" {
+				st.Signal = name
+			}
+			break
+		}
+	}
+	return st
+}

@@ -1,0 +1,87 @@
+// validate.go wires `rostra validate RUNFILE` and `rostra status STATE_DIR`:
+// the two commands that only read.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+func runValidate(args []string, stdout, stderr io.Writer) int {
+	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
+		fmt.Fprint(stderr, "usage: rostra validate RUNFILE\n")
+		return 2
+	}
+	plan, err := engine.Load(args[0])
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 2
+	}
+	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", args[0], plan.Name, len(plan.Workers), plan.StateDir)
+	return 0
+}
+
+func runStatus(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("status", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	asJSON := fs.Bool("json", false, "print team-state.json as it is")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fmt.Fprint(stderr, "usage: rostra status [--json] STATE_DIR\n")
+		return 2
+	}
+	st, err := engine.ReadTeamState(fs.Arg(0))
+	if err != nil {
+		if errors.Is(err, iofsNotExist) {
+			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", fs.Arg(0), engine.TeamStateFile)
+		} else {
+			fmt.Fprintf(stderr, "rostra status: %v\n", err)
+		}
+		return 2
+	}
+	if *asJSON {
+		data, _ := json.MarshalIndent(st, "", "  ")
+		fmt.Fprintf(stdout, "%s\n", data)
+		return 0
+	}
+	fmt.Fprintf(stdout, "run %s: %s (driven by pid %d, started %s)\n\n", st.Run, st.Status, st.Pid, st.StartedAt.Local().Format(time.DateTime))
+	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tREASON")
+	for _, w := range st.Workers {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", w.WorkerID, w.Role, w.Provider, w.Status, w.Attempts, w.Reason)
+	}
+	tw.Flush()
+	fmt.Fprintln(stdout)
+	tw = tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ATTEMPT\tSURFACE\tSTATUS\tEXIT\tDURATION\tREASON")
+	for _, d := range st.Dispatches {
+		exit := "-"
+		if d.ExitCode != nil {
+			exit = fmt.Sprint(*d.ExitCode)
+		}
+		dur := "-"
+		if d.EndedAt != nil {
+			dur = d.EndedAt.Sub(d.StartedAt).Round(time.Millisecond).String()
+		}
+		surface := string(d.Surface)
+		if d.DegradedFrom != "" {
+			surface += " (degraded from " + string(d.DegradedFrom) + ": " + d.DegradedReason + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.DispatchID, surface, d.Status, exit, dur, d.Reason)
+	}
+	tw.Flush()
+	return 0
+}
+
+var iofsNotExist = fs.ErrNotExist

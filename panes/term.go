@@ -1,0 +1,411 @@
+// term.go holds Term, the terminal emulator behind every pty pane: the public
+// API, locking, and the byte loop that feeds x/ansi's DEC parser.
+//
+// Data model: a Term owns two screens (main and, while it is up, alternate),
+// each a slice of rows of compact cells (rune + index into the Term's style
+// table), a cursor with tmux-style pending wrap (x == cols means "the next
+// printable wraps first"), the modes the UI reads, and a scrollback ring of
+// lines encoded compactly (termScrollback). One goroutine writes; any number
+// read under an RWMutex. Callbacks (bell, title) fire after the lock is
+// released so they may call back into the Term; replies go through a queue
+// drained by their own goroutine so Write never blocks on the child.
+package panes
+
+import (
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi"
+	ansiparser "github.com/charmbracelet/x/ansi/parser"
+)
+
+// TermOptions configures a Term.
+type TermOptions struct {
+	Scrollback int          // lines kept; 0 means 10000
+	OnBell     func()       // called on BEL (from the writer goroutine; must not block long)
+	OnTitle    func(string) // OSC 0/2
+	OnReply    func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
+}
+
+// TermModes is the mode state the UI needs to forward keys and mouse events.
+type TermModes struct {
+	AppCursor, AppKeypad, BracketedPaste, AltScreen, AutoWrap, SyncOutput bool
+	Mouse                                                                 int  // 0 off, 1000, 1002 or 1003
+	MouseSGR                                                              bool // 1006
+	KittyKeyboard                                                         int  // flags pushed with CSI > n u (0 = off)
+	Title                                                                 string
+}
+
+const termDefaultScrollback = 10000
+
+// termSaved is what DECSC saves and DECRC restores.
+type termSaved struct {
+	x, y     int
+	pen      termStyle
+	origin   bool
+	charsets [2]bool // G0/G1 is DEC special graphics
+	shift    int
+	valid    bool
+}
+
+// termScreen is one grid of rows.
+type termScreen struct {
+	lines []termLine
+	saved termSaved
+}
+
+// termLine is one row of cells; wrapped means the text continues on the next
+// row (a soft wrap), which Text joins are not affected by but reflow uses.
+type termLine struct {
+	cells   []termCell
+	wrapped bool
+}
+
+// Term is a terminal emulator fed with a child's output.
+type Term struct {
+	mu   sync.RWMutex
+	gen  atomic.Uint64
+	opts TermOptions
+
+	parser *ansi.Parser
+
+	cols, rows int
+	main, alt  *termScreen
+	scr        *termScreen // active screen
+	sb         termScrollback
+
+	x, y          int // cursor; x == cols is the pending-wrap column
+	top, bot      int // scroll region, inclusive
+	pen           termStyle
+	penID         uint32 // style-table index of pen
+	penBgID       uint32 // style-table index of pen's background only (erase)
+	penDirty      bool
+	styles        termStyleTable
+	clusters      termClusterTable
+	lastRune      rune // for REP
+	lastWidth     int
+	utf8Pend      []byte // an incomplete UTF-8 sequence at the end of a Write
+	tabs          []bool
+	charsets      [2]bool
+	shift         int // 0 = G0, 1 = G1
+	kittyStack    []int
+	altSavedMain  termSaved // 1049 cursor save
+	changed       bool
+	pendingBells  int
+	pendingTitles []string
+
+	origin, autoWrap, cursorVisible, insert bool
+	appCursor, appKeypad, bracketedPaste    bool
+	syncOutput, mouseSGR                    bool
+	mouse                                   int
+	title                                   string
+
+	replies termReplyQueue
+}
+
+// NewTerm returns an empty terminal of the given size.
+func NewTerm(cols, rows int, opts TermOptions) *Term {
+	cols, rows = termClampSize(cols, rows)
+	if opts.Scrollback <= 0 {
+		opts.Scrollback = termDefaultScrollback
+	}
+	t := &Term{opts: opts, cols: cols, rows: rows}
+	t.sb.max = opts.Scrollback
+	t.styles.init()
+	t.replies.onReply = opts.OnReply
+	t.parser = ansi.NewParser()
+	// Titles and hyperlinks are short; a bounded buffer keeps a 1 MB OSC
+	// string from growing memory (the tail is dropped, the parse goes on).
+	t.parser.SetDataSize(4096)
+	t.parser.SetHandler(ansi.Handler{
+		Print:     t.handlePrint,
+		Execute:   t.handleExecute,
+		HandleCsi: t.handleCsi,
+		HandleEsc: t.handleEsc,
+		HandleOsc: t.handleOsc,
+	})
+	t.resetState()
+	return t
+}
+
+func termClampSize(cols, rows int) (int, int) {
+	if cols < 1 {
+		cols = 1
+	}
+	if rows < 1 {
+		rows = 1
+	}
+	if cols > 4096 {
+		cols = 4096
+	}
+	if rows > 4096 {
+		rows = 4096
+	}
+	return cols, rows
+}
+
+// resetState is RIS: everything but the scrollback back to power-on.
+func (t *Term) resetState() {
+	t.main = t.newScreen()
+	t.alt = nil
+	t.scr = t.main
+	t.x, t.y = 0, 0
+	t.top, t.bot = 0, t.rows-1
+	t.pen = termStyle{}
+	t.penDirty = true
+	t.styles.reset()
+	t.clusters.reset()
+	t.updatePen()
+	t.resetTabs()
+	t.charsets = [2]bool{}
+	t.shift = 0
+	t.kittyStack = t.kittyStack[:0]
+	t.origin, t.insert = false, false
+	t.autoWrap, t.cursorVisible = true, true
+	t.appCursor, t.appKeypad, t.bracketedPaste = false, false, false
+	t.syncOutput, t.mouseSGR = false, false
+	t.mouse = 0
+	t.lastRune, t.lastWidth = 0, 0
+	t.changed = true
+}
+
+func (t *Term) newScreen() *termScreen {
+	s := &termScreen{lines: make([]termLine, t.rows)}
+	for i := range s.lines {
+		s.lines[i].cells = termBlankCells(make([]termCell, t.cols), 0)
+	}
+	return s
+}
+
+func (t *Term) resetTabs() {
+	t.tabs = make([]bool, t.cols)
+	for i := 8; i < t.cols; i += 8 {
+		t.tabs[i] = true
+	}
+}
+
+// Write feeds the child's output into the emulator. It never blocks on
+// replies and never fails.
+func (t *Term) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	t.feed(p)
+	changed := t.changed
+	t.changed = false
+	bells := t.pendingBells
+	t.pendingBells = 0
+	var titles []string
+	if len(t.pendingTitles) > 0 {
+		titles = t.pendingTitles
+		t.pendingTitles = nil
+	}
+	t.mu.Unlock()
+	if changed {
+		t.gen.Add(1)
+	}
+	if t.opts.OnBell != nil {
+		for range bells {
+			t.opts.OnBell()
+		}
+	}
+	if t.opts.OnTitle != nil {
+		for _, s := range titles {
+			t.opts.OnTitle(s)
+		}
+	}
+	return len(p), nil
+}
+
+// feed is the byte loop. In the ground state runs of printable ASCII and
+// whole UTF-8 characters bypass the parser (it would call back once per
+// byte); everything else goes through x/ansi's state machine.
+func (t *Term) feed(p []byte) {
+	i := 0
+	if len(t.utf8Pend) > 0 {
+		i = t.finishPendingUTF8(p)
+	}
+	for i < len(p) {
+		b := p[i]
+		if t.parser.State() == ansiparser.GroundState {
+			if b >= 0x20 && b < 0x7f {
+				j := i + 1
+				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+					j++
+				}
+				t.printASCII(p[i:j])
+				i = j
+				continue
+			}
+			if b >= 0x80 {
+				i += t.feedHighByte(p[i:])
+				continue
+			}
+		}
+		t.parser.Advance(b)
+		i++
+	}
+}
+
+// feedHighByte handles a byte >= 0x80 in the ground state the way tmux does:
+// a whole UTF-8 character prints, an invalid byte is dropped (C1 controls are
+// not recognised in UTF-8 mode), an incomplete character at the end of the
+// buffer waits for the next Write.
+func (t *Term) feedHighByte(p []byte) int {
+	if !utf8.FullRune(p) {
+		t.utf8Pend = append(t.utf8Pend[:0], p...)
+		return len(p)
+	}
+	r, size := utf8.DecodeRune(p)
+	if r == utf8.RuneError && size <= 1 {
+		return 1
+	}
+	t.printRune(r)
+	return size
+}
+
+// finishPendingUTF8 completes a character split across writes and returns
+// how many bytes of p it consumed.
+func (t *Term) finishPendingUTF8(p []byte) int {
+	var buf [utf8.UTFMax * 2]byte
+	n := copy(buf[:], t.utf8Pend)
+	take := copy(buf[n:utf8.UTFMax], p)
+	b := buf[:n+take]
+	t.utf8Pend = t.utf8Pend[:0]
+	if !utf8.FullRune(b) {
+		// Still incomplete: p was tiny.
+		t.utf8Pend = append(t.utf8Pend, b...)
+		return len(p)
+	}
+	r, size := utf8.DecodeRune(b)
+	if r == utf8.RuneError && size <= 1 {
+		// The lead byte was bad: drop it and let the loop see what followed
+		// it in p from the start (the pending bytes were all >= 0x80 and
+		// are dropped too, as tmux does).
+		return 0
+	}
+	t.printRune(r)
+	return size - n
+}
+
+func (t *Term) handlePrint(r rune) {
+	if r < 0x80 {
+		t.printASCII([]byte{byte(r)})
+		return
+	}
+	t.printRune(r)
+}
+
+// Resize changes the screen size, keeping content: rows that no longer fit
+// above the cursor go into scrollback, growing pulls them back, columns are
+// cut or padded.
+func (t *Term) Resize(cols, rows int) {
+	cols, rows = termClampSize(cols, rows)
+	t.mu.Lock()
+	if cols != t.cols || rows != t.rows {
+		t.resize(cols, rows)
+		t.changed = false
+		t.mu.Unlock()
+		t.gen.Add(1)
+		return
+	}
+	t.mu.Unlock()
+}
+
+// Size returns the screen size.
+func (t *Term) Size() (cols, rows int) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.cols, t.rows
+}
+
+// Generation bumps on every visible change; the UI redraws a pane only when
+// it moved.
+func (t *Term) Generation() uint64 { return t.gen.Load() }
+
+// Cursor returns the cursor cell and whether the child wants it shown.
+func (t *Term) Cursor() (x, y int, visible bool) {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	x = t.x
+	if x >= t.cols {
+		x = t.cols - 1
+	}
+	return x, t.y, t.cursorVisible
+}
+
+// Modes returns the mode state.
+func (t *Term) Modes() TermModes {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	m := TermModes{
+		AppCursor:      t.appCursor,
+		AppKeypad:      t.appKeypad,
+		BracketedPaste: t.bracketedPaste,
+		AltScreen:      t.scr == t.alt,
+		AutoWrap:       t.autoWrap,
+		SyncOutput:     t.syncOutput,
+		Mouse:          t.mouse,
+		MouseSGR:       t.mouseSGR,
+		Title:          t.title,
+	}
+	if n := len(t.kittyStack); n > 0 {
+		m.KittyKeyboard = t.kittyStack[n-1]
+	}
+	return m
+}
+
+// termReplyQueue hands replies to OnReply from its own goroutine, in order,
+// so a child that is not reading its input can never stall Write.
+type termReplyQueue struct {
+	mu      sync.Mutex
+	queue   [][]byte
+	running bool
+	onReply func([]byte)
+	idle    *sync.Cond
+}
+
+func (q *termReplyQueue) push(b []byte) {
+	if q.onReply == nil {
+		return
+	}
+	q.mu.Lock()
+	q.queue = append(q.queue, b)
+	if !q.running {
+		q.running = true
+		go q.drain()
+	}
+	q.mu.Unlock()
+}
+
+func (q *termReplyQueue) drain() {
+	for {
+		q.mu.Lock()
+		if len(q.queue) == 0 {
+			q.running = false
+			if q.idle != nil {
+				q.idle.Broadcast()
+			}
+			q.mu.Unlock()
+			return
+		}
+		b := q.queue[0]
+		q.queue[0] = nil
+		q.queue = q.queue[1:]
+		q.mu.Unlock()
+		q.onReply(b)
+	}
+}
+
+// FlushReplies waits until every reply queued so far has been handed to
+// OnReply. Tests and `rostra replay` use it; the pty reader never needs to.
+func (t *Term) FlushReplies() {
+	q := &t.replies
+	q.mu.Lock()
+	if q.idle == nil {
+		q.idle = sync.NewCond(&q.mu)
+	}
+	for q.running {
+		q.idle.Wait()
+	}
+	q.mu.Unlock()
+}

@@ -1,0 +1,485 @@
+// term_grid.go holds the grid operations of Term: printing (with autowrap,
+// wide characters and combining marks), erasing, inserting and deleting
+// cells and lines, scrolling inside the scroll region (lines leaving the top
+// of the main screen go to scrollback), and resize.
+//
+// A cell is a rune and a style-table index. r == 0 is a cell never written
+// or erased (drawn as a space); termWideCont is the right half of a wide
+// character; r >= termClusterBase indexes the cluster table.
+package panes
+
+import (
+	"github.com/mattn/go-runewidth"
+)
+
+type termCell struct {
+	r rune
+	s uint32
+}
+
+func termBlankCells(cells []termCell, style uint32) []termCell {
+	c := termCell{0, style}
+	for i := range cells {
+		cells[i] = c
+	}
+	return cells
+}
+
+// termDECGraphics maps 0x5f-0x7e to the DEC special graphics (line drawing)
+// characters, as tmux does.
+var termDECGraphics = [...]rune{
+	0x5f: ' ', 0x60: '◆', 0x61: '▒', 0x62: '␉', 0x63: '␌', 0x64: '␍', 0x65: '␊',
+	0x66: '°', 0x67: '±', 0x68: '␤', 0x69: '␋', 0x6a: '┘', 0x6b: '┐', 0x6c: '┌',
+	0x6d: '└', 0x6e: '┼', 0x6f: '⎺', 0x70: '⎻', 0x71: '─', 0x72: '⎼', 0x73: '⎽',
+	0x74: '├', 0x75: '┤', 0x76: '┴', 0x77: '┬', 0x78: '│', 0x79: '≤', 0x7a: '≥',
+	0x7b: 'π', 0x7c: '≠', 0x7d: '£', 0x7e: '·',
+}
+
+// printASCII prints a run of printable ASCII bytes: the fast path.
+func (t *Term) printASCII(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	t.changed = true
+	if t.penDirty {
+		t.updatePen()
+	}
+	if t.charsets[t.shift] || t.insert {
+		for _, c := range b {
+			r := rune(c)
+			if t.charsets[t.shift] && c >= 0x5f && c <= 0x7e {
+				r = termDECGraphics[c]
+			}
+			t.printRune(r)
+		}
+		return
+	}
+	t.lastRune, t.lastWidth = rune(b[len(b)-1]), 1
+	style := t.penID
+	for len(b) > 0 {
+		if t.x >= t.cols {
+			t.wrapForPrint(1)
+		}
+		line := &t.scr.lines[t.y]
+		cells := line.cells
+		n := t.cols - t.x
+		if n > len(b) {
+			n = len(b)
+		}
+		x := t.x
+		// Overwriting half of a wide character blanks the other half.
+		if cells[x].r == termWideCont && x > 0 {
+			cells[x-1].r = 0
+		}
+		end := x + n
+		if end < t.cols && cells[end].r == termWideCont {
+			cells[end].r = 0
+		}
+		dst := cells[x:end]
+		for i, c := range b[:n] {
+			dst[i] = termCell{rune(c), style}
+		}
+		b = b[n:]
+		t.x = end
+	}
+}
+
+// bgID is the style erased cells take: the pen's background only.
+func (t *Term) bgID() uint32 {
+	if t.penDirty {
+		t.updatePen()
+	}
+	return t.penBgID
+}
+
+// wrapForPrint handles a character of width w that does not fit on the
+// rest of the line.
+func (t *Term) wrapForPrint(w int) {
+	if t.autoWrap {
+		t.scr.lines[t.y].wrapped = true
+		t.x = 0
+		t.lineFeed()
+	} else {
+		t.x = t.cols - w
+		if t.x < 0 {
+			t.x = 0
+		}
+	}
+}
+
+// termRuneWidth is wcwidth(3) as x/ansi computes it: marks and format
+// characters are zero width, East Asian wide and emoji are two.
+func termRuneWidth(r rune) int {
+	if r < 0x7f {
+		if r < 0x20 {
+			return 0
+		}
+		return 1
+	}
+	if r < 0xa0 {
+		return 0
+	}
+	if r < 0x10000 {
+		termWidthOnce.Do(termBuildWidthTable)
+		return int(termWidthBMP[r])
+	}
+	if termIsZeroWidthHigh(r) {
+		return 0
+	}
+	return termWidthCond.RuneWidth(r)
+}
+
+var termWidthCond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
+
+// printRune prints one non-ASCII (or charset-mapped) character.
+func (t *Term) printRune(r rune) {
+	t.changed = true
+	if t.penDirty {
+		t.updatePen()
+	}
+	if r < 0x80 && t.charsets[t.shift] && r >= 0x5f && r <= 0x7e {
+		r = termDECGraphics[r]
+	}
+	if r >= 0x80 && r < 0xa0 {
+		return // a C1 control encoded as UTF-8 prints nothing (tmux)
+	}
+	w := termRuneWidth(r)
+	if w == 0 {
+		t.combine(r)
+		return
+	}
+	if w > t.cols {
+		return
+	}
+	if t.x+w > t.cols {
+		t.wrapForPrint(w)
+	}
+	cells := t.scr.lines[t.y].cells
+	x := t.x
+	if t.insert {
+		t.insertCells(w)
+	}
+	if cells[x].r == termWideCont && x > 0 {
+		cells[x-1].r = 0
+	}
+	end := x + w
+	if end < t.cols && cells[end].r == termWideCont {
+		cells[end].r = 0
+	}
+	cells[x] = termCell{r, t.penID}
+	if w == 2 {
+		cells[x+1] = termCell{termWideCont, t.penID}
+	}
+	t.x = end
+	t.lastRune, t.lastWidth = r, w
+}
+
+// combine joins a zero-width character to the cell before the cursor.
+func (t *Term) combine(r rune) {
+	x := t.x - 1
+	if x < 0 {
+		return
+	}
+	if x >= t.cols {
+		x = t.cols - 1
+	}
+	cells := t.scr.lines[t.y].cells
+	if cells[x].r == termWideCont && x > 0 {
+		x--
+	}
+	base := cells[x].r
+	if base == 0 || base == termWideCont {
+		return
+	}
+	s := t.clusters.text(base) + string(r)
+	if len(s) > 64 {
+		return // an endless run of combining marks adds nothing visible
+	}
+	cells[x].r = t.clusters.intern(s)
+}
+
+// lineFeed moves down one row, scrolling the region at its bottom.
+func (t *Term) lineFeed() {
+	if t.y == t.bot {
+		t.scrollUp(t.top, t.bot, 1)
+	} else if t.y < t.rows-1 {
+		t.y++
+	}
+}
+
+// reverseIndex moves up one row, scrolling the region down at its top.
+func (t *Term) reverseIndex() {
+	if t.y == t.top {
+		t.scrollDown(t.top, t.bot, 1)
+	} else if t.y > 0 {
+		t.y--
+	}
+}
+
+// scrollUp scrolls rows top..bot up by n, blank rows entering at the bottom
+// in the pen's background. On the main screen with the region at the top,
+// the rows leaving go to scrollback (tmux does the same).
+func (t *Term) scrollUp(top, bot, n int) {
+	t.scrollUpLines(top, bot, n, top == 0 && t.scr == t.main)
+}
+
+func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {
+	t.changed = true
+	if n > bot-top+1 {
+		n = bot - top + 1
+	}
+	if n <= 0 {
+		return
+	}
+	lines := t.scr.lines
+	for i := 0; i < n; i++ {
+		if toHistory {
+			t.sb.push(t.encodeLine(&lines[top+i]))
+		}
+	}
+	// Rotate the row headers; the cell buffers of the rows leaving are
+	// reused for the rows entering.
+	var tmp [64]termLine
+	var leaving []termLine
+	if n <= len(tmp) {
+		leaving = tmp[:n]
+	} else {
+		leaving = make([]termLine, n)
+	}
+	copy(leaving, lines[top:top+n])
+	copy(lines[top:], lines[top+n:bot+1])
+	for i := range leaving {
+		l := leaving[i]
+		l.wrapped = false
+		termBlankCells(l.cells, t.bgID())
+		lines[bot-n+1+i] = l
+	}
+}
+
+// scrollDown scrolls rows top..bot down by n, blank rows entering at top.
+func (t *Term) scrollDown(top, bot, n int) {
+	t.changed = true
+	if n > bot-top+1 {
+		n = bot - top + 1
+	}
+	if n <= 0 {
+		return
+	}
+	lines := t.scr.lines
+	var tmp [64]termLine
+	var leaving []termLine
+	if n <= len(tmp) {
+		leaving = tmp[:n]
+	} else {
+		leaving = make([]termLine, n)
+	}
+	copy(leaving, lines[bot-n+1:bot+1])
+	copy(lines[top+n:bot+1], lines[top:bot-n+1])
+	for i := range leaving {
+		l := leaving[i]
+		l.wrapped = false
+		termBlankCells(l.cells, t.bgID())
+		lines[top+i] = l
+	}
+}
+
+// eraseCells blanks cells [from, to) of row y in the pen's background,
+// blanking the outer half of a wide character cut at either edge.
+func (t *Term) eraseCells(y, from, to int) {
+	if from < 0 {
+		from = 0
+	}
+	if to > t.cols {
+		to = t.cols
+	}
+	if from >= to {
+		return
+	}
+	t.changed = true
+	// Unlike printing, erasing leaves the other half of a cut wide
+	// character alone, as tmux does; rendering draws a wide character
+	// missing its right half as a blank.
+	termBlankCells(t.scr.lines[y].cells[from:to], t.bgID())
+}
+
+func (t *Term) eraseLines(from, to int) {
+	for y := from; y < to; y++ {
+		t.eraseCells(y, 0, t.cols)
+		t.scr.lines[y].wrapped = false
+	}
+}
+
+// insertCells shifts the cells from the cursor right by n (ICH).
+func (t *Term) insertCells(n int) {
+	x := t.x
+	if x >= t.cols {
+		return
+	}
+	if n > t.cols-x {
+		n = t.cols - x
+	}
+	t.changed = true
+	cells := t.scr.lines[t.y].cells
+	if cells[x].r == termWideCont && x > 0 {
+		cells[x-1].r = 0
+		cells[x].r = 0
+	}
+	copy(cells[x+n:], cells[x:t.cols-n])
+	termBlankCells(cells[x:x+n], t.bgID())
+	// A wide character pushed half off the edge is cut.
+	if last := cells[t.cols-1]; last.r != termWideCont && last.r != 0 && t.cols >= 2 && termCellWidth(&t.clusters, last.r) == 2 {
+		cells[t.cols-1].r = 0
+	}
+}
+
+// deleteCells removes n cells at the cursor, blanks entering at the end (DCH).
+func (t *Term) deleteCells(n int) {
+	x := t.x
+	if x >= t.cols {
+		x = t.cols - 1
+	}
+	if n > t.cols-x {
+		n = t.cols - x
+	}
+	t.changed = true
+	cells := t.scr.lines[t.y].cells
+	if cells[x].r == termWideCont && x > 0 {
+		cells[x-1].r = 0
+	}
+	if x+n < t.cols && cells[x+n].r == termWideCont {
+		cells[x+n].r = 0
+	}
+	copy(cells[x:], cells[x+n:])
+	termBlankCells(cells[t.cols-n:], t.bgID())
+}
+
+// termCellWidth is the width of the character a cell rune stands for.
+func termCellWidth(ct *termClusterTable, r rune) int {
+	if r >= termClusterBase {
+		for _, c := range ct.text(r) {
+			return termRuneWidth(c)
+		}
+	}
+	if r <= 0 {
+		return 1
+	}
+	return termRuneWidth(r)
+}
+
+// resize changes the grid size. Rows are cut at the bottom, but rows above
+// the cursor that would be lost go to scrollback first; growing pulls rows
+// back from scrollback onto the main screen, as tmux does.
+func (t *Term) resize(cols, rows int) {
+	oldCols := t.cols
+	for _, s := range []*termScreen{t.main, t.alt} {
+		if s == nil {
+			continue
+		}
+		for i := range s.lines {
+			s.lines[i].cells = termResizeCells(s.lines[i].cells, oldCols, cols)
+		}
+	}
+	t.cols = cols
+	if t.x > cols {
+		t.x = cols
+	}
+	// Rows: the active screen decides how many leave through the top.
+	for _, s := range []*termScreen{t.main, t.alt} {
+		if s == nil {
+			continue
+		}
+		active := s == t.scr
+		cy := t.y
+		if !active {
+			cy = s.saved.y
+		}
+		old := len(s.lines)
+		if rows < old {
+			drop := 0
+			if cy >= rows {
+				drop = cy - rows + 1
+			}
+			// Trailing blank rows below the cursor go first.
+			for i := 0; i < drop; i++ {
+				if s == t.main {
+					t.sb.push(t.encodeLine(&s.lines[i]))
+				}
+			}
+			s.lines = append(s.lines[:0], s.lines[drop:drop+rows]...)
+			cy -= drop
+		} else if rows > old {
+			add := rows - old
+			pulled := 0
+			var back []termLine
+			if s == t.main {
+				for pulled < add && t.sb.len() > 0 {
+					back = append(back, t.decodeLine(t.sb.popNewest(), cols))
+					pulled++
+				}
+			}
+			nl := make([]termLine, 0, rows)
+			for i := len(back) - 1; i >= 0; i-- {
+				nl = append(nl, back[i])
+			}
+			nl = append(nl, s.lines...)
+			for len(nl) < rows {
+				nl = append(nl, termLine{cells: termBlankCells(make([]termCell, cols), 0)})
+			}
+			s.lines = nl
+			cy += pulled
+		}
+		if cy >= rows {
+			cy = rows - 1
+		}
+		if active {
+			t.y = cy
+		} else {
+			s.saved.y = cy
+		}
+		if s.saved.y >= rows {
+			s.saved.y = rows - 1
+		}
+		if s.saved.x > cols {
+			s.saved.x = cols
+		}
+	}
+	t.rows = rows
+	t.top, t.bot = 0, rows-1
+	if t.altSavedMain.y >= rows {
+		t.altSavedMain.y = rows - 1
+	}
+	if t.altSavedMain.x > cols {
+		t.altSavedMain.x = cols
+	}
+	oldTabs := t.tabs
+	t.resetTabs()
+	copy(t.tabs, oldTabs)
+	for i := len(oldTabs); i < cols; i++ {
+		t.tabs[i] = i%8 == 0 && i > 0
+	}
+}
+
+func termResizeCells(cells []termCell, oldCols, cols int) []termCell {
+	if cols == oldCols {
+		return cells
+	}
+	if cols < oldCols {
+		return termFixWideEdge(cells[:cols:cols])
+	}
+	n := make([]termCell, cols)
+	copy(n, cells)
+	return n
+}
+
+// termFixWideEdge blanks a wide character's head left alone in the last
+// column after a cut.
+func termFixWideEdge(cells []termCell) []termCell {
+	n := len(cells)
+	if n == 0 {
+		return cells
+	}
+	if r := cells[n-1].r; r != 0 && r != termWideCont && r < termClusterBase && termRuneWidth(r) == 2 {
+		cells[n-1].r = 0
+	}
+	return cells
+}

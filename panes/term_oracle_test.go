@@ -1,0 +1,434 @@
+// term_oracle_test.go checks Term against tmux on the corpus in
+// testdata/term: each stream NAME@COLSxROWS.bin is played in a tmux pane of
+// that size (`stty raw -echo; cat STREAM`) on a private server, and the
+// screen tmux holds (capture-pane -p for text, -p -e for attributes, the
+// cursor) is compared cell by cell with Term's.
+package panes
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+const termCorpusDir = "../testdata/term"
+
+var termCorpusName = regexp.MustCompile(`^(.+)@(\d+)x(\d+)\.bin$`)
+
+type termCorpusItem struct {
+	name       string
+	path       string
+	cols, rows int
+}
+
+func termCorpus(t testing.TB) []termCorpusItem {
+	entries, err := os.ReadDir(termCorpusDir)
+	require.NoError(t, err)
+	var items []termCorpusItem
+	for _, e := range entries {
+		m := termCorpusName.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		cols, _ := strconv.Atoi(m[2])
+		rows, _ := strconv.Atoi(m[3])
+		path, err := filepath.Abs(filepath.Join(termCorpusDir, e.Name()))
+		require.NoError(t, err)
+		items = append(items, termCorpusItem{m[1], path, cols, rows})
+	}
+	require.NotEmpty(t, items, "corpus in %s", termCorpusDir)
+	return items
+}
+
+// termTmux is a private tmux server for the test.
+type termTmux struct {
+	t      *testing.T
+	socket string
+}
+
+func (x *termTmux) run(args ...string) string {
+	x.t.Helper()
+	cmd := exec.Command("tmux", append([]string{"-L", x.socket, "-f", "/dev/null"}, args...)...)
+	out, err := cmd.CombinedOutput()
+	require.NoError(x.t, err, "tmux %s: %s", strings.Join(args, " "), out)
+	return string(out)
+}
+
+// termOracleScreen is what tmux shows after a stream.
+type termOracleScreen struct {
+	text  []string         // capture-pane -p
+	cells [][]termTestCell // capture-pane -p -e, parsed
+	cx    int
+	cy    int
+}
+
+// termTestCell is a printed character with its attributes in a normal form
+// both sides are converted to.
+type termTestCell struct {
+	ch    string
+	style string
+}
+
+func (x *termTmux) play(it termCorpusItem, n int) termOracleScreen {
+	x.t.Helper()
+	session := fmt.Sprintf("s%d", n)
+	done := fmt.Sprintf("rostra-oracle-done-%d", n)
+	// The sentinel title is set after the stream: once tmux shows it, every
+	// byte before it has been parsed.
+	script := fmt.Sprintf(`stty raw -echo; cat '%s'; printf '\033]2;%s\033\\'; exec sleep 600`, it.path, done)
+	x.run("new-session", "-d", "-s", session, "-x", strconv.Itoa(it.cols), "-y", strconv.Itoa(it.rows), script)
+	defer x.run("kill-session", "-t", session)
+	require.Eventually(x.t, func() bool {
+		out, err := exec.Command("tmux", "-L", x.socket, "display", "-p", "-t", session, "#{pane_title}").Output()
+		return err == nil && strings.TrimSpace(string(out)) == done
+	}, 20*time.Second, 10*time.Millisecond, "tmux did not finish %s", it.name)
+	size := strings.TrimSpace(x.run("display", "-p", "-t", session, "#{pane_width}x#{pane_height}"))
+	require.Equal(x.t, fmt.Sprintf("%dx%d", it.cols, it.rows), size, "tmux pane size")
+	var scr termOracleScreen
+	esc := x.run("capture-pane", "-p", "-e", "-t", session)
+	scr.cells = termParseCaptureE(strings.Split(strings.TrimSuffix(esc, "\n"), "\n"))
+	// The text is taken from the -e capture rather than -p, because only
+	// -e says which cells are DEC graphics (-p prints the raw letters).
+	for _, row := range scr.cells {
+		var b strings.Builder
+		for _, c := range row {
+			b.WriteString(c.ch)
+		}
+		scr.text = append(scr.text, strings.TrimRight(b.String(), " "))
+	}
+	cur := strings.Fields(x.run("display", "-p", "-t", session, "#{cursor_x} #{cursor_y}"))
+	scr.cx, _ = strconv.Atoi(cur[0])
+	scr.cy, _ = strconv.Atoi(cur[1])
+	return scr
+}
+
+// termTestStyle is the normal form of attributes: tmux's -e output is parsed
+// into it independently of Term's SGR code.
+type termTestStyle struct {
+	fg, bg, ulc                                                   string
+	bold, faint, italic, blink, reverse, hidden, strike, overline bool
+	ul                                                            int
+}
+
+func (s termTestStyle) String() string {
+	var b strings.Builder
+	flag := func(on bool, name string) {
+		if on {
+			b.WriteString(name + " ")
+		}
+	}
+	flag(s.bold, "bold")
+	flag(s.faint, "faint")
+	flag(s.italic, "italic")
+	flag(s.blink, "blink")
+	flag(s.reverse, "reverse")
+	flag(s.hidden, "hidden")
+	flag(s.strike, "strike")
+	flag(s.overline, "overline")
+	if s.ul != 0 {
+		fmt.Fprintf(&b, "ul%d ", s.ul)
+	}
+	if s.fg != "" {
+		b.WriteString("fg=" + s.fg + " ")
+	}
+	if s.bg != "" {
+		b.WriteString("bg=" + s.bg + " ")
+	}
+	if s.ulc != "" {
+		b.WriteString("ulc=" + s.ulc + " ")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// termParseCaptureE parses capture-pane -e lines. Attributes carry over
+// from one line to the next, as tmux writes them.
+func termParseCaptureE(lines []string) [][]termTestCell {
+	var st termTestStyle
+	charset := false
+	out := make([][]termTestCell, len(lines))
+	for li, line := range lines {
+		for i := 0; i < len(line); {
+			if strings.HasPrefix(line[i:], "\x1b[") {
+				j := i + 2
+				for j < len(line) && (line[j] < 0x40 || line[j] > 0x7e) {
+					j++
+				}
+				if j < len(line) && line[j] == 'm' {
+					termApplyTestSGR(&st, line[i+2:j])
+				}
+				i = j + 1
+				continue
+			}
+			if line[i] == 0x0e || line[i] == 0x0f {
+				// tmux marks DEC graphics cells with SO/SI.
+				charset = line[i] == 0x0e
+				i++
+				continue
+			}
+			if line[i] == 0x1b { // OSC 8 etc.: skip to ST
+				end := strings.Index(line[i+1:], "\x1b\\")
+				if end < 0 {
+					break
+				}
+				i += end + 3
+				continue
+			}
+			r, size := rune(line[i]), 1
+			if r >= 0x80 {
+				rs := []rune(line[i:])
+				r = rs[0]
+				size = len(string(r))
+			}
+			if charset && r >= 0x5f && r <= 0x7e {
+				r = termDECGraphics[r]
+			}
+			ch := string(r)
+			if termRuneWidth(r) == 0 && len(out[li]) > 0 {
+				out[li][len(out[li])-1].ch += ch
+			} else {
+				out[li] = append(out[li], termTestCell{ch, st.String()})
+			}
+			i += size
+		}
+	}
+	return out
+}
+
+func termApplyTestSGR(st *termTestStyle, params string) {
+	if params == "" {
+		*st = termTestStyle{}
+		return
+	}
+	groups := strings.Split(params, ";")
+	for i := 0; i < len(groups); i++ {
+		sub := strings.Split(groups[i], ":")
+		n, _ := strconv.Atoi(sub[0])
+		// ext reads an extended colour from sub-parameters or the next groups.
+		ext := func() string {
+			var v []string
+			if len(sub) > 1 {
+				v = sub[1:]
+			} else {
+				v = groups[i+1:]
+			}
+			if len(v) == 0 {
+				return ""
+			}
+			switch v[0] {
+			case "5":
+				if len(sub) == 1 {
+					i += 2
+				}
+				return "idx" + v[1]
+			case "2":
+				if len(sub) == 1 {
+					i += 4
+					return fmt.Sprintf("rgb(%s,%s,%s)", v[1], v[2], v[3])
+				}
+				c := v[1:]
+				if len(c) == 4 {
+					c = c[1:]
+				}
+				return fmt.Sprintf("rgb(%s,%s,%s)", c[0], c[1], c[2])
+			}
+			return ""
+		}
+		switch {
+		case n == 0:
+			*st = termTestStyle{}
+		case n == 1:
+			st.bold = true
+		case n == 2:
+			st.faint = true
+		case n == 3:
+			st.italic = true
+		case n == 4:
+			st.ul = 1
+			if len(sub) > 1 {
+				st.ul, _ = strconv.Atoi(sub[1])
+			}
+		case n == 5 && len(sub) > 1 && sub[1] == "3":
+			// tmux 3.3 writes overline as "5:3" in capture-pane -e.
+			st.overline = true
+		case n == 5, n == 6:
+			st.blink = true
+		case n == 7:
+			st.reverse = true
+		case n == 8:
+			st.hidden = true
+		case n == 9:
+			st.strike = true
+		case n == 21:
+			st.ul = 2
+		case n == 22:
+			st.bold, st.faint = false, false
+		case n == 23:
+			st.italic = false
+		case n == 24:
+			st.ul = 0
+		case n == 25:
+			st.blink = false
+		case n == 27:
+			st.reverse = false
+		case n == 28:
+			st.hidden = false
+		case n == 29:
+			st.strike = false
+		case n >= 30 && n <= 37:
+			st.fg = "idx" + strconv.Itoa(n-30)
+		case n == 38:
+			st.fg = ext()
+		case n == 39:
+			st.fg = ""
+		case n >= 40 && n <= 47:
+			st.bg = "idx" + strconv.Itoa(n-40)
+		case n == 48:
+			st.bg = ext()
+		case n == 49:
+			st.bg = ""
+		case n == 53:
+			st.overline = true
+		case n == 55:
+			st.overline = false
+		case n == 58:
+			st.ulc = ext()
+		case n == 59:
+			st.ulc = ""
+		case n >= 90 && n <= 97:
+			st.fg = "idx" + strconv.Itoa(n-90+8)
+		case n >= 100 && n <= 107:
+			st.bg = "idx" + strconv.Itoa(n-100+8)
+		}
+	}
+}
+
+// termTestColor is a termColor in the test's normal form.
+func termTestColor(c termColor) string {
+	switch c & termColorKind {
+	case termColorIndexed:
+		return "idx" + strconv.Itoa(int(c&0xff))
+	case termColorRGB:
+		return fmt.Sprintf("rgb(%d,%d,%d)", c>>16&0xff, c>>8&0xff, c&0xff)
+	}
+	return ""
+}
+
+func termTestStyleOf(s termStyle) string {
+	return termTestStyle{
+		fg: termTestColor(s.fg), bg: termTestColor(s.bg), ulc: termTestColor(s.ulColor),
+		bold: s.attrs&termAttrBold != 0, faint: s.attrs&termAttrFaint != 0,
+		italic: s.attrs&termAttrItalic != 0, blink: s.attrs&(termAttrBlink|termAttrRapidBlink) != 0,
+		reverse: s.attrs&termAttrReverse != 0, hidden: s.attrs&termAttrHidden != 0,
+		strike: s.attrs&termAttrStrike != 0, overline: s.attrs&termAttrOverline != 0,
+		ul: int(s.ul),
+	}.String()
+}
+
+// termTestCells lists the printed characters of Term's active screen in
+// the same form, trailing blanks dropped as tmux drops them.
+func termTestCells(tm *Term) [][]termTestCell {
+	out := make([][]termTestCell, tm.rows)
+	for y := range tm.rows {
+		for _, c := range tm.scr.lines[y].cells {
+			if c.r == termWideCont {
+				continue
+			}
+			ch := " "
+			if c.r != 0 {
+				ch = tm.clusters.text(c.r)
+			}
+			out[y] = append(out[y], termTestCell{ch, termTestStyleOf(tm.styles.list[c.s])})
+		}
+		n := len(out[y])
+		for n > 0 && out[y][n-1].ch == " " {
+			n--
+		}
+		out[y] = out[y][:n]
+	}
+	return out
+}
+
+// termCompareScreens returns a readable report of every difference.
+func termCompareScreens(tm *Term, want termOracleScreen) string {
+	var b strings.Builder
+	got := strings.Split(strings.TrimSuffix(tm.Text(false), "\n"), "\n")
+	for len(want.text) < len(got) {
+		want.text = append(want.text, "")
+	}
+	textDiff := false
+	for y := range got {
+		if got[y] != want.text[y] {
+			textDiff = true
+			fmt.Fprintf(&b, "row %2d text:\n  tmux: %q\n  term: %q\n", y, want.text[y], got[y])
+		}
+	}
+	if !textDiff {
+		gotCells := termTestCells(tm)
+		for y := range gotCells {
+			var w []termTestCell
+			if y < len(want.cells) {
+				w = want.cells[y]
+			}
+			for x := 0; x < max(len(w), len(gotCells[y])); x++ {
+				var g, ww termTestCell
+				if x < len(gotCells[y]) {
+					g = gotCells[y][x]
+				}
+				if x < len(w) {
+					ww = w[x]
+				}
+				if g != ww {
+					fmt.Fprintf(&b, "row %2d char %d: tmux %q [%s], term %q [%s]\n", y, x, ww.ch, ww.style, g.ch, g.style)
+					break // one difference per row is enough to read
+				}
+			}
+		}
+	}
+	// tmux reports the pending-wrap column as cols, as Term keeps it.
+	x, y := tm.x, tm.y
+	if x != want.cx || y != want.cy {
+		fmt.Fprintf(&b, "cursor: tmux %d,%d term %d,%d\n", want.cx, want.cy, x, y)
+	}
+	return b.String()
+}
+
+// TestTermMatchesTmux is the oracle test. It needs tmux; CI installs it,
+// so there it fails instead of skipping.
+func TestTermMatchesTmux(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is required for the oracle test in CI")
+		}
+		t.Skip("tmux not installed")
+	}
+	x := &termTmux{t: t, socket: fmt.Sprintf("rostra-term-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", "100",
+		";", "set", "-g", "exit-empty", "off")
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	for n, it := range termCorpus(t) {
+		t.Run(it.name, func(t *testing.T) {
+			x.t = t
+			want := x.play(it, n)
+			data, err := os.ReadFile(it.path)
+			require.NoError(t, err)
+			tm := NewTerm(it.cols, it.rows, TermOptions{})
+			// Feed in uneven chunks so sequences split across writes.
+			for len(data) > 0 {
+				k := min(len(data), 1+len(data)%1021)
+				_, _ = tm.Write(data[:k])
+				data = data[k:]
+			}
+			if diff := termCompareScreens(tm, want); diff != "" {
+				t.Errorf("%s differs from tmux:\n%s", it.name, diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,228 @@
+// term_render.go holds the read side of Term: windows into the absolute
+// line space (scrollback lines 0..n-1, then the active screen's rows) as
+// plain text or ANSI with minimal SGR changes, whole-screen dumps for
+// `rostra replay`, and search. Every reader holds the read lock only.
+package panes
+
+import (
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+)
+
+// LineCount is scrollback lines + rows: the absolute line space, 0 being the
+// oldest scrollback line.
+func (t *Term) LineCount() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.sb.len() + t.rows
+}
+
+// ScrollbackLen is the number of lines in scrollback.
+func (t *Term) ScrollbackLen() int {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	return t.sb.len()
+}
+
+var termBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+
+// Window returns exactly rows lines starting at absolute line top (clamped),
+// each exactly cols cells wide, padded with spaces. With ansi, styles are
+// given with minimal SGR changes and each line ends in the default style.
+func (t *Term) Window(top int, ansi bool) []string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	total := t.sb.len() + t.rows
+	top = max(0, min(top, total-t.rows))
+	bp := termBufPool.Get().(*[]byte)
+	buf := (*bp)[:0]
+	var offs [4097]int
+	ends := offs[:0]
+	for i := range t.rows {
+		buf = t.appendLine(buf, top+i, ansi, true)
+		ends = append(ends, len(buf))
+	}
+	all := string(buf)
+	*bp = buf
+	termBufPool.Put(bp)
+	out := make([]string, t.rows)
+	start := 0
+	for i, e := range ends {
+		out[i] = all[start:e]
+		start = e
+	}
+	return out
+}
+
+// Text returns the screen (with scrollback above it when asked) as plain
+// text, one line per row, trailing spaces trimmed.
+func (t *Term) Text(scrollback bool) string { return t.dump(scrollback, false) }
+
+// ANSI is Text with colours and attributes.
+func (t *Term) ANSI(scrollback bool) string { return t.dump(scrollback, true) }
+
+func (t *Term) dump(scrollback, ansi bool) string {
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	first := t.sb.len()
+	if scrollback {
+		first = 0
+	}
+	var buf []byte
+	for i := first; i < t.sb.len()+t.rows; i++ {
+		buf = t.appendLine(buf, i, ansi, false)
+		buf = append(buf, '\n')
+	}
+	return string(buf)
+}
+
+// appendLine renders absolute line i. pad: exactly cols cells; otherwise
+// trailing blanks are trimmed (in plain text, all trailing spaces).
+func (t *Term) appendLine(buf []byte, i int, ansi, pad bool) []byte {
+	start := len(buf)
+	if i < t.sb.len() {
+		buf = t.appendScrollbackLine(buf, t.sb.get(i), ansi, pad)
+	} else {
+		buf = t.appendCells(buf, t.scr.lines[i-t.sb.len()].cells, ansi, pad)
+	}
+	if !pad && !ansi {
+		n := len(buf)
+		for n > start && buf[n-1] == ' ' {
+			n--
+		}
+		buf = buf[:n]
+	}
+	return buf
+}
+
+func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte {
+	n := len(cells)
+	if !pad {
+		n = termTrimmedLen(cells)
+	}
+	var cur termStyle
+	curID := uint32(0)
+	styles := t.styles.list
+	for i := 0; i < n; i++ {
+		c := cells[i]
+		if ansi && c.s != curID {
+			var st termStyle
+			if int(c.s) < len(styles) {
+				st = styles[c.s]
+			}
+			buf = termAppendSGR(buf, cur, st)
+			cur, curID = st, c.s
+		}
+		switch {
+		case c.r == 0:
+			buf = append(buf, ' ')
+		case c.r == termWideCont:
+		case c.r < 0x80:
+			buf = append(buf, byte(c.r))
+		case ansi && (i+1 >= len(cells) || cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
+			// A wide character whose right half was erased: drawing it
+			// would push the rest of the row right by one.
+			buf = append(buf, ' ')
+		case c.r >= termClusterBase:
+			buf = append(buf, t.clusters.text(c.r)...)
+		default:
+			buf = utf8.AppendRune(buf, c.r)
+		}
+	}
+	if ansi && cur != (termStyle{}) {
+		buf = append(buf, "\x1b[m"...)
+	}
+	return buf
+}
+
+func (t *Term) appendScrollbackLine(buf []byte, s string, ansi, pad bool) []byte {
+	rd := termReadLine(s)
+	var cur termStyle
+	x := 0
+	cols := t.cols
+runs:
+	for {
+		st, seg, ok := rd.next()
+		if !ok {
+			break
+		}
+		if ansi {
+			buf = termAppendSGR(buf, cur, st)
+			cur = st
+		}
+		// Fast path: ASCII that fits.
+		if termIsASCII(seg) && x+len(seg) <= cols {
+			buf = append(buf, seg...)
+			x += len(seg)
+			continue
+		}
+		for len(seg) > 0 {
+			r, size := utf8.DecodeRune(seg)
+			w := termRuneWidth(r)
+			if x+w > cols {
+				break runs
+			}
+			buf = append(buf, seg[:size]...)
+			seg = seg[size:]
+			x += w
+		}
+	}
+	if ansi && cur != (termStyle{}) {
+		buf = append(buf, "\x1b[m"...)
+	}
+	if pad {
+		for ; x < cols; x++ {
+			buf = append(buf, ' ')
+		}
+	}
+	return buf
+}
+
+func termIsASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// Find searches the plain text of absolute lines for query, starting after
+// (forward) or before (backward) line from. A query without upper-case
+// letters matches case-insensitively (smart case, as in less and vim).
+func (t *Term) Find(query string, from int, forward bool) (line int, ok bool) {
+	if query == "" {
+		return 0, false
+	}
+	fold := strings.IndexFunc(query, unicode.IsUpper) < 0
+	if fold {
+		query = strings.ToLower(query)
+	}
+	t.mu.RLock()
+	defer t.mu.RUnlock()
+	total := t.sb.len() + t.rows
+	step := 1
+	if !forward {
+		step = -1
+	}
+	start := from + step
+	if forward {
+		start = max(start, 0)
+	} else {
+		start = min(start, total-1)
+	}
+	var buf []byte
+	for i := start; i >= 0 && i < total; i += step {
+		buf = t.appendLine(buf[:0], i, false, false)
+		s := string(buf)
+		if fold {
+			s = strings.ToLower(s)
+		}
+		if strings.Contains(s, query) {
+			return i, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,328 @@
+// term_scrollback.go holds the scrollback: a ring of lines capped by count,
+// each line one immutable string so it costs one allocation:
+//
+//	flags byte (bit 0: soft-wrapped onto the next line)
+//	run count (uvarint), then per run: text bytes (uvarint) and the style
+//	the UTF-8 text of the line, trailing default blanks trimmed
+//
+// A style is stored inline (a mask byte saying which fields follow, then
+// attributes and colours), so scrollback does not pin the screen's style
+// table and a coloured 120-column log line costs well under 200 bytes.
+package panes
+
+import (
+	"encoding/binary"
+	"unicode/utf8"
+	"unsafe"
+)
+
+type termScrollback struct {
+	lines   []string
+	head, n int
+	max     int
+}
+
+func (r *termScrollback) len() int { return r.n }
+
+func (r *termScrollback) push(s string) {
+	if r.max <= 0 {
+		return
+	}
+	if len(r.lines) < r.max {
+		// Not yet a ring: head == 0 and n == len(lines).
+		r.lines = append(r.lines, s)
+		r.n++
+		return
+	}
+	if r.n < r.max {
+		r.lines[(r.head+r.n)%len(r.lines)] = s
+		r.n++
+		return
+	}
+	r.lines[r.head] = s
+	r.head = (r.head + 1) % len(r.lines)
+}
+
+// get returns line i, 0 being the oldest.
+func (r *termScrollback) get(i int) string {
+	return r.lines[(r.head+i)%len(r.lines)]
+}
+
+func (r *termScrollback) popNewest() string {
+	if r.n == 0 {
+		return ""
+	}
+	if len(r.lines) < r.max {
+		s := r.lines[r.n-1]
+		r.lines[r.n-1] = ""
+		r.lines = r.lines[:r.n-1]
+		r.n--
+		return s
+	}
+	i := (r.head + r.n - 1) % len(r.lines)
+	s := r.lines[i]
+	r.lines[i] = ""
+	r.n--
+	return s
+}
+
+func (r *termScrollback) clear() {
+	r.lines, r.head, r.n = nil, 0, 0
+}
+
+// Style mask bits in the encoding.
+const (
+	termEncAttrs = 1 << 6
+	termEncUL    = 1 << 7
+)
+
+func termAppendStyle(b []byte, s termStyle) []byte {
+	var mask byte
+	mask |= termColorTag(s.fg)
+	mask |= termColorTag(s.bg) << 2
+	mask |= termColorTag(s.ulColor) << 4
+	if s.attrs != 0 {
+		mask |= termEncAttrs
+	}
+	if s.ul != 0 {
+		mask |= termEncUL
+	}
+	b = append(b, mask)
+	if s.attrs != 0 {
+		b = append(b, byte(s.attrs), byte(s.attrs>>8))
+	}
+	if s.ul != 0 {
+		b = append(b, s.ul)
+	}
+	for _, c := range [3]termColor{s.fg, s.bg, s.ulColor} {
+		switch c & termColorKind {
+		case termColorIndexed:
+			b = append(b, byte(c))
+		case termColorRGB:
+			b = append(b, byte(c>>16), byte(c>>8), byte(c))
+		}
+	}
+	return b
+}
+
+func termColorTag(c termColor) byte {
+	switch c & termColorKind {
+	case termColorIndexed:
+		return 1
+	case termColorRGB:
+		return 2
+	}
+	return 0
+}
+
+// termReadStyle decodes a style at b, returning it and the bytes used.
+func termReadStyle(b []byte) (termStyle, int) {
+	var s termStyle
+	if len(b) == 0 {
+		return s, 0
+	}
+	mask := b[0]
+	i := 1
+	if mask&termEncAttrs != 0 && i+2 <= len(b) {
+		s.attrs = uint16(b[i]) | uint16(b[i+1])<<8
+		i += 2
+	}
+	if mask&termEncUL != 0 && i < len(b) {
+		s.ul = b[i]
+		i++
+	}
+	for k := range 3 {
+		var c termColor
+		switch mask >> (2 * k) & 3 {
+		case 1:
+			if i < len(b) {
+				c = termColorIndexed | termColor(b[i])
+				i++
+			}
+		case 2:
+			if i+3 <= len(b) {
+				c = termColorRGB | termColor(b[i])<<16 | termColor(b[i+1])<<8 | termColor(b[i+2])
+				i += 3
+			}
+		}
+		switch k {
+		case 0:
+			s.fg = c
+		case 1:
+			s.bg = c
+		default:
+			s.ulColor = c
+		}
+	}
+	return s, i
+}
+
+// termTrimmedLen is the number of cells of a row up to its last cell that
+// is not a default-style blank.
+func termTrimmedLen(cells []termCell) int {
+	n := len(cells)
+	for n > 0 {
+		c := cells[n-1]
+		if (c.r == 0 || c.r == ' ') && c.s == 0 {
+			n--
+			continue
+		}
+		break
+	}
+	return n
+}
+
+// encodeLine turns a screen row into its scrollback form.
+func (t *Term) encodeLine(l *termLine) string {
+	cells := l.cells[:termTrimmedLen(l.cells)]
+	// Two passes over the cells into one scratch buffer: runs then text.
+	var scratch [512]byte
+	text := scratch[:0]
+	var runs [64]struct {
+		n int
+		s uint32
+	}
+	rs := runs[:0]
+	for i := range cells {
+		c := cells[i]
+		if c.r == termWideCont {
+			continue
+		}
+		start := len(text)
+		switch {
+		case c.r == 0:
+			text = append(text, ' ')
+		case c.r < 0x80:
+			text = append(text, byte(c.r))
+		case c.r >= termClusterBase:
+			text = append(text, t.clusters.text(c.r)...)
+		default:
+			text = utf8.AppendRune(text, c.r)
+		}
+		if k := len(rs); k > 0 && rs[k-1].s == c.s {
+			rs[k-1].n += len(text) - start
+		} else {
+			rs = append(rs, struct {
+				n int
+				s uint32
+			}{len(text) - start, c.s})
+		}
+	}
+	var hdr [1024]byte
+	b := hdr[:0]
+	var flags byte
+	if l.wrapped {
+		flags = 1
+	}
+	b = append(b, flags)
+	b = binary.AppendUvarint(b, uint64(len(rs)))
+	for _, r := range rs {
+		b = binary.AppendUvarint(b, uint64(r.n))
+		b = termAppendStyle(b, t.styles.list[r.s])
+	}
+	out := make([]byte, 0, len(b)+len(text))
+	out = append(out, b...)
+	out = append(out, text...)
+	// out is never written again: share it instead of copying.
+	return unsafe.String(unsafe.SliceData(out), len(out))
+}
+
+// termLineReader walks an encoded scrollback line run by run.
+type termLineReader struct {
+	hdr    []byte // remaining run headers
+	text   []byte // remaining text
+	runs   int
+	wraps  bool
+	curLen int
+	cur    termStyle
+}
+
+func termReadLine(s string) termLineReader {
+	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
+	var r termLineReader
+	if len(b) == 0 {
+		return r
+	}
+	r.wraps = b[0]&1 != 0
+	n, k := binary.Uvarint(b[1:])
+	if k <= 0 {
+		return r
+	}
+	r.runs = int(n)
+	i := 1 + k
+	// Find where the text starts by skipping the run headers once.
+	hdrStart := i
+	for range r.runs {
+		_, k := binary.Uvarint(b[i:])
+		if k <= 0 {
+			r.runs = 0
+			return r
+		}
+		i += k
+		_, k = termReadStyle(b[i:])
+		i += k
+	}
+	r.hdr = b[hdrStart:i]
+	r.text = b[i:]
+	return r
+}
+
+// next returns the next run's style and text; ok is false at the end.
+func (r *termLineReader) next() (termStyle, []byte, bool) {
+	if r.runs == 0 || len(r.hdr) == 0 {
+		return termStyle{}, nil, false
+	}
+	r.runs--
+	n, k := binary.Uvarint(r.hdr)
+	r.hdr = r.hdr[k:]
+	st, k := termReadStyle(r.hdr)
+	r.hdr = r.hdr[k:]
+	if int(n) > len(r.text) {
+		n = uint64(len(r.text))
+	}
+	seg := r.text[:n]
+	r.text = r.text[n:]
+	return st, seg, true
+}
+
+// decodeLine turns a scrollback line back into a screen row of cols cells
+// (for rows pulled back by a resize).
+func (t *Term) decodeLine(s string, cols int) termLine {
+	l := termLine{cells: termBlankCells(make([]termCell, cols), 0)}
+	rd := termReadLine(s)
+	l.wrapped = rd.wraps
+	x := 0
+	for {
+		st, seg, ok := rd.next()
+		if !ok {
+			break
+		}
+		sid := t.styles.intern(st)
+		for len(seg) > 0 {
+			r, size := utf8.DecodeRune(seg)
+			seg = seg[size:]
+			w := termRuneWidth(r)
+			if w == 0 {
+				if x > 0 {
+					px := x - 1
+					if l.cells[px].r == termWideCont && px > 0 {
+						px--
+					}
+					if base := l.cells[px].r; base > 0 {
+						l.cells[px].r = t.clusters.intern(t.clusters.text(base) + string(r))
+					}
+				}
+				continue
+			}
+			if x+w > cols {
+				return l
+			}
+			l.cells[x] = termCell{r, sid}
+			if w == 2 {
+				l.cells[x+1] = termCell{termWideCont, sid}
+			}
+			x += w
+		}
+	}
+	return l
+}

@@ -1,0 +1,539 @@
+// term_seq.go holds what Term does for each control: C0 controls, ESC,
+// CSI and OSC sequences, and the private modes. Semantics follow tmux
+// (input.c, screen-write.c) where it differs from xterm, since tmux is the
+// oracle the tests compare against.
+package panes
+
+import (
+	"strconv"
+
+	"github.com/charmbracelet/x/ansi"
+)
+
+func (t *Term) handleExecute(b byte) {
+	switch b {
+	case 0x07:
+		t.pendingBells++
+	case 0x08:
+		t.backspace()
+	case 0x09:
+		t.tab(1)
+	case 0x0a, 0x0b, 0x0c:
+		t.lineFeed()
+		t.changed = true
+	case 0x0d:
+		t.x = 0
+		t.changed = true
+	case 0x0e:
+		t.shift = 1
+	case 0x0f:
+		t.shift = 0
+	}
+}
+
+// backspace moves left; at column 0 it goes back up a soft-wrapped line.
+func (t *Term) backspace() {
+	t.changed = true
+	if t.x == 0 {
+		if t.y > 0 && t.scr.lines[t.y-1].wrapped {
+			t.y--
+			t.x = t.cols - 1
+		}
+		return
+	}
+	t.x--
+}
+
+func (t *Term) tab(n int) {
+	t.changed = true
+	for ; n > 0; n-- {
+		if t.x >= t.cols-1 {
+			return
+		}
+		for {
+			t.x++
+			if t.x >= t.cols-1 || t.tabs[t.x] {
+				break
+			}
+		}
+	}
+}
+
+func (t *Term) backTab(n int) {
+	t.changed = true
+	if t.x >= t.cols {
+		t.x = t.cols - 1
+	}
+	for ; n > 0 && t.x > 0; n-- {
+		for {
+			t.x--
+			if t.x <= 0 || t.tabs[t.x] {
+				break
+			}
+		}
+	}
+}
+
+func (t *Term) saveCursor() {
+	t.scr.saved = termSaved{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
+		charsets: t.charsets, shift: t.shift, valid: true}
+}
+
+func (t *Term) restoreCursor() {
+	s := t.scr.saved
+	t.changed = true
+	if !s.valid {
+		t.x, t.y = 0, 0
+		return
+	}
+	t.x, t.y = min(s.x, t.cols), min(s.y, t.rows-1)
+	t.pen, t.penDirty = s.pen, true
+	t.origin = s.origin
+	t.charsets, t.shift = s.charsets, s.shift
+}
+
+func (t *Term) handleEsc(cmd ansi.Cmd) {
+	final, inter := cmd.Final(), cmd.Intermediate()
+	switch inter {
+	case '(', ')':
+		g := 0
+		if inter == ')' {
+			g = 1
+		}
+		t.charsets[g] = final == '0'
+		return
+	case '#':
+		if final == '8' { // DECALN: fill with E
+			t.changed = true
+			for y := range t.rows {
+				cells := t.scr.lines[y].cells
+				for x := range cells {
+					cells[x] = termCell{'E', 0}
+				}
+			}
+			t.top, t.bot = 0, t.rows-1
+			t.x, t.y = 0, 0
+		}
+		return
+	case 0:
+	default:
+		return
+	}
+	switch final {
+	case '7':
+		t.saveCursor()
+	case '8':
+		t.restoreCursor()
+	case 'D':
+		t.lineFeed()
+		t.changed = true
+	case 'E':
+		t.x = 0
+		t.lineFeed()
+		t.changed = true
+	case 'M':
+		t.reverseIndex()
+		t.changed = true
+	case 'H':
+		if t.x < t.cols {
+			t.tabs[t.x] = true
+		}
+	case 'c':
+		t.resetState()
+	case '=':
+		t.appKeypad = true
+	case '>':
+		t.appKeypad = false
+	}
+}
+
+// csiParam returns parameter i, def when missing; zero counts as def when
+// zeroIsDef (cursor motion treats 0 as 1).
+func csiParam(params ansi.Params, i, def int) int {
+	if i >= len(params) {
+		return def
+	}
+	v := termParam(params[i], def)
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
+	final, prefix, inter := cmd.Final(), cmd.Prefix(), cmd.Intermediate()
+	if inter != 0 {
+		// DECSCUSR (CSI Ps SP q), DECSTR (CSI ! p) and friends.
+		if inter == '!' && final == 'p' {
+			t.softReset()
+		}
+		return
+	}
+	switch prefix {
+	case '?':
+		switch final {
+		case 'h':
+			t.setPrivateModes(params, true)
+		case 'l':
+			t.setPrivateModes(params, false)
+		case 'u':
+			flags := 0
+			if n := len(t.kittyStack); n > 0 {
+				flags = t.kittyStack[n-1]
+			}
+			t.reply("\x1b[?" + strconv.Itoa(flags) + "u")
+		}
+		return
+	case '>':
+		switch final {
+		case 'c':
+			if csiParam(params, 0, 0) == 0 {
+				t.reply("\x1b[>84;0;0c")
+			}
+		case 'u':
+			if len(t.kittyStack) >= 16 {
+				t.kittyStack = t.kittyStack[1:]
+			}
+			t.kittyStack = append(t.kittyStack, csiParam(params, 0, 0))
+		}
+		return
+	case '<':
+		if final == 'u' {
+			n := csiParam(params, 0, 1)
+			if n > len(t.kittyStack) {
+				n = len(t.kittyStack)
+			}
+			t.kittyStack = t.kittyStack[:len(t.kittyStack)-n]
+		}
+		return
+	case '=':
+		if final == 'u' {
+			flags := csiParam(params, 0, 0)
+			mode := csiParam(params, 1, 1)
+			if len(t.kittyStack) == 0 {
+				t.kittyStack = append(t.kittyStack, 0)
+			}
+			top := &t.kittyStack[len(t.kittyStack)-1]
+			switch mode {
+			case 1:
+				*top = flags
+			case 2:
+				*top |= flags
+			case 3:
+				*top &^= flags
+			}
+		}
+		return
+	case 0:
+	default:
+		return
+	}
+	t.changed = true
+	switch final {
+	case '@':
+		t.insertCells(csiParam(params, 0, 1))
+	case 'A':
+		t.cursorUp(csiParam(params, 0, 1))
+	case 'B':
+		t.cursorDown(csiParam(params, 0, 1))
+	case 'C':
+		t.cursorRight(csiParam(params, 0, 1))
+	case 'D':
+		t.cursorLeft(csiParam(params, 0, 1))
+	case 'E':
+		t.cursorDown(csiParam(params, 0, 1))
+		t.x = 0
+	case 'F':
+		t.cursorUp(csiParam(params, 0, 1))
+		t.x = 0
+	case 'G', '`':
+		t.x = min(csiParam(params, 0, 1)-1, t.cols-1)
+	case 'H', 'f':
+		t.cursorTo(csiParam(params, 1, 1)-1, csiParam(params, 0, 1)-1)
+	case 'J':
+		t.eraseDisplay(csiParam(params, 0, 0))
+	case 'K':
+		t.eraseLine(csiParam(params, 0, 0))
+	case 'L':
+		t.insertLines(csiParam(params, 0, 1))
+	case 'M':
+		t.deleteLines(csiParam(params, 0, 1))
+	case 'P':
+		t.deleteCells(csiParam(params, 0, 1))
+	case 'S':
+		t.scrollUp(t.top, t.bot, csiParam(params, 0, 1))
+	case 'T':
+		if len(params) <= 1 {
+			t.scrollDown(t.top, t.bot, csiParam(params, 0, 1))
+		}
+	case 'X':
+		x := min(t.x, t.cols-1)
+		t.eraseCells(t.y, x, x+csiParam(params, 0, 1))
+	case 'Z':
+		t.backTab(csiParam(params, 0, 1))
+	case 'b':
+		// tmux repeats only an ASCII character (HPR, VPR and CHT it
+		// ignores altogether; so does Term, tmux being the reference).
+		if t.lastRune != 0 && t.lastRune < 0x80 {
+			n := min(csiParam(params, 0, 1), t.cols*t.rows)
+			r := t.lastRune
+			for range n {
+				if r < 0x80 {
+					t.printASCII([]byte{byte(r)})
+				} else {
+					t.printRune(r)
+				}
+			}
+		}
+	case 'c':
+		if csiParam(params, 0, 0) == 0 {
+			t.reply("\x1b[?1;2c")
+		}
+	case 'd':
+		t.cursorTo(min(t.x, t.cols-1), csiParam(params, 0, 1)-1)
+	case 'g':
+		switch csiParam(params, 0, 0) {
+		case 0:
+			if t.x < t.cols {
+				t.tabs[t.x] = false
+			}
+		case 3:
+			clear(t.tabs)
+		}
+	case 'h', 'l':
+		for i := range params {
+			if termParam(params[i], 0) == 4 {
+				t.insert = final == 'h'
+			}
+		}
+	case 'm':
+		t.setSGR(params)
+	case 'n':
+		switch csiParam(params, 0, 0) {
+		case 5:
+			t.reply("\x1b[0n")
+		case 6:
+			y := t.y
+			if t.origin {
+				y -= t.top
+			}
+			x := min(t.x, t.cols-1)
+			t.reply("\x1b[" + strconv.Itoa(y+1) + ";" + strconv.Itoa(x+1) + "R")
+		}
+	case 'r':
+		top := csiParam(params, 0, 1) - 1
+		bot := csiParam(params, 1, t.rows) - 1
+		if bot > t.rows-1 {
+			bot = t.rows - 1
+		}
+		if top < bot {
+			t.top, t.bot = top, bot
+			t.cursorTo(0, 0)
+		}
+	case 's':
+		t.saveCursor()
+	case 'u':
+		t.restoreCursor()
+	}
+}
+
+// softReset is DECSTR.
+func (t *Term) softReset() {
+	t.cursorVisible, t.origin, t.insert, t.autoWrap = true, false, false, true
+	t.appCursor, t.appKeypad = false, false
+	t.top, t.bot = 0, t.rows-1
+	t.pen, t.penDirty = termStyle{}, true
+	t.charsets, t.shift = [2]bool{}, 0
+	t.changed = true
+}
+
+// cursorTo moves to (x, y), y relative to the scroll region in origin mode.
+func (t *Term) cursorTo(x, y int) {
+	if t.origin {
+		y += t.top
+		if y > t.bot {
+			y = t.bot
+		}
+	}
+	t.x = max(0, min(x, t.cols-1))
+	t.y = max(0, min(y, t.rows-1))
+}
+
+func (t *Term) cursorUp(n int) {
+	if t.x >= t.cols {
+		t.x = t.cols - 1
+	}
+	lim := 0
+	if t.y >= t.top {
+		lim = t.top
+	}
+	t.y = max(t.y-n, lim)
+}
+
+func (t *Term) cursorDown(n int) {
+	if t.x >= t.cols {
+		t.x = t.cols - 1
+	}
+	lim := t.rows - 1
+	if t.y <= t.bot {
+		lim = t.bot
+	}
+	t.y = min(t.y+n, lim)
+}
+
+func (t *Term) cursorRight(n int) {
+	if t.x >= t.cols {
+		t.x = t.cols - 1
+	}
+	t.x = min(t.x+n, t.cols-1)
+}
+
+func (t *Term) cursorLeft(n int) {
+	if t.x >= t.cols {
+		t.x = t.cols - 1
+	}
+	t.x = max(t.x-n, 0)
+}
+
+func (t *Term) eraseDisplay(mode int) {
+	x := min(t.x, t.cols)
+	switch mode {
+	case 0:
+		t.eraseCells(t.y, x, t.cols)
+		t.eraseLines(t.y+1, t.rows)
+	case 1:
+		t.eraseLines(0, t.y)
+		t.eraseCells(t.y, 0, x+1)
+	case 2:
+		t.eraseLines(0, t.rows)
+	case 3:
+		t.sb.clear()
+	}
+}
+
+func (t *Term) eraseLine(mode int) {
+	x := min(t.x, t.cols)
+	switch mode {
+	case 0:
+		t.eraseCells(t.y, x, t.cols)
+	case 1:
+		t.eraseCells(t.y, 0, x+1)
+	case 2:
+		t.eraseCells(t.y, 0, t.cols)
+	}
+}
+
+// insertLines is IL: only inside the scroll region; the cursor goes to
+// column 0.
+func (t *Term) insertLines(n int) {
+	if t.y < t.top || t.y > t.bot {
+		return
+	}
+	t.scrollDown(t.y, t.bot, n)
+	t.x = 0
+}
+
+func (t *Term) deleteLines(n int) {
+	if t.y < t.top || t.y > t.bot {
+		return
+	}
+	// Deleted rows never go to scrollback.
+	t.scrollUpLines(t.y, t.bot, n, false)
+	t.x = 0
+}
+
+func (t *Term) setPrivateModes(params ansi.Params, on bool) {
+	t.changed = true
+	for i := range params {
+		switch termParam(params[i], 0) {
+		case 1:
+			t.appCursor = on
+		case 6:
+			t.origin = on
+			t.cursorTo(0, 0)
+		case 7:
+			t.autoWrap = on
+		case 25:
+			t.cursorVisible = on
+		case 47, 1047:
+			t.setAltScreen(on, false)
+		case 1049:
+			t.setAltScreen(on, true)
+		case 1048:
+			if on {
+				t.saveCursor()
+			} else {
+				t.restoreCursor()
+			}
+		case 1000, 1002, 1003:
+			if on {
+				t.mouse = termParam(params[i], 0)
+			} else {
+				t.mouse = 0
+			}
+		case 1006:
+			t.mouseSGR = on
+		case 2004:
+			t.bracketedPaste = on
+		case 2026:
+			t.syncOutput = on
+		}
+	}
+}
+
+// setAltScreen switches to or from the alternate screen. The main screen
+// and its scrollback stay as they were while it is up.
+func (t *Term) setAltScreen(on, saveCursor bool) {
+	if on == (t.scr == t.alt && t.alt != nil) {
+		return
+	}
+	if on {
+		if saveCursor {
+			t.altSavedMain = termSaved{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
+				charsets: t.charsets, shift: t.shift, valid: true}
+		}
+		if t.alt == nil || len(t.alt.lines) != t.rows || len(t.alt.lines[0].cells) != t.cols {
+			t.alt = t.newScreen()
+		} else {
+			for i := range t.alt.lines {
+				termBlankCells(t.alt.lines[i].cells, 0)
+				t.alt.lines[i].wrapped = false
+			}
+		}
+		t.scr = t.alt
+		return
+	}
+	t.scr = t.main
+	if saveCursor && t.altSavedMain.valid {
+		s := t.altSavedMain
+		t.x, t.y = min(s.x, t.cols), min(s.y, t.rows-1)
+		t.pen, t.penDirty = s.pen, true
+		t.origin = s.origin
+		t.charsets, t.shift = s.charsets, s.shift
+	}
+	t.changed = true
+}
+
+func (t *Term) handleOsc(cmd int, data []byte) {
+	switch cmd {
+	case 0, 2:
+		// data is "N;title".
+		for i, b := range data {
+			if b == ';' {
+				title := string(data[i+1:])
+				t.title = title
+				t.pendingTitles = append(t.pendingTitles, title)
+				if len(t.pendingTitles) > 8 {
+					t.pendingTitles = t.pendingTitles[len(t.pendingTitles)-8:]
+				}
+				break
+			}
+		}
+	}
+	// OSC 8 hyperlinks and everything else are dropped: the text they wrap
+	// prints as plain text.
+}
+
+func (t *Term) reply(s string) {
+	t.replies.push([]byte(s))
+}

@@ -365,9 +365,9 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		return
 	}
 	if ap.Writes != nil {
-		audit, err := startWriteAudit(e.plan, ap.Writes)
+		audit, err := startWriteAudit(e.plan)
 		if err != nil {
-			e.settleUnopened(a, err.Error())
+			e.settleUnopened(a, "write audit: snapshot before the attempt: "+err.Error())
 			return
 		}
 		a.audit = audit
@@ -674,6 +674,9 @@ func (e *Engine) reapLeftovers(a *attemptRT) {
 
 // settleUnopened settles an attempt that never started a process.
 func (e *Engine) settleUnopened(a *attemptRT, reason string) {
+	if a.audit != nil {
+		a.audit.abandon()
+	}
 	a.exited = true
 	a.settled = true
 	now := e.clock.Now().UTC()
@@ -697,6 +700,9 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 	spec := a.w.spec
 	var status, reason string
 	violation := false
+	if a.audit != nil && (a.cancelled || a.timedOut) {
+		a.audit.abandon()
+	}
 	switch {
 	case a.cancelled:
 		status, reason = StatusCancelled, a.cancelReason
@@ -721,7 +727,7 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 			if status != StatusCompleted {
 				failure = reason
 			}
-			if why := a.audit.finish(&e.st.Dispatches[a.idx], failure); why != "" {
+			if why := a.audit.finish(&e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a)); why != "" {
 				status, reason, violation = StatusError, why, true
 			}
 		}

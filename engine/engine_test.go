@@ -396,3 +396,78 @@ func startHarnessWith(t *testing.T, plan *Plan, setup func(pane, wrapper *fakeSu
 	t.Cleanup(func() { h.shutdown() })
 	return h
 }
+
+func TestWritePolicyViolationFailsWithoutRetry(t *testing.T) {
+	w := withResult(WorkerSpec{ID: "a", Writes: []string{"out/**"}})
+	plan := testPlan(t, w)
+	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, "main.go"), []byte("package main\n"), 0o644))
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	h.write("out/a/result.json", "{}")
+	h.write("src/new.go", "package src\n")
+	require.NoError(t, os.Remove(filepath.Join(plan.Workspace, "main.go")))
+	fh.finish(1)
+	ev := h.event(EventWorkerFailed)
+	assert.Equal(t, "readonly source changed: main.go, src/new.go", ev.Reason)
+	d := h.dispatch("a#1")
+	assert.Equal(t, StatusError, d.Status)
+	assert.Equal(t, []string{"out/**"}, d.WritePolicy)
+	assert.Equal(t, WritePolicy{Globs: []string{"out/**"}}.Digest(), d.WritePolicyDigest)
+	h.event(EventRunFinished)
+	h.noneOpened(h.pane) // no automatic retry after a violation
+}
+
+func TestWritePolicyViolationKeepsTheFailureText(t *testing.T) {
+	w := withResult(WorkerSpec{ID: "a", Writes: []string{"out/**"}})
+	h := startHarness(t, testPlan(t, w))
+	fh := h.opened(h.pane)
+	h.write("README.md", "changed\n")
+	fh.finish(2)
+	ev := h.event(EventWorkerFailed)
+	assert.Equal(t, "readonly source changed: README.md: exited with code 2", ev.Reason)
+}
+
+func TestWritePolicyBelongsToTheAttempt(t *testing.T) {
+	w := withResult(WorkerSpec{ID: "a", Writes: []string{"out/{attempt}/**"}})
+	w.Completion.Result = "out/{attempt}/result.json"
+	h := startHarness(t, testPlan(t, w))
+	h.opened(h.pane).finish(0) // missing result: retried
+	h.advance(2 * time.Second)
+	fh := h.opened(h.pane)
+	h.write("out/2/result.json", "{}")
+	fh.finish(0)
+	h.event(EventWorkerCompleted)
+	first, second := h.dispatch("a#1"), h.dispatch("a#2")
+	assert.Equal(t, []string{"out/1/**"}, first.WritePolicy)
+	assert.Equal(t, []string{"out/2/**"}, second.WritePolicy)
+	assert.NotEqual(t, first.WritePolicyDigest, second.WritePolicyDigest)
+	assert.Equal(t, StatusCompleted, second.Status, "writing out/2 is allowed to attempt 2")
+}
+
+func TestWritesOfOtherWorkersAreNotChargedToAnAuditedOne(t *testing.T) {
+	a := withResult(WorkerSpec{ID: "a", Writes: []string{"out/a/**"}})
+	b := withResult(WorkerSpec{ID: "b", Writes: []string{"src/**"}})
+	h := startHarness(t, testPlan(t, a, b))
+	fa, fb := h.opened(h.pane), h.opened(h.pane)
+	h.write("out/a/result.json", "{}")
+	h.write("out/b/result.json", "{}")   // b's completion file
+	h.write("src/b.go", "package src\n") // allowed to b; b's own result is allowed to b too
+	fa.finish(0)
+	ev := h.event(EventWorkerCompleted)
+	assert.Equal(t, "a", ev.WorkerID)
+	fb.finish(0)
+	ev = h.event(EventWorkerCompleted)
+	assert.Equal(t, "b", ev.WorkerID)
+}
+
+func TestWorkersWithoutWritesAreNotAudited(t *testing.T) {
+	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	fh := h.opened(h.pane)
+	h.write("anything.txt", "x")
+	h.write("out/a/result.json", "{}")
+	fh.finish(0)
+	h.event(EventWorkerCompleted)
+	d := h.dispatch("a#1")
+	assert.Nil(t, d.WritePolicy)
+	assert.Empty(t, d.WritePolicyDigest)
+}

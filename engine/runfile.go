@@ -112,6 +112,20 @@ var (
 	completionKeys = []string{"result", "aliases", "paths", "settle", "stable"}
 )
 
+// validName is SPEC §2's [a-z0-9._-]{1,64} for run names and worker ids,
+// less "." and "..": both become path elements of the state dir, where they
+// would name the folder itself or its parent.
+func validName(s string) bool {
+	return namePattern.MatchString(s) && s != "." && s != ".."
+}
+
+func nameProblem(what, s string) string {
+	if s == "." || s == ".." {
+		return fmt.Sprintf("%q is not a valid %s: as a folder name it means this folder or its parent; add letters or digits", s, what)
+	}
+	return fmt.Sprintf("%q is not a valid %s; use 1-64 of a-z, 0-9, '.', '_' and '-'", s, what)
+}
+
 // maxAliasDepth bounds alias and merge-key chains, so a self-referencing
 // anchor is a problem rather than a hang.
 const maxAliasDepth = 32
@@ -807,8 +821,8 @@ func (l *loader) run(root val) *Plan {
 	if v, ok := top["name"]; !ok {
 		l.add(root.at, "", "name is missing; add a name like name: demo")
 	} else if s, ok := l.str(v); ok {
-		if !namePattern.MatchString(s) {
-			l.addAt(v, "%q is not a valid name; use 1-64 of a-z, 0-9, '.', '_' and '-'", s)
+		if !validName(s) {
+			l.addAt(v, "%s", nameProblem("name", s))
 		}
 		p.Name = s
 	}
@@ -1098,8 +1112,8 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 	if v, ok := m["id"]; !ok {
 		l.addAt(wv, "id is missing; give the worker an id like id: claude-implementer")
 	} else if s, ok := l.str(v); ok {
-		if !namePattern.MatchString(s) {
-			l.addAt(v, "%q is not a valid worker id; use 1-64 of a-z, 0-9, '.', '_' and '-'", s)
+		if !validName(s) {
+			l.addAt(v, "%s", nameProblem("worker id", s))
 		}
 		w.ID = s
 		wn.at = v

@@ -66,7 +66,7 @@ func checkProblems(t *testing.T, path string, verr *ValidationError) {
 // checkPlan asserts what the engine relies on in a plan Load accepted.
 func checkPlan(t *testing.T, p *Plan) {
 	require.Equal(t, 1, p.Version)
-	require.Regexp(t, namePattern, p.Name)
+	require.True(t, validName(p.Name), "name %q", p.Name)
 	require.True(t, filepath.IsAbs(p.RunFile) && filepath.IsAbs(p.Workspace) && filepath.IsAbs(p.StateDir))
 	require.GreaterOrEqual(t, p.PanesMax, 0)
 	require.GreaterOrEqual(t, p.AttentionAfter, 0*p.AttentionAfter)
@@ -78,7 +78,7 @@ func checkPlan(t *testing.T, p *Plan) {
 	var ids []string
 	for i := range p.Workers {
 		w := &p.Workers[i]
-		require.Regexp(t, namePattern, w.ID)
+		require.True(t, validName(w.ID), "id %q", w.ID)
 		require.NotContains(t, ids, w.ID, "duplicate worker id")
 		ids = append(ids, w.ID)
 		require.NotEmpty(t, w.Command, "worker %s has no command", w.ID)

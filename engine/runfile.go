@@ -576,11 +576,16 @@ func (l *loader) fields(v val, allowed []string) (map[string]val, bool) {
 	return out, true
 }
 
-// nearest is the allowed word within two edits of w, for "did you mean".
+// nearest is the allowed word w was probably meant to be, for "did you
+// mean": one edit away, two for longer words, or a start of it ("work" for
+// "worker"); "" when none is close.
 func nearest(w string, allowed []string) string {
-	best, bestDist := "", 3
+	best, bestDist := "", math.MaxInt
 	for _, a := range allowed {
-		if d := editDistance(w, a); d < bestDist {
+		d := editDistance(w, a)
+		close := d <= 1 || d == 2 && len(w) > 4 ||
+			len(w) >= 3 && (strings.HasPrefix(a, w) || strings.HasPrefix(w, a))
+		if close && d < bestDist {
 			best, bestDist = a, d
 		}
 	}

@@ -81,6 +81,8 @@ type Term struct {
 	penID         uint32 // style-table index of pen
 	penBgID       uint32 // style-table index of pen's background only (erase)
 	penDirty      bool
+	penCache      [8]termPenCacheEntry
+	penCacheNext  int
 	styles        termStyleTable
 	clusters      termClusterTable
 	lastRune      rune // for REP
@@ -102,6 +104,13 @@ type Term struct {
 	title                                   string
 
 	replies termReplyQueue
+
+	// Scratch buffers reused by every scroll, so steady output does not
+	// allocate beyond the scrollback line itself.
+	scratchLines []termLine
+	encText      []byte
+	encHdr       []byte
+	encRuns      []termEncRun
 }
 
 // NewTerm returns an empty terminal of the given size.
@@ -156,6 +165,7 @@ func (t *Term) resetState() {
 	t.penDirty = true
 	t.styles.reset()
 	t.clusters.reset()
+	t.penCache = [len(t.penCache)]termPenCacheEntry{}
 	t.updatePen()
 	t.resetTabs()
 	t.charsets = [2]bool{}

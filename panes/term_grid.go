@@ -239,21 +239,16 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {
 	}
 	// Rotate the row headers; the cell buffers of the rows leaving are
 	// reused for the rows entering.
-	var tmp [64]termLine
-	var leaving []termLine
-	if n <= len(tmp) {
-		leaving = tmp[:n]
-	} else {
-		leaving = make([]termLine, n)
-	}
-	copy(leaving, lines[top:top+n])
+	leaving := append(t.scratchLines[:0], lines[top:top+n]...)
 	copy(lines[top:], lines[top+n:bot+1])
+	bg := t.bgID()
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped = false
-		termBlankCells(l.cells, t.bgID())
+		termBlankCells(l.cells, bg)
 		lines[bot-n+1+i] = l
 	}
+	t.scratchLines = leaving[:0]
 }
 
 // scrollDown scrolls rows top..bot down by n, blank rows entering at top.
@@ -266,21 +261,16 @@ func (t *Term) scrollDown(top, bot, n int) {
 		return
 	}
 	lines := t.scr.lines
-	var tmp [64]termLine
-	var leaving []termLine
-	if n <= len(tmp) {
-		leaving = tmp[:n]
-	} else {
-		leaving = make([]termLine, n)
-	}
-	copy(leaving, lines[bot-n+1:bot+1])
+	leaving := append(t.scratchLines[:0], lines[bot-n+1:bot+1]...)
 	copy(lines[top+n:bot+1], lines[top:bot-n+1])
+	bg := t.bgID()
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped = false
-		termBlankCells(l.cells, t.bgID())
+		termBlankCells(l.cells, bg)
 		lines[top+i] = l
 	}
+	t.scratchLines = leaving[:0]
 }
 
 // eraseCells blanks cells [from, to) of row y in the pen's background,

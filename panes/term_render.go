@@ -5,6 +5,7 @@
 package panes
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -105,7 +106,7 @@ func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte 
 	var cur termStyle
 	curID := uint32(0)
 	styles := t.styles.list
-	for i := 0; i < n; i++ {
+	for i := 0; i < n; {
 		c := cells[i]
 		if ansi && c.s != curID {
 			var st termStyle
@@ -115,12 +116,28 @@ func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte 
 			buf = termAppendSGR(buf, cur, st)
 			cur, curID = st, c.s
 		}
+		if c.r >= 0 && c.r < 0x80 {
+			// A run of ASCII (or blank) cells in one style: size it, then
+			// copy without per-byte growth checks.
+			j := i + 1
+			for j < n && cells[j].r >= 0 && cells[j].r < 0x80 && (!ansi || cells[j].s == curID) {
+				j++
+			}
+			k := len(buf)
+			buf = slices.Grow(buf, j-i)[:k+j-i]
+			dst := buf[k:]
+			for m, cc := range cells[i:j] {
+				if cc.r == 0 {
+					dst[m] = ' '
+				} else {
+					dst[m] = byte(cc.r)
+				}
+			}
+			i = j
+			continue
+		}
 		switch {
-		case c.r == 0:
-			buf = append(buf, ' ')
 		case c.r == termWideCont:
-		case c.r < 0x80:
-			buf = append(buf, byte(c.r))
 		case ansi && (i+1 >= len(cells) || cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
 			// A wide character whose right half was erased: drawing it
 			// would push the rest of the row right by one.
@@ -130,6 +147,7 @@ func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte 
 		default:
 			buf = utf8.AppendRune(buf, c.r)
 		}
+		i++
 	}
 	if ansi && cur != (termStyle{}) {
 		buf = append(buf, "\x1b[m"...)

@@ -12,6 +12,7 @@ package panes
 
 import (
 	"encoding/binary"
+	"slices"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -172,44 +173,55 @@ func termTrimmedLen(cells []termCell) int {
 	return n
 }
 
+// termEncRun is a run of text bytes in one style, while encoding a line.
+type termEncRun struct {
+	n int
+	s uint32
+}
+
 // encodeLine turns a screen row into its scrollback form.
 func (t *Term) encodeLine(l *termLine) string {
 	cells := l.cells[:termTrimmedLen(l.cells)]
-	// Two passes over the cells into one scratch buffer: runs then text.
-	var scratch [512]byte
-	text := scratch[:0]
-	var runs [64]struct {
-		n int
-		s uint32
-	}
-	rs := runs[:0]
-	for i := range cells {
+	text := t.encText[:0]
+	rs := t.encRuns[:0]
+	for i := 0; i < len(cells); {
 		c := cells[i]
-		if c.r == termWideCont {
-			continue
-		}
 		start := len(text)
-		switch {
-		case c.r == 0:
-			text = append(text, ' ')
-		case c.r < 0x80:
-			text = append(text, byte(c.r))
-		case c.r >= termClusterBase:
-			text = append(text, t.clusters.text(c.r)...)
-		default:
-			text = utf8.AppendRune(text, c.r)
-		}
-		if k := len(rs); k > 0 && rs[k-1].s == c.s {
-			rs[k-1].n += len(text) - start
+		if c.r >= 0 && c.r < 0x80 {
+			// ASCII run in one style.
+			j := i + 1
+			for j < len(cells) && cells[j].s == c.s && cells[j].r >= 0 && cells[j].r < 0x80 {
+				j++
+			}
+			text = slices.Grow(text, j-i)[:start+j-i]
+			dst := text[start:]
+			for m, cc := range cells[i:j] {
+				if cc.r == 0 {
+					dst[m] = ' '
+				} else {
+					dst[m] = byte(cc.r)
+				}
+			}
+			i = j
 		} else {
-			rs = append(rs, struct {
-				n int
-				s uint32
-			}{len(text) - start, c.s})
+			switch {
+			case c.r == termWideCont:
+			case c.r >= termClusterBase:
+				text = append(text, t.clusters.text(c.r)...)
+			default:
+				text = utf8.AppendRune(text, c.r)
+			}
+			i++
+		}
+		if n := len(text) - start; n > 0 {
+			if k := len(rs); k > 0 && rs[k-1].s == c.s {
+				rs[k-1].n += n
+			} else {
+				rs = append(rs, termEncRun{n, c.s})
+			}
 		}
 	}
-	var hdr [1024]byte
-	b := hdr[:0]
+	b := t.encHdr[:0]
 	var flags byte
 	if l.wrapped {
 		flags = 1
@@ -223,6 +235,7 @@ func (t *Term) encodeLine(l *termLine) string {
 	out := make([]byte, 0, len(b)+len(text))
 	out = append(out, b...)
 	out = append(out, text...)
+	t.encText, t.encRuns, t.encHdr = text[:0], rs[:0], b[:0]
 	// out is never written again: share it instead of copying.
 	return unsafe.String(unsafe.SliceData(out), len(out))
 }

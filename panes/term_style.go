@@ -133,13 +133,31 @@ func (t *Term) updatePen() {
 	if len(t.styles.list) >= termStyleCompactAt {
 		t.compactTables()
 	}
+	// A small cache in front of the map: logs switch among a handful of
+	// styles, and a map lookup per SGR shows in profiles.
+	for i := range t.penCache {
+		if e := &t.penCache[i]; e.ok && e.style == t.pen {
+			t.penID, t.penBgID = e.id, e.bgID
+			return
+		}
+	}
 	t.penID = t.styles.intern(t.pen)
 	t.penBgID = t.styles.intern(termStyle{bg: t.pen.bg})
+	t.penCache[t.penCacheNext] = termPenCacheEntry{t.pen, t.penID, t.penBgID, true}
+	t.penCacheNext = (t.penCacheNext + 1) % len(t.penCache)
+}
+
+// termPenCacheEntry remembers the table indices of a recent pen.
+type termPenCacheEntry struct {
+	style    termStyle
+	id, bgID uint32
+	ok       bool
 }
 
 // compactTables rebuilds the style and cluster tables from the cells of both
 // screens, renumbering every cell.
 func (t *Term) compactTables() {
+	t.penCache = [len(t.penCache)]termPenCacheEntry{}
 	oldStyles := t.styles.list
 	oldClusters := t.clusters.list
 	t.styles.list = nil

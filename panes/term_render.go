@@ -79,8 +79,10 @@ func (t *Term) dump(scrollback, ansi bool) string {
 	return string(buf)
 }
 
-// appendLine renders absolute line i. pad: exactly cols cells; otherwise
-// trailing blanks are trimmed (in plain text, all trailing spaces).
+// appendLine renders absolute line i. pad (Window): exactly cols cells, a
+// wide character whose right half was erased drawn as a blank; otherwise
+// (Text, ANSI) the cells as tmux keeps them, trailing blanks trimmed (in
+// plain text, all trailing spaces).
 func (t *Term) appendLine(buf []byte, i int, ansi, pad bool) []byte {
 	start := len(buf)
 	if i < t.sb.len() {
@@ -138,7 +140,7 @@ func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte 
 		}
 		switch {
 		case c.r == termWideCont:
-		case ansi && (i+1 >= len(cells) || cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
+		case pad && (i+1 >= len(cells) || cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
 			// A wide character whose right half was erased: drawing it
 			// would push the rest of the row right by one.
 			buf = append(buf, ' ')

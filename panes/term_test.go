@@ -1,0 +1,392 @@
+// term_test.go holds behaviour tests of Term, one area each: printing,
+// SGR, replies and callbacks, modes, alternate screen, scrollback, windows,
+// search, resize, concurrency and garbage input. Exact screen semantics are
+// checked against tmux in term_oracle_test.go.
+package panes
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func termWrite(t *testing.T, tm *Term, s string) {
+	t.Helper()
+	n, err := tm.Write([]byte(s))
+	require.NoError(t, err)
+	require.Equal(t, len(s), n)
+}
+
+func termRows(tm *Term) []string {
+	return strings.Split(strings.TrimSuffix(tm.Text(false), "\n"), "\n")
+}
+
+func TestTermPrintWrapAndPendingColumn(t *testing.T) {
+	tm := NewTerm(5, 3, TermOptions{})
+	termWrite(t, tm, "abcde")
+	x, y, visible := tm.Cursor()
+	assert.Equal(t, []int{4, 0}, []int{x, y}, "pending wrap shows on the last column")
+	assert.True(t, visible)
+	termWrite(t, tm, "f")
+	assert.Equal(t, []string{"abcde", "f", ""}, termRows(tm))
+	termWrite(t, tm, "\x1b[?7l\r\nxyzuvwq")
+	assert.Equal(t, "xyzuq", termRows(tm)[2], "no autowrap: the last column is overwritten")
+}
+
+func TestTermWideAndCombining(t *testing.T) {
+	tm := NewTerm(6, 2, TermOptions{})
+	termWrite(t, tm, "a中b")
+	x, _, _ := tm.Cursor()
+	assert.Equal(t, 4, x, "a wide character takes two cells")
+	termWrite(t, tm, "e\u0301")
+	assert.Equal(t, "a中be\u0301", termRows(tm)[0], "a combining mark joins the previous cell")
+	termWrite(t, tm, "文")
+	assert.Equal(t, []string{"a中be\u0301", "文"}, termRows(tm), "a wide character that does not fit wraps")
+	// Overwriting half of a wide character blanks the other half.
+	termWrite(t, tm, "\x1b[1;3Hx")
+	assert.Equal(t, "a xbe\u0301", termRows(tm)[0])
+}
+
+func TestTermSGRForms(t *testing.T) {
+	tm := NewTerm(20, 2, TermOptions{})
+	termWrite(t, tm, "\x1b[1;3;4:3;38;5;196;48;2;1;2;3;58:2::9:8:7mX\x1b[0;38:2:10:20:30;4:0mY\x1b[7;9;53;21mZ\x1b[m")
+	cells := tm.scr.lines[0].cells
+	st := tm.styles.list[cells[0].s]
+	assert.Equal(t, termStyle{fg: termColorIndexed | 196, bg: termRGB(1, 2, 3), ulColor: termRGB(9, 8, 7),
+		attrs: termAttrBold | termAttrItalic, ul: termULCurly}, st)
+	assert.Equal(t, termStyle{fg: termRGB(10, 20, 30)}, tm.styles.list[cells[1].s])
+	assert.Equal(t, termStyle{fg: termRGB(10, 20, 30), attrs: termAttrReverse | termAttrStrike | termAttrOverline, ul: termULDouble},
+		tm.styles.list[cells[2].s])
+	assert.Equal(t, "\x1b[1;3;4:3;38;5;196;48;2;1;2;3;58;2;9;8;7mX\x1b[0;38;2;10;20;30mY\x1b[7;9;53;4:2mZ\x1b[m",
+		strings.Split(tm.ANSI(false), "\n")[0], "minimal SGR changes, reset at the end")
+}
+
+// termFromANSI replays a Term's ANSI rendering into a fresh Term.
+func termFromANSI(tm *Term) *Term {
+	out := NewTerm(tm.cols, tm.rows, TermOptions{})
+	lines := tm.Window(tm.ScrollbackLen(), true)
+	_, _ = out.Write([]byte(strings.Join(lines, "\r\n")))
+	return out
+}
+
+// The ANSI a Term renders, played into another Term, gives the same cells:
+// on every corpus stream.
+func TestTermRenderRoundTrip(t *testing.T) {
+	for _, it := range termCorpus(t) {
+		data, err := os.ReadFile(it.path)
+		require.NoError(t, err)
+		tm := NewTerm(it.cols, it.rows, TermOptions{})
+		_, _ = tm.Write(data)
+		for _, line := range tm.Window(0, true) {
+			require.Equal(t, it.cols, ansi.StringWidthWc(line), "%s: window line %q", it.name, line)
+			require.True(t, !strings.Contains(line, "\x1b[") || strings.HasSuffix(strings.TrimRight(line, " "), "\x1b[m") ||
+				!termHasStyleAtEnd(line), "%s: line must end in the default style: %q", it.name, line)
+		}
+		// Rendering is exact except where tmux keeps a wide character
+		// whose right half was erased: that one is drawn as a blank.
+		again := termFromANSI(tm)
+		assert.Equal(t, tm.Window(tm.ScrollbackLen(), true), again.Window(again.ScrollbackLen(), true), it.name)
+	}
+}
+
+func termHasStyleAtEnd(line string) bool {
+	i := strings.LastIndex(line, "\x1b[")
+	return i >= 0 && !strings.HasPrefix(line[i:], "\x1b[m")
+}
+
+// Splitting a stream at every byte boundary changes nothing.
+func TestTermSplitWritesMatchWhole(t *testing.T) {
+	for _, it := range termCorpus(t) {
+		data, err := os.ReadFile(it.path)
+		require.NoError(t, err)
+		whole := NewTerm(it.cols, it.rows, TermOptions{})
+		_, _ = whole.Write(data)
+		bytewise := NewTerm(it.cols, it.rows, TermOptions{})
+		for i := range data {
+			_, _ = bytewise.Write(data[i : i+1])
+		}
+		require.Equal(t, whole.ANSI(true), bytewise.ANSI(true), it.name)
+		wx, wy, _ := whole.Cursor()
+		bx, by, _ := bytewise.Cursor()
+		require.Equal(t, []int{wx, wy}, []int{bx, by}, it.name)
+	}
+}
+
+func TestTermRepliesNeverBlockWrite(t *testing.T) {
+	release := make(chan struct{})
+	got := make(chan string, 8)
+	tm := NewTerm(20, 5, TermOptions{OnReply: func(b []byte) {
+		<-release // a child that does not read its input
+		got <- string(b)
+	}})
+	done := make(chan struct{})
+	go func() {
+		termWrite(t, tm, "\x1b[3;7H\x1b[6n\x1b[5n\x1b[c\x1b[>c")
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Write blocked on a reply")
+	}
+	close(release)
+	tm.FlushReplies()
+	require.Len(t, got, 4)
+	assert.Equal(t, "\x1b[3;7R", <-got)
+	assert.Equal(t, "\x1b[0n", <-got)
+	assert.Equal(t, "\x1b[?1;2c", <-got)
+	assert.Equal(t, "\x1b[>84;0;0c", <-got)
+}
+
+func TestTermCPRInOriginMode(t *testing.T) {
+	var replies []string
+	var mu sync.Mutex
+	tm := NewTerm(20, 10, TermOptions{OnReply: func(b []byte) { mu.Lock(); replies = append(replies, string(b)); mu.Unlock() }})
+	termWrite(t, tm, "\x1b[4;8r\x1b[?6h\x1b[2;3H\x1b[6n")
+	tm.FlushReplies()
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"\x1b[2;3R"}, replies)
+	x, y, _ := tm.Cursor()
+	assert.Equal(t, []int{2, 4}, []int{x, y})
+}
+
+func TestTermBellAndTitleCallbacks(t *testing.T) {
+	bells := 0
+	var titles []string
+	var tm *Term
+	tm = NewTerm(20, 5, TermOptions{
+		OnBell: func() { bells++ },
+		OnTitle: func(s string) {
+			titles = append(titles, s)
+			_ = tm.Modes() // callbacks run outside the lock
+		},
+	})
+	termWrite(t, tm, "a\x07b\x07\x1b]0;first\x07\x1b]2;second\x1b\\\x1b]1;icon\x07")
+	assert.Equal(t, 2, bells)
+	assert.Equal(t, []string{"first", "second"}, titles)
+	assert.Equal(t, "second", tm.Modes().Title)
+	assert.Equal(t, "ab", termRows(tm)[0], "OSC does not print")
+}
+
+func TestTermModes(t *testing.T) {
+	tm := NewTerm(20, 5, TermOptions{})
+	assert.Equal(t, TermModes{AutoWrap: true}, tm.Modes())
+	termWrite(t, tm, "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?2026h\x1b[?7l\x1b[>5u\x1b[?1049h\x1b[?25l")
+	_, _, visible := tm.Cursor()
+	assert.False(t, visible)
+	assert.Equal(t, TermModes{AppCursor: true, AppKeypad: true, BracketedPaste: true, AltScreen: true,
+		SyncOutput: true, Mouse: 1002, MouseSGR: true, KittyKeyboard: 5}, tm.Modes())
+	termWrite(t, tm, "\x1b[?1003h\x1b[=1;2u")
+	assert.Equal(t, 1003, tm.Modes().Mouse)
+	assert.Equal(t, 5, tm.Modes().KittyKeyboard)
+	termWrite(t, tm, "\x1b[<u\x1b[?1l\x1b>\x1b[?2004l\x1b[?1003l\x1b[?1006l\x1b[?2026l\x1b[?7h\x1b[?1049l\x1b[?25h")
+	assert.Equal(t, TermModes{AutoWrap: true}, tm.Modes())
+	termWrite(t, tm, "\x1b[?1000h\x1bc")
+	assert.Equal(t, TermModes{AutoWrap: true}, tm.Modes(), "RIS resets modes")
+}
+
+func TestTermAltScreenKeepsMainAndScrollback(t *testing.T) {
+	tm := NewTerm(10, 3, TermOptions{})
+	termWrite(t, tm, "one\r\ntwo\r\nthree\r\nfour")
+	require.Equal(t, 1, tm.ScrollbackLen())
+	termWrite(t, tm, "\x1b[?1049h\x1b[2J\x1b[Hvim\r\n1\r\n2\r\n3\r\n4\r\n5")
+	assert.Equal(t, 1, tm.ScrollbackLen(), "the alternate screen never scrolls into scrollback")
+	assert.True(t, tm.Modes().AltScreen)
+	termWrite(t, tm, "\x1b[?1049l")
+	assert.Equal(t, []string{"two", "three", "four"}, termRows(tm))
+	x, y, _ := tm.Cursor()
+	assert.Equal(t, []int{4, 2}, []int{x, y}, "1049 restores the cursor")
+	assert.Equal(t, "one\ntwo\nthree\nfour\n", tm.Text(true))
+}
+
+func TestTermScrollbackRingAndClear(t *testing.T) {
+	tm := NewTerm(10, 2, TermOptions{Scrollback: 5})
+	for i := range 20 {
+		termWrite(t, tm, fmt.Sprintf("l%d\r\n", i))
+	}
+	assert.Equal(t, 5, tm.ScrollbackLen())
+	assert.Equal(t, 7, tm.LineCount())
+	assert.Equal(t, "l14\nl15\nl16\nl17\nl18\nl19\n\n", tm.Text(true))
+	termWrite(t, tm, "\x1b[3J")
+	assert.Equal(t, 0, tm.ScrollbackLen())
+
+	// A scroll region that does not start at the top keeps its lines.
+	tm = NewTerm(10, 3, TermOptions{})
+	termWrite(t, tm, "top\x1b[2;3r\x1b[2;1Ha\r\nb\r\nc\r\nd\x1b[r")
+	assert.Equal(t, 0, tm.ScrollbackLen())
+	assert.Equal(t, []string{"top", "c", "d"}, termRows(tm))
+	// DL at the top row deletes without keeping.
+	termWrite(t, tm, "\x1b[H\x1b[M")
+	assert.Equal(t, 0, tm.ScrollbackLen())
+}
+
+func TestTermScrollbackKeepsStylesAndWideText(t *testing.T) {
+	tm := NewTerm(14, 2, TermOptions{})
+	termWrite(t, tm, "\x1b[1;38;2;1;2;3mbold\x1b[m 中文 e\u0301\x1b[44m  \x1b[m\r\nx\r\ny\r\nz")
+	require.Equal(t, 2, tm.ScrollbackLen())
+	win := tm.Window(0, true)
+	require.Len(t, win, 2)
+	assert.Equal(t, "\x1b[1;38;2;1;2;3mbold\x1b[m 中文 e\u0301\x1b[44m  \x1b[m ", win[0])
+	assert.Equal(t, "x             ", win[1])
+	assert.Equal(t, []string{"bold 中文 e\u0301   ", "x             "}, tm.Window(0, false))
+}
+
+func TestTermWindowClampsAndPads(t *testing.T) {
+	tm := NewTerm(6, 3, TermOptions{})
+	termWrite(t, tm, "a\r\nb\r\nc\r\nd\r\n\x1b[31me")
+	assert.Equal(t, 5, tm.LineCount())
+	assert.Equal(t, []string{"a     ", "b     ", "c     "}, tm.Window(-5, false))
+	assert.Equal(t, []string{"c     ", "d     ", "e     "}, tm.Window(99, false))
+	assert.Equal(t, []string{"b     ", "c     ", "d     "}, tm.Window(1, true))
+	assert.Equal(t, []string{"c     ", "d     ", "\x1b[31me\x1b[m     "}, tm.Window(2, true))
+}
+
+func TestTermFind(t *testing.T) {
+	tm := NewTerm(20, 3, TermOptions{})
+	termWrite(t, tm, "alpha\r\nBeta\r\ngamma\r\nalpha again\r\ndelta")
+	line, ok := tm.Find("alpha", -1, true)
+	assert.True(t, ok)
+	assert.Equal(t, 0, line)
+	line, ok = tm.Find("alpha", 0, true)
+	assert.True(t, ok)
+	assert.Equal(t, 3, line)
+	line, ok = tm.Find("beta", 99, false)
+	assert.True(t, ok, "smart case: lower-case query ignores case")
+	assert.Equal(t, 1, line)
+	_, ok = tm.Find("BETA", 99, false)
+	assert.False(t, ok, "a query with capitals is exact")
+	_, ok = tm.Find("alpha", 0, false)
+	assert.False(t, ok)
+}
+
+func TestTermResizeKeepsContent(t *testing.T) {
+	tm := NewTerm(10, 4, TermOptions{})
+	termWrite(t, tm, "one\r\ntwo\r\nthree\r\nfour中")
+	g := tm.Generation()
+	tm.Resize(6, 2)
+	assert.Greater(t, tm.Generation(), g)
+	c, r := tm.Size()
+	assert.Equal(t, []int{6, 2}, []int{c, r})
+	assert.Equal(t, []string{"three", "four中"}, termRows(tm), "rows above the cursor go to scrollback")
+	assert.Equal(t, 2, tm.ScrollbackLen())
+	tm.Resize(5, 4)
+	assert.Equal(t, []string{"one", "two", "three", "four"}, termRows(tm), "growing pulls them back; a cut wide character goes")
+	x, y, _ := tm.Cursor()
+	assert.Equal(t, []int{4, 3}, []int{x, y})
+	tm.Resize(20, 6)
+	termWrite(t, tm, "\r\nwide enough now")
+	assert.Contains(t, tm.Text(false), "wide enough now")
+}
+
+func TestTermResizeRandomNoPanic(t *testing.T) {
+	data, err := os.ReadFile(termCorpusDir + "/vim-syntax@100x30.bin")
+	require.NoError(t, err)
+	tm := NewTerm(100, 30, TermOptions{})
+	for i := 0; i < len(data); i += 97 {
+		_, _ = tm.Write(data[i:min(i+97, len(data))])
+		tm.Resize(1+(i*7)%130, 1+(i*13)%45)
+		termCheckInvariants(t, tm)
+	}
+}
+
+func termCheckInvariants(t testing.TB, tm *Term) {
+	cols, rows := tm.Size()
+	x, y, _ := tm.Cursor()
+	require.True(t, x >= 0 && x < cols && y >= 0 && y < rows, "cursor %d,%d outside %dx%d", x, y, cols, rows)
+	require.Len(t, tm.scr.lines, rows)
+	for _, l := range tm.scr.lines {
+		require.Len(t, l.cells, cols)
+	}
+	win := tm.Window(0, true)
+	require.Len(t, win, rows)
+	for _, line := range win {
+		require.Equal(t, cols, ansi.StringWidthWc(line), "window line %q", line)
+	}
+}
+
+func TestTermGenerationBumps(t *testing.T) {
+	tm := NewTerm(10, 2, TermOptions{})
+	g0 := tm.Generation()
+	termWrite(t, tm, "x")
+	g1 := tm.Generation()
+	assert.Greater(t, g1, g0)
+	termWrite(t, tm, "\x1b[?1000h")
+	assert.GreaterOrEqual(t, tm.Generation(), g1)
+	tm.Resize(10, 2)
+	g2 := tm.Generation()
+	termWrite(t, tm, "")
+	assert.Equal(t, g2, tm.Generation(), "nothing written, nothing changed")
+}
+
+func TestTermGarbageInput(t *testing.T) {
+	tm := NewTerm(20, 4, TermOptions{})
+	termWrite(t, tm, "\x1b]2;"+strings.Repeat("A", 1<<20)+"\x07ok")
+	assert.Equal(t, "ok", termRows(tm)[0])
+	params := make([]string, 80)
+	for i := range params {
+		params[i] = fmt.Sprint(i)
+	}
+	termWrite(t, tm, "\r\n\x1b["+strings.Join(params, ";")+"mX\x1b[m\x1b[99999999999999999999999A\x1b[9999999;9999999H")
+	termWrite(t, tm, "\xff\xfe\xc3\x1b[mY\x1b")
+	termWrite(t, tm, "[31mZ")
+	termCheckInvariants(t, tm)
+	assert.Contains(t, tm.Text(false), "X")
+	assert.Contains(t, tm.Text(false), "Z")
+}
+
+func TestTermStyleTableStaysBounded(t *testing.T) {
+	tm := NewTerm(40, 5, TermOptions{})
+	var b bytes.Buffer
+	for i := range 100000 {
+		fmt.Fprintf(&b, "\x1b[38;2;%d;%d;%dm#", i&0xff, i>>8&0xff, i>>16&0xff)
+	}
+	_, _ = tm.Write(b.Bytes())
+	assert.LessOrEqual(t, len(tm.styles.list), termStyleCompactAt+1)
+	// The last cell still has the last colour.
+	last := tm.scr.lines[tm.y].cells[tm.x-1]
+	assert.Equal(t, termRGB(99999&0xff, 99999>>8&0xff, 99999>>16&0xff), tm.styles.list[last.s].fg)
+}
+
+func TestTermConcurrentReaders(t *testing.T) {
+	data, err := os.ReadFile(termCorpusDir + "/top@120x40.bin")
+	require.NoError(t, err)
+	tm := NewTerm(120, 40, TermOptions{})
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				_ = tm.Window(0, true)
+				_, _, _ = tm.Cursor()
+				_ = tm.Modes()
+				_, _ = tm.Find("top", 0, true)
+				_ = tm.Generation()
+			}
+		}()
+	}
+	for range 3 {
+		for i := 0; i < len(data); i += 512 {
+			_, _ = tm.Write(data[i:min(i+512, len(data))])
+		}
+	}
+	tm.Resize(80, 24)
+	close(stop)
+	wg.Wait()
+	termCheckInvariants(t, tm)
+}

@@ -29,7 +29,11 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra demo: %v\n", err)
 		return 2
 	}
-	code := runHeadless(plan, false, stdout, stderr)
+	run := runHeadless
+	if isTerminal(stdout) {
+		run = runUI
+	}
+	code := run(plan, false, stdout, stderr)
 	fmt.Fprintf(stderr, "rostra demo: the demo workspace is %s\n", ws)
 	return code
 }

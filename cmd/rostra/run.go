@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
 	"github.com/rostra-dev/rostra/engine"
 )
 
@@ -51,10 +49,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2
 	}
-	if !*headless {
-		if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
-			fmt.Fprintln(stderr, "rostra run: the terminal UI is not built yet; running headless")
-		}
+	if !*headless && isTerminal(stdout) {
+		return runUI(plan, *resume, stdout, stderr)
 	}
 	return runHeadless(plan, *resume, stdout, stderr)
 }

@@ -19,9 +19,15 @@ func newScreen(cols, rows int, reply func([]byte)) panes.Screen {
 }
 
 func surfaces(open panes.PTYOpener) map[engine.SurfaceKind]engine.Surface {
+	return surfacesWith(open, newScreen)
+}
+
+// surfacesWith is surfaces with another emulator maker: the UI's
+// (tui.Activity.NewScreen) also counts bells and wakes the UI on output.
+func surfacesWith(open panes.PTYOpener, screen func(cols, rows int, reply func([]byte)) panes.Screen) map[engine.SurfaceKind]engine.Surface {
 	return map[engine.SurfaceKind]engine.Surface{
-		engine.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, NewScreen: newScreen}},
-		engine.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{NewScreen: newScreen}},
+		engine.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, NewScreen: screen}},
+		engine.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{NewScreen: screen}},
 	}
 }
 

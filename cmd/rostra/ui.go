@@ -1,0 +1,94 @@
+// ui.go wires the terminal UI for `rostra run` and `rostra demo`: the
+// engine starts over surfaces whose emulators wake the UI, the bubbletea
+// program draws it, and on quit (or SIGINT/SIGTERM/SIGHUP) every worker is
+// stopped gracefully before rostra exits, so the state files are complete.
+// It mirrors runHeadless: exit 0 when every worker completed, 1 when some
+// did not, 130 when the human quit (or a signal came) while workers ran.
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync"
+	"sync/atomic"
+	"syscall"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/tui"
+)
+
+// isTerminal reports whether w is a terminal (the UI needs one).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
+	width, height := 0, 0
+	if f, ok := stdout.(*os.File); ok {
+		width, height, _ = term.GetSize(f.Fd())
+	}
+	act := tui.NewActivity()
+	sizes := tui.NewPaneSizes(plan, width, height)
+	eng, prep, code := startRun(plan, resume, stderr, engine.Options{
+		Surfaces: surfacesWith(nil, act.NewScreen),
+		PaneSize: sizes.Get,
+	})
+	if eng == nil {
+		return code
+	}
+	defer prep.Lock.Release()
+
+	// Shutdown may be asked for by the UI (quit) and again here after it;
+	// the engine's Shutdown must run once.
+	var stopOnce sync.Once
+	var stopErr error
+	stop := func() error {
+		stopOnce.Do(func() { stopErr = eng.Shutdown() })
+		return stopErr
+	}
+
+	sub := eng.Subscribe()
+	defer sub.Close()
+	if err := eng.Start(); err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		_ = stop()
+		return 1
+	}
+	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes})
+	p := tea.NewProgram(m, tea.WithOutput(stdout), tea.WithoutSignalHandler())
+
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+	var gotSignal atomic.Bool
+	go func() {
+		for sig := range sigs {
+			gotSignal.Store(true)
+			p.Send(tui.Interrupt(sig.String()))
+		}
+	}()
+
+	_, runErr := p.Run()
+	if runErr != nil {
+		fmt.Fprintf(stderr, "rostra: the terminal UI failed: %v; stopping every worker\n", runErr)
+	}
+	err := stop()
+	signal.Stop(sigs)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+	}
+	fmt.Fprintf(stderr, "rostra: state in %s\n", plan.StateDir)
+	switch {
+	case m.Interrupted() || gotSignal.Load():
+		return 130
+	case err != nil || runErr != nil:
+		return 1
+	}
+	return eng.ExitCode()
+}

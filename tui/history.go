@@ -1,0 +1,75 @@
+// history.go rebuilds the screen of an earlier attempt: its output.log (every
+// byte the child wrote) fed through a fresh emulator at the pane's size,
+// read off the UI goroutine; the result is kept per attempt and dropped when
+// it arrives for an attempt the pane no longer shows.
+package tui
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rostra-dev/rostra/panes"
+)
+
+// historyLogCap bounds how much of a log is replayed: its tail, which is
+// what the screen showed at the end.
+const historyLogCap = 64 << 20
+
+func (m *Model) loadHistory(i, attempt int) tea.Cmd {
+	p := m.panes[i]
+	cols, rows := m.historySize(i)
+	if t := p.hist[attempt]; t != nil {
+		if c, r := t.Size(); c == cols && r == rows {
+			return nil
+		}
+	}
+	var path string
+	for _, d := range p.rows {
+		if d.Attempt == attempt {
+			path = d.OutputLogPath
+		}
+	}
+	worker := p.spec.ID
+	return func() tea.Msg {
+		t, err := replayLog(path, cols, rows)
+		return historyMsg{worker: worker, attempt: attempt, cols: cols, rows: rows, term: t, err: err}
+	}
+}
+
+// replayLog feeds a log's tail through a new emulator.
+func replayLog(path string, cols, rows int) (*panes.Term, error) {
+	if path == "" {
+		return nil, fmt.Errorf("the attempt has no output.log")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("open output.log: %w", err)
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err == nil && st.Size() > historyLogCap {
+		if _, err := f.Seek(st.Size()-historyLogCap, io.SeekStart); err != nil {
+			return nil, fmt.Errorf("read output.log: %w", err)
+		}
+	}
+	t := panes.NewTerm(cols, rows, panes.TermOptions{})
+	if _, err := io.Copy(t, f); err != nil {
+		return nil, fmt.Errorf("read output.log: %w", err)
+	}
+	return t, nil
+}
+
+func (m *Model) onHistory(msg historyMsg) {
+	p := m.byID[msg.worker]
+	if p == nil {
+		return
+	}
+	if msg.err != nil {
+		p.histErr[msg.attempt] = msg.err.Error()
+		return
+	}
+	delete(p.histErr, msg.attempt)
+	p.hist[msg.attempt] = msg.term
+}

@@ -1,0 +1,314 @@
+// model.go is the root of the bubbletea program: it owns the panes (one per
+// worker, in roster order), the focus, zoom and page, the mode keys are in
+// (normal, typing into a pane, search), the open dialog, and the event log.
+// Update only routes: engine events and snapshots to the panes, keys to
+// input.go, mouse to the pane under it, sizes to sizes.go; each pane draws
+// itself (pane.go).
+//
+// Data model: the engine is read through Snapshot (rows) and Handle (each
+// worker's attempt and its Screen) whenever an event, a frame or the clock
+// arrives; nothing here waits on the engine. Manual controls (retry,
+// cancel, stop) run in commands so a slow state write never freezes the
+// screen. Asynchronous results carry the worker and attempt they were made
+// for and are dropped when they no longer apply (STYLE lesson 5).
+package tui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes"
+)
+
+// Options are what the UI is given besides the engine.
+type Options struct {
+	Events   Events       // the engine's event queue; nil: no event log
+	Activity *Activity    // wakes the UI on new output; nil: redraw on the clock only
+	Stop     func() error // stops every worker gracefully; called once, on quit
+	Sizes    *PaneSizes   // receives each worker's pane size, for attempts yet to open
+	Now      func() time.Time
+}
+
+type inputMode int
+
+const (
+	modeNormal inputMode = iota
+	modeInput            // keys go to the focused pane's child
+	modeSearch           // keys edit the search query
+)
+
+type overlayKind int
+
+const (
+	overlayNone overlayKind = iota
+	overlayHelp
+	overlayEvents
+)
+
+// frameInterval caps redraws while output streams in (60 per second).
+const frameInterval = 16 * time.Millisecond
+
+// resizeDebounce is how long the layout must hold still before ptys are
+// resized: a window dragged wider resizes every child once, not fifty times.
+const resizeDebounce = 120 * time.Millisecond
+
+// eventLogCap bounds the event log panel.
+const eventLogCap = 2000
+
+// Model is the UI.
+type Model struct {
+	eng  Engine
+	opts Options
+	plan *engine.Plan
+	st   engine.TeamState
+
+	panes []*pane
+	byID  map[string]*pane
+
+	width, height int
+	focus         int
+	zoom          bool
+	page          int
+
+	mode    inputMode
+	overlay overlayKind
+	confirm *confirmDialog
+	query   string // being typed after /
+	search  string // the last query searched
+
+	events      []string
+	eventScroll int // lines up from the newest
+
+	note        string // a one-off message in the status bar, cleared by the next key
+	stopping    bool
+	interrupted bool
+	quit        bool
+	resizeSeq   int
+	lastFrame   time.Time
+}
+
+// Messages.
+type (
+	eventMsg     struct{ ev engine.Event }
+	eventsEndMsg struct{}
+	wakeMsg      struct{}
+	frameMsg     struct{}
+	clockMsg     time.Time
+	resizeMsg    struct{ seq int }
+	stoppedMsg   struct{ err error }
+	controlMsg   struct{ note string }
+	historyMsg   struct {
+		worker              string
+		attempt, cols, rows int
+		term                *panes.Term
+		err                 error
+	}
+	interruptMsg struct{ reason string }
+	noteMsg      string
+)
+
+// Interrupt is the message cmd/rostra sends when rostra gets SIGINT, SIGTERM
+// or SIGHUP: the UI stops every worker and quits without asking.
+func Interrupt(reason string) tea.Msg { return interruptMsg{reason: reason} }
+
+// New builds the UI over eng.
+func New(eng Engine, opts Options) *Model {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	m := &Model{eng: eng, opts: opts, plan: eng.Plan(), byID: map[string]*pane{}}
+	for i := range m.plan.Workers {
+		p := newPane(&m.plan.Workers[i])
+		m.panes = append(m.panes, p)
+		m.byID[p.spec.ID] = p
+	}
+	m.refresh()
+	return m
+}
+
+// Interrupted reports whether the UI quit (or was stopped) while workers
+// still ran: rostra exits 130.
+func (m *Model) Interrupted() bool { return m.interrupted }
+
+// Init starts the event reader, the output watcher and the clock.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.nextEvent(), m.waitWake(), m.tick())
+}
+
+func (m *Model) nextEvent() tea.Cmd {
+	if m.opts.Events == nil {
+		return nil
+	}
+	ev := m.opts.Events
+	return func() tea.Msg {
+		e, ok := ev.Next()
+		if !ok {
+			return eventsEndMsg{}
+		}
+		return eventMsg{ev: e}
+	}
+}
+
+func (m *Model) waitWake() tea.Cmd {
+	if m.opts.Activity == nil {
+		return nil
+	}
+	wake := m.opts.Activity.wake
+	return func() tea.Msg {
+		<-wake
+		return wakeMsg{}
+	}
+}
+
+func (m *Model) tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return clockMsg(t) })
+}
+
+// Update routes a message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, m.layoutChanged()
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case tea.PasteMsg:
+		return m, m.onPaste(msg.Content)
+	case tea.MouseMsg:
+		return m, m.onMouse(msg)
+	case eventMsg:
+		m.logEvent(msg.ev)
+		m.refresh()
+		return m, tea.Batch(m.nextEvent(), m.resizeNew())
+	case eventsEndMsg:
+		return m, nil
+	case wakeMsg:
+		// Output arrived: draw at most once per frameInterval.
+		wait := frameInterval - m.opts.Now().Sub(m.lastFrame)
+		if wait <= 0 {
+			return m, m.frame()
+		}
+		return m, tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+	case frameMsg:
+		return m, m.frame()
+	case clockMsg:
+		m.refresh()
+		return m, tea.Batch(m.tick(), m.resizeNew())
+	case resizeMsg:
+		if msg.seq == m.resizeSeq {
+			return m, m.applySizes(true)
+		}
+		return m, nil
+	case historyMsg:
+		m.onHistory(msg)
+		return m, nil
+	case controlMsg:
+		m.note = msg.note
+		m.refresh()
+		return m, nil
+	case noteMsg:
+		m.note = string(msg)
+		return m, nil
+	case interruptMsg:
+		m.note = msg.reason + ": stopping every worker"
+		if m.running() > 0 {
+			m.interrupted = true
+		}
+		return m, m.stop()
+	case stoppedMsg:
+		m.quit = true
+		m.refresh()
+		return m, tea.Quit
+	}
+	return m, nil
+}
+
+// frame picks up new output and re-arms the output watcher.
+func (m *Model) frame() tea.Cmd {
+	m.lastFrame = m.opts.Now()
+	m.refresh()
+	return tea.Batch(m.waitWake(), m.resizeNew())
+}
+
+// refresh reads the engine's rows and handles into the panes.
+func (m *Model) refresh() {
+	m.st = m.eng.Snapshot()
+	now := m.opts.Now()
+	for _, p := range m.panes {
+		p.rows = p.rows[:0]
+	}
+	for _, wr := range m.st.Workers {
+		if p := m.byID[wr.WorkerID]; p != nil {
+			p.worker = wr
+		}
+	}
+	for _, d := range m.st.Dispatches {
+		if p := m.byID[d.WorkerID]; p != nil {
+			p.rows = append(p.rows, d)
+		}
+	}
+	for _, p := range m.panes {
+		h, n := m.eng.Handle(p.spec.ID)
+		p.setHandle(h, n, now)
+		p.observe(now)
+	}
+	if m.mode == modeInput && !m.focused().typeable() {
+		m.mode = modeNormal
+		m.note = m.focused().spec.ID + " has ended: keys are no longer sent to it"
+	}
+}
+
+func (m *Model) focused() *pane { return m.panes[m.focus] }
+
+// running counts workers the engine is still working on.
+func (m *Model) running() int {
+	n := 0
+	for _, wr := range m.st.Workers {
+		switch wr.Status {
+		case engine.StatusRunning, engine.StatusRetrying, engine.StatusPending:
+			n++
+		}
+	}
+	return n
+}
+
+// stop stops every worker gracefully and quits once they are.
+func (m *Model) stop() tea.Cmd {
+	if m.stopping {
+		return nil
+	}
+	m.stopping = true
+	m.mode = modeNormal
+	m.confirm = nil
+	stop := m.opts.Stop
+	return func() tea.Msg {
+		var err error
+		if stop != nil {
+			err = stop()
+		}
+		return stoppedMsg{err: err}
+	}
+}
+
+// setFocus moves the focus to pane i, onto its page.
+func (m *Model) setFocus(i int) tea.Cmd {
+	if i < 0 || i >= len(m.panes) {
+		return nil
+	}
+	if i != m.focus && m.mode == modeInput {
+		m.mode = modeNormal
+	}
+	m.focus = i
+	m.panes[i].touch()
+	if m.zoom {
+		return m.layoutChanged()
+	}
+	g := m.grid()
+	if per := g.perPage(); per > 0 && i/per != m.page {
+		m.page = i / per
+		return m.layoutChanged()
+	}
+	return nil
+}

@@ -1,0 +1,460 @@
+// pane.go holds the pane component: one worker's frame. It keeps the rows
+// the engine last reported for the worker, the current attempt's emulator,
+// where the human has scrolled or searched to, which attempt is shown
+// (attempt history), and what needs attention; it draws itself into a
+// rectangle and re-renders its body only when the emulator's generation,
+// the scroll position or the size moved.
+//
+// Data model: rows come from engine snapshots; term is the Screen of the
+// handle Engine.Handle returns for the worker (it changes when a new attempt
+// opens, which resets scrolling). top is -1 while the pane follows the live
+// screen, else the absolute line (scrollback included) at its top. view is
+// 0 for the current attempt, else the number of an earlier attempt whose
+// screen was rebuilt from its output.log into hist.
+package tui
+
+import (
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes"
+)
+
+type pane struct {
+	spec   *engine.WorkerSpec
+	worker engine.WorkerRow
+	rows   []engine.DispatchRow // this worker's attempts, oldest first
+
+	handle  engine.Handle
+	attempt int
+	term    *panes.Term
+	bells   func() int64
+	keys    *keyWriter
+	// sizedTerm is the emulator the UI last sized (sizes.go).
+	sizedTerm *panes.Term
+
+	top   int // -1: live
+	match int // absolute line of the last search hit; -1: none
+
+	view    int // 0: the current attempt; else an earlier attempt shown from its log
+	hist    map[int]*panes.Term
+	histErr map[int]string
+
+	lastGen    uint64
+	lastChange time.Time
+	bellSeen   int64
+	bell       bool
+
+	cache bodyCache
+}
+
+// bodyCache is the last rendered body and what it was rendered from.
+type bodyCache struct {
+	term       *panes.Term
+	gen        uint64
+	top, match int
+	w, h       int
+	lines      []string
+}
+
+func newPane(spec *engine.WorkerSpec) *pane {
+	return &pane{spec: spec, top: -1, match: -1, hist: map[int]*panes.Term{}, histErr: map[int]string{}}
+}
+
+// cur is the row of the attempt the engine runs (or ran last), nil before
+// the first dispatch.
+func (p *pane) cur() *engine.DispatchRow {
+	if len(p.rows) == 0 {
+		return nil
+	}
+	return &p.rows[len(p.rows)-1]
+}
+
+// shown is the row of the attempt on screen.
+func (p *pane) shown() *engine.DispatchRow {
+	if p.view == 0 {
+		return p.cur()
+	}
+	for i := range p.rows {
+		if p.rows[i].Attempt == p.view {
+			return &p.rows[i]
+		}
+	}
+	return p.cur()
+}
+
+// setHandle adopts the engine's current handle for the worker; a new
+// attempt starts live, with its own attention clock.
+func (p *pane) setHandle(h engine.Handle, attempt int, now time.Time) {
+	if h == p.handle && attempt == p.attempt {
+		return
+	}
+	p.handle, p.attempt = h, attempt
+	p.term, p.bells = nil, nil
+	if h != nil {
+		p.term, p.bells = emulatorOf(h)
+	}
+	p.keys = nil
+	p.top, p.match = -1, -1
+	p.lastChange = now
+	p.bellSeen = 0
+	if p.term != nil {
+		p.lastGen = p.term.Generation()
+	}
+}
+
+// live reports whether the pane shows the current attempt's live screen.
+func (p *pane) live() bool { return p.view == 0 && p.top < 0 }
+
+// typeable reports whether keys can go to the current attempt: a pane
+// surface whose process is still running.
+func (p *pane) typeable() bool {
+	d := p.cur()
+	if d == nil || p.handle == nil || d.Surface != engine.SurfacePane || d.EndedAt != nil {
+		return false
+	}
+	_, ok := p.handle.(keyHandle)
+	return ok
+}
+
+// writer returns the current attempt's key queue, making it on first use.
+func (p *pane) writer() *keyWriter {
+	if p.keys == nil && p.typeable() {
+		p.keys = newKeyWriter(p.handle, p.handle.(keyHandle))
+	}
+	return p.keys
+}
+
+// observe notes new output and bells since the last look.
+func (p *pane) observe(now time.Time) {
+	if p.term != nil {
+		if g := p.term.Generation(); g != p.lastGen {
+			p.lastGen = g
+			p.lastChange = now
+		}
+	}
+	if p.bells != nil {
+		if n := p.bells(); n > p.bellSeen {
+			p.bellSeen = n
+			p.bell = true
+		}
+	}
+}
+
+// attention says why the pane needs the human, or "".
+func (p *pane) attention(now time.Time, after time.Duration) string {
+	if p.bell {
+		return "bell"
+	}
+	switch p.worker.Status {
+	case engine.StatusRunning:
+		d := p.cur()
+		if after > 0 && d != nil && d.Surface != "" && !p.lastChange.IsZero() && now.Sub(p.lastChange) >= after {
+			return "quiet " + elapsed(now.Sub(p.lastChange))
+		}
+	case engine.StatusError, engine.StatusTimeout:
+		r := p.worker.Reason
+		if strings.Contains(r, "missing completion paths") || strings.Contains(r, "without emitting a result") {
+			return "outputs missing"
+		}
+		if p.worker.Attempts >= p.spec.MaxAttempts {
+			return "out of retries"
+		}
+		return "needs a retry"
+	}
+	return ""
+}
+
+// touch is the human looking at the pane: the bell has been heard.
+func (p *pane) touch() { p.bell = false }
+
+// viewTerm is the emulator of the attempt on screen (nil when it has none).
+func (p *pane) viewTerm() *panes.Term {
+	if p.view == 0 {
+		return p.term
+	}
+	return p.hist[p.view]
+}
+
+// frameCtx is what a frame needs from the model.
+type frameCtx struct {
+	focused bool
+	input   bool // keys go to this pane
+	now     time.Time
+	attn    string
+}
+
+// frame draws the pane into r: exactly r.h lines of exactly r.w cells.
+func (p *pane) frame(r rect, c frameCtx) []string {
+	out := make([]string, 0, r.h)
+	d := p.shown()
+	status := p.worker.Status
+	if p.view != 0 && d != nil {
+		status = d.Status
+	}
+	colour := statusColour(status)
+	b := thinBorder
+	if c.focused {
+		b = heavyBorder
+		colour = sgrFocus + ";" + colour
+	}
+	iw, ih := max(0, r.w-2), max(0, r.h-2)
+
+	// Top border with the title.
+	title := " " + p.title(d, status, c.now) + " "
+	var attn string
+	if c.attn != "" {
+		attn = " ⚑ " + c.attn + " "
+	}
+	room := max(0, iw-1)
+	attn = fitText(attn, room)
+	title = fitText(title, room-visibleWidth(attn))
+	used := 1 + visibleWidth(attn) + visibleWidth(title)
+	top := paint(colour, b.tl+b.h) + paint(sgrAttn, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
+	if r.w < 2 {
+		top = fit(top, r.w)
+	}
+	out = append(out, top)
+
+	body := p.body(d, iw, ih, c)
+	vl, vr := paint(colour, b.v), paint(colour, b.v)
+	for _, l := range body {
+		out = append(out, vl+l+vr)
+	}
+
+	// Bottom border with where the view is.
+	label := p.footer(c)
+	label = fitText(label, max(0, iw-2))
+	bottom := paint(colour, b.bl+b.h) + paint(colour, label) + paint(colour, strings.Repeat(b.h, max(0, iw-1-visibleWidth(label)))+b.br)
+	if r.h >= 2 {
+		out = append(out, bottom)
+	}
+	return out[:min(len(out), r.h)]
+}
+
+func visibleWidth(s string) int { return ansi.StringWidth(s) }
+
+// title: worker id, role, provider, surface, attempt k/max, status, elapsed.
+func (p *pane) title(d *engine.DispatchRow, status string, now time.Time) string {
+	parts := []string{p.spec.ID, p.spec.Role, p.spec.Provider}
+	surface := "—"
+	attempt := "attempt 0/" + strconv.Itoa(p.spec.MaxAttempts)
+	var took string
+	if d != nil {
+		switch d.Surface {
+		case engine.SurfacePane:
+			surface = "PTY"
+		case engine.SurfaceWrapper:
+			surface = "WRAPPER"
+		}
+		attempt = "attempt " + strconv.Itoa(d.Attempt) + "/" + strconv.Itoa(p.spec.MaxAttempts)
+		if d.Manual {
+			attempt += " manual"
+		}
+		end := now
+		if d.EndedAt != nil {
+			end = *d.EndedAt
+		}
+		if !d.StartedAt.IsZero() {
+			took = elapsed(end.Sub(d.StartedAt))
+		}
+	}
+	if p.view != 0 {
+		attempt += " (history)"
+	}
+	parts = append(parts, surface, attempt, status)
+	if took != "" {
+		parts = append(parts, took)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func (p *pane) footer(c frameCtx) string {
+	var parts []string
+	if p.view != 0 {
+		parts = append(parts, "history: < > step · G live")
+	}
+	if t := p.viewTerm(); t != nil && p.top >= 0 {
+		parts = append(parts, "scrollback "+strconv.Itoa(p.top+1)+"/"+strconv.Itoa(t.LineCount())+" · G live")
+	}
+	if c.input {
+		parts = append(parts, "INPUT · Ctrl-] leaves")
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " " + strings.Join(parts, " │ ") + " "
+}
+
+// body is the inside of the frame: notices (DEGRADED, an earlier attempt's
+// outcome, why no surface opened) around the emulator's window.
+func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
+	if h <= 0 {
+		return nil
+	}
+	var tail []string
+	head := noticesFor(d, w)
+	head = head[:min(len(head), max(0, h-1))]
+	if p.view != 0 && d != nil {
+		msg := "attempt " + strconv.Itoa(d.Attempt) + " " + d.Status
+		if d.Reason != "" {
+			msg += ": " + d.Reason
+		}
+		tail = append(tail, paint(sgrDim, fit(fitText(msg, w), w)))
+	}
+	room := max(0, h-len(head)-len(tail))
+	lines := make([]string, 0, h)
+	lines = append(lines, head...)
+	t := p.viewTerm()
+	switch {
+	case t != nil:
+		lines = append(lines, p.window(t, w, room)...)
+	default:
+		msg := p.placeholder(d)
+		var ls []string
+		for _, para := range strings.Split(msg, "\n") {
+			ls = append(ls, wrapText(para, w)...)
+		}
+		for i := range room {
+			l := ""
+			if i < len(ls) {
+				l = ls[i]
+			}
+			lines = append(lines, fit(l, w))
+		}
+	}
+	lines = append(lines, tail...)
+	blank := strings.Repeat(" ", w)
+	for len(lines) < h {
+		lines = append(lines, blank)
+	}
+	return lines[:h]
+}
+
+// notices are the lines above the current attempt's emulator.
+func (p *pane) notices(w int) []string { return noticesFor(p.cur(), w) }
+
+// noticesFor is the DEGRADED line of attempt d (at most two lines, so a
+// long reason never hides the screen), shown at all times.
+func noticesFor(d *engine.DispatchRow, w int) []string {
+	if d == nil || d.DegradedFrom == "" {
+		return nil
+	}
+	reason := d.DegradedReason
+	if reason == "" {
+		reason = "no reason reported"
+	}
+	var out []string
+	lines := wrapText("DEGRADED "+string(d.DegradedFrom)+" -> "+string(d.Surface)+": "+reason, w)
+	if len(lines) > 2 {
+		lines = lines[:2]
+		lines[1] = fitText(lines[1]+"…", w)
+	}
+	for _, l := range lines {
+		out = append(out, paint(sgrWarn, fit(l, w)))
+	}
+	return out
+}
+
+// placeholder is what a pane without a screen says.
+func (p *pane) placeholder(d *engine.DispatchRow) string {
+	switch {
+	case p.view != 0:
+		if e := p.histErr[p.view]; e != "" {
+			return "cannot show attempt " + strconv.Itoa(p.view) + ": " + e
+		}
+		return "loading attempt " + strconv.Itoa(p.view) + " from its output.log…"
+	case d == nil:
+		return "waiting to start"
+	case d.Surface == "" && d.Reason != "":
+		// Every surface failed: one line per surface's reason.
+		return strings.ReplaceAll(strings.Replace(d.Reason, ": ", ":\n", 1), "; ", "\n")
+	case p.worker.Status == engine.StatusRetrying:
+		return "retrying: " + p.worker.Reason
+	}
+	return ""
+}
+
+// window renders the emulator lines the pane shows, cached by generation.
+func (p *pane) window(t *panes.Term, w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	gen := t.Generation()
+	cc := &p.cache
+	if cc.term == t && cc.gen == gen && cc.top == p.top && cc.match == p.match && cc.w == w && cc.h == h && cc.lines != nil {
+		return cc.lines
+	}
+	top := p.top
+	if top < 0 {
+		top = math.MaxInt32
+	}
+	src := t.Window(top, true)
+	tcols, trows := t.Size()
+	start := 0
+	if trows > h {
+		// The emulator is taller than the pane (a resize is on its way):
+		// keep the cursor's row in sight.
+		_, cy, _ := t.Cursor()
+		if p.top >= 0 {
+			cy = 0
+		}
+		start = max(0, min(cy-h+1, trows-h))
+	}
+	var plain []string
+	absTop := min(max(0, top), t.LineCount()-trows)
+	if p.match >= absTop && p.match < absTop+trows {
+		plain = t.Window(top, false)
+	}
+	lines := cc.lines[:0]
+	if cap(lines) < h {
+		lines = make([]string, 0, h)
+	}
+	blank := strings.Repeat(" ", w)
+	for i := range h {
+		j := start + i
+		switch {
+		case j >= len(src):
+			lines = append(lines, blank)
+		case plain != nil && absTop+j == p.match:
+			lines = append(lines, paint(sgrMatch, fit(plain[j], w)))
+		default:
+			l := src[j]
+			if tcols != w { // Window gives exactly tcols cells
+				l = fit(l, w)
+			}
+			lines = append(lines, l)
+		}
+	}
+	*cc = bodyCache{term: t, gen: gen, top: p.top, match: p.match, w: w, h: h, lines: lines}
+	return lines
+}
+
+// scrollBy moves the view n lines (negative: back in time).
+func (p *pane) scrollBy(n, rows int) {
+	t := p.viewTerm()
+	if t == nil {
+		return
+	}
+	_, trows := t.Size()
+	bottom := t.LineCount() - trows
+	top := p.top
+	if top < 0 {
+		top = bottom
+	}
+	top = max(0, min(top+n, bottom))
+	if top >= bottom {
+		top = -1
+	}
+	p.top = top
+}
+
+// goLive returns to the live screen of the current attempt.
+func (p *pane) goLive() {
+	p.top, p.match, p.view = -1, -1, 0
+}

@@ -1,0 +1,172 @@
+// sizes.go decides where each pane is drawn and how big its terminal is:
+// the grid for the window, the page, zoom, and the debounced resize of each
+// attempt's emulator and pty to the cell it is drawn in (SIGWINCH reaches
+// the child, which redraws). PaneSizes hands the same sizes to the engine,
+// so an attempt opens at the size it will be drawn at.
+//
+// Data model: the target size of a worker's terminal is the inside of its
+// grid cell (or of the whole area when it is zoomed) less the rows its
+// notices take; sized remembers, per pane, the terminal and size last asked
+// for, so each change costs one Resize.
+package tui
+
+import (
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+// PaneSizes is the size each worker's next attempt opens at; it is read by
+// the engine's loop (engine.Options.PaneSize) and written by the UI.
+type PaneSizes struct {
+	mu    sync.Mutex
+	sizes map[string][2]int
+	def   [2]int
+}
+
+// NewPaneSizes lays out plan's workers on a width×height terminal, so that
+// attempts opened before the UI's first frame already fit.
+func NewPaneSizes(plan *engine.Plan, width, height int) *PaneSizes {
+	s := &PaneSizes{sizes: map[string][2]int{}, def: [2]int{120, 40}}
+	if width <= 0 || height <= 0 {
+		return s
+	}
+	g := gridFor(len(plan.Workers), rect{0, 0, width, height - 1})
+	per := g.perPage()
+	for i, w := range plan.Workers {
+		in := g.cell(i % per).inner()
+		s.sizes[w.ID] = [2]int{in.w, in.h}
+	}
+	return s
+}
+
+// Get is an engine.Options.PaneSize.
+func (s *PaneSizes) Get(worker string) (cols, rows int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v, ok := s.sizes[worker]; ok {
+		return v[0], v[1]
+	}
+	return s.def[0], s.def[1]
+}
+
+func (s *PaneSizes) set(worker string, cols, rows int) {
+	s.mu.Lock()
+	s.sizes[worker] = [2]int{cols, rows}
+	s.mu.Unlock()
+}
+
+// area is where panes go: everything but the status bar.
+func (m *Model) area() rect { return rect{0, 0, m.width, max(1, m.height-1)} }
+
+func (m *Model) grid() grid { return gridFor(len(m.panes), m.area()) }
+
+// pages is how many pages the grid needs.
+func (m *Model) pages() int {
+	per := m.grid().perPage()
+	return (len(m.panes) + per - 1) / per
+}
+
+// placed is a pane and where it is drawn.
+type placed struct {
+	idx int
+	r   rect
+}
+
+// visible lists the panes on screen now.
+func (m *Model) visible() []placed {
+	if m.zoom {
+		return []placed{{m.focus, m.area()}}
+	}
+	g := m.grid()
+	per := g.perPage()
+	m.page = max(0, min(m.page, m.pages()-1))
+	var out []placed
+	for i := m.page * per; i < min(len(m.panes), (m.page+1)*per); i++ {
+		out = append(out, placed{i, g.cell(i - m.page*per)})
+	}
+	return out
+}
+
+// target is the terminal size pane i should have.
+func (m *Model) target(i int) (cols, rows int) {
+	var r rect
+	if m.zoom && i == m.focus {
+		r = m.area()
+	} else {
+		g := m.grid()
+		r = g.cell(i % g.perPage())
+	}
+	in := r.inner()
+	p := m.panes[i]
+	rows = in.h - len(p.notices(in.w))
+	return max(2, in.w), max(1, rows)
+}
+
+// layoutChanged records the new sizes and asks for a resize once they
+// have held still for resizeDebounce.
+func (m *Model) layoutChanged() tea.Cmd {
+	if m.width <= 0 || m.height <= 0 {
+		return nil
+	}
+	m.resizeSeq++
+	seq := m.resizeSeq
+	if m.opts.Sizes != nil {
+		for i, p := range m.panes {
+			c, r := m.target(i)
+			m.opts.Sizes.set(p.spec.ID, c, r)
+		}
+	}
+	return tea.Tick(resizeDebounce, func(time.Time) tea.Msg { return resizeMsg{seq: seq} })
+}
+
+// resizeNew sizes attempts that opened since the last look (they open at
+// the size PaneSizes gave, so this is usually a no-op).
+func (m *Model) resizeNew() tea.Cmd { return m.applySizes(false) }
+
+// applySizes resizes each attempt's terminal whose size is not its target;
+// all=false only looks at terminals never sized by the UI.
+func (m *Model) applySizes(all bool) tea.Cmd {
+	if m.width <= 0 || m.height <= 0 {
+		return nil
+	}
+	var jobs []func()
+	for i, p := range m.panes {
+		if p.term == nil || p.handle == nil || (!all && p.sizedTerm == p.term) {
+			continue
+		}
+		c, r := m.target(i)
+		p.sizedTerm = p.term
+		if tc, tr := p.term.Size(); tc == c && tr == r {
+			continue
+		}
+		rh, ok := p.handle.(resizeHandle)
+		if !ok {
+			continue
+		}
+		jobs = append(jobs, func() { _ = rh.Resize(c, r) })
+	}
+	if len(jobs) == 0 {
+		return nil
+	}
+	// A Resize takes the lock the pty reader holds while it feeds the
+	// emulator: do it off the UI goroutine.
+	return func() tea.Msg {
+		for _, j := range jobs {
+			j()
+		}
+		return nil
+	}
+}
+
+// historySize is the size an earlier attempt's screen is rebuilt at.
+func (m *Model) historySize(i int) (int, int) {
+	if m.width <= 0 {
+		return 80, 24
+	}
+	c, r := m.target(i)
+	return c, max(1, r-1)
+}

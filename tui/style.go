@@ -1,0 +1,126 @@
+// style.go holds the few colours and glyphs the UI paints with, as raw SGR
+// so a frame is built by plain concatenation (lipgloss would re-measure
+// every string on every frame). bubbletea downsamples them to what the
+// terminal supports.
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+const (
+	sgrReset   = "\x1b[m"
+	sgrWarn    = "1;33" // DEGRADED, confirmations
+	sgrAttn    = "1;30;43"
+	sgrDim     = "2"
+	sgrFocus   = "1"
+	sgrMatch   = "7"
+	sgrBarKey  = "1;36"
+	sgrBar     = "0"
+	sgrOverlay = "1;36"
+)
+
+func paint(sgr, s string) string {
+	if s == "" {
+		return ""
+	}
+	return "\x1b[" + sgr + "m" + s + sgrReset
+}
+
+// statusColour colours a pane's frame and title by its worker's status.
+func statusColour(status string) string {
+	switch status {
+	case engine.StatusRunning:
+		return "36"
+	case engine.StatusCompleted:
+		return "32"
+	case engine.StatusError:
+		return "31"
+	case engine.StatusTimeout:
+		return "35"
+	case engine.StatusRetrying:
+		return "33"
+	case engine.StatusCancelled:
+		return "90"
+	}
+	return "37"
+}
+
+// statusGlyph marks a status in the status bar's counts.
+func statusGlyph(status string) string {
+	switch status {
+	case engine.StatusRunning:
+		return "●"
+	case engine.StatusCompleted:
+		return "✓"
+	case engine.StatusError:
+		return "✗"
+	case engine.StatusTimeout:
+		return "⏱"
+	case engine.StatusRetrying:
+		return "↻"
+	case engine.StatusCancelled:
+		return "⊘"
+	}
+	return "○"
+}
+
+// Border glyphs: thin for panes, heavy for the focused one.
+type borderSet struct{ tl, tr, bl, br, h, v string }
+
+var (
+	thinBorder  = borderSet{"┌", "┐", "└", "┘", "─", "│"}
+	heavyBorder = borderSet{"┏", "┓", "┗", "┛", "━", "┃"}
+)
+
+// fit cuts or pads s (which may hold ANSI) to exactly w cells.
+func fit(s string, w int) string {
+	sw := ansi.StringWidth(s)
+	switch {
+	case sw > w:
+		return ansi.Truncate(s, w, "")
+	case sw < w:
+		return s + strings.Repeat(" ", w-sw)
+	}
+	return s
+}
+
+// fitText cuts plain text to w cells with an ellipsis.
+func fitText(s string, w int) string {
+	if w <= 0 {
+		return ""
+	}
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// elapsed formats a duration the way the title shows it: 42s, 3m05s, 1h02m.
+func elapsed(d time.Duration) string {
+	if d < 0 {
+		d = 0
+	}
+	d = d.Truncate(time.Second)
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// wrapText breaks plain text into lines of at most w cells.
+func wrapText(s string, w int) []string {
+	if w <= 0 {
+		return nil
+	}
+	return strings.Split(ansi.Wrap(s, w, " ;,"), "\n")
+}

@@ -653,23 +653,25 @@ func (e *Engine) onExit(a *attemptRT) {
 }
 
 // reapLeftovers stops whatever is left of a finished attempt's process
-// group (SPEC §4.4) and then releases the handle.
+// group (SPEC §4.4): SIGTERM, SIGKILL after stop_grace. Finding what is
+// left and closing it may wait on the kernel, so it runs off the loop.
 func (e *Engine) reapLeftovers(a *attemptRT) {
 	h := a.handle
-	if h.Signal(0) != nil {
-		h.Close()
-		return
-	}
+	grace := a.w.spec.StopGrace
 	e.stopping[a] = true
-	h.Signal(syscall.SIGTERM)
-	e.clock.AfterFunc(a.w.spec.StopGrace, func() {
+	go func() {
+		if h.Lingering() {
+			h.Signal(syscall.SIGTERM)
+			graceOver := make(chan struct{})
+			e.clock.AfterFunc(grace, func() { close(graceOver) })
+			<-graceOver
+		}
+		h.Close()
 		e.post(func() {
-			h.Signal(syscall.SIGKILL)
-			h.Close()
 			delete(e.stopping, a)
 			e.maybeFinishShutdown()
 		})
-	})
+	}()
 }
 
 // settleUnopened settles an attempt that never started a process.

@@ -432,6 +432,7 @@ func TestWritePolicyBelongsToTheAttempt(t *testing.T) {
 	w.Completion.Result = "out/{attempt}/result.json"
 	h := startHarness(t, testPlan(t, w))
 	h.opened(h.pane).finish(0) // missing result: retried
+	h.event(EventWorkerRetry)
 	h.advance(2 * time.Second)
 	fh := h.opened(h.pane)
 	h.write("out/2/result.json", "{}")

@@ -55,6 +55,12 @@ func (h *fakeHandle) exited() bool {
 	}
 }
 
+func (h *fakeHandle) Lingering() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.leftover
+}
+
 func (h *fakeHandle) Signal(sig syscall.Signal) error {
 	h.mu.Lock()
 	if sig != 0 {

@@ -58,6 +58,10 @@ type Handle interface {
 	Signal(sig syscall.Signal) error
 	// OutputBytes counts the bytes read from the child so far.
 	OutputBytes() int64
-	// Close releases the surface's resources; call it after Done.
+	// Lingering reports, after Done, whether any process of the attempt is
+	// left (a daemonised grandchild, say) that must still be stopped.
+	Lingering() bool
+	// Close kills what is left of the attempt (SIGKILL), reaps it and
+	// releases the surface's resources; call it after Done. It may wait.
 	Close() error
 }

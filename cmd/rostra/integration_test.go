@@ -1,0 +1,224 @@
+// integration_test.go runs the engine over the real surfaces: real ptys,
+// real process groups, real files. Each test loads a run file written for
+// it, so the path from YAML to settled row is the one users take.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes"
+)
+
+// liveRun loads runYAML from a temp workspace and starts an engine on the
+// real surfaces; the engine is shut down when the test ends.
+func liveRun(t testing.TB, runYAML string, open panes.PTYOpener) (*engine.Engine, *engine.Plan) {
+	t.Helper()
+	ws := t.TempDir()
+	file := filepath.Join(ws, "rostra.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(runYAML), 0o644))
+	plan, err := engine.Load(file)
+	require.NoError(t, err)
+	prep, err := engine.PrepareStateDir(plan, false, time.Now())
+	require.NoError(t, err)
+	eng := engine.New(plan, engine.Options{Surfaces: surfaces(open)})
+	require.NoError(t, eng.Start())
+	t.Cleanup(func() {
+		eng.Shutdown()
+		prep.Lock.Release()
+	})
+	return eng, plan
+}
+
+func waitFinished(t testing.TB, eng *engine.Engine, within time.Duration) {
+	t.Helper()
+	select {
+	case <-eng.Finished():
+	case <-time.After(within):
+		t.Fatalf("run not finished after %s: %+v", within, eng.Snapshot().Dispatches)
+	}
+}
+
+func row(t testing.TB, eng *engine.Engine, id string) engine.DispatchRow {
+	t.Helper()
+	for _, d := range eng.Snapshot().Dispatches {
+		if d.DispatchID == id {
+			return d
+		}
+	}
+	t.Fatalf("no dispatch row %s", id)
+	return engine.DispatchRow{}
+}
+
+func shellRun(body string) string {
+	return `version: 1
+name: it
+providers:
+  sh: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s }
+workers:
+` + body
+}
+
+func groupGone(pgid int) bool {
+	return errors.Is(syscall.Kill(-pgid, 0), syscall.ESRCH)
+}
+
+func TestCancelKillsAChildThatIgnoresSIGTERM(t *testing.T) {
+	eng, _ := liveRun(t, shellRun(`
+  - id: sh-stubborn
+    role: stubborn
+    prompt: "trap '' TERM; echo ready; while :; do sleep 1; done"
+`), nil)
+	var pid int
+	require.Eventually(t, func() bool {
+		d := row(t, eng, "sh-stubborn#1")
+		pid = d.Pid
+		data, _ := os.ReadFile(d.OutputLogPath)
+		return strings.Contains(string(data), "ready")
+	}, 5*time.Second, 10*time.Millisecond)
+	start := time.Now()
+	require.NoError(t, eng.Cancel("sh-stubborn"))
+	waitFinished(t, eng, 5*time.Second)
+	assert.GreaterOrEqual(t, time.Since(start), time.Second, "SIGKILL waits for stop_grace")
+	d := row(t, eng, "sh-stubborn#1")
+	assert.Equal(t, engine.StatusCancelled, d.Status)
+	assert.True(t, groupGone(pid), "no member of the group is left")
+}
+
+func TestGrandchildHoldingThePtyIsStopped(t *testing.T) {
+	eng, _ := liveRun(t, shellRun(`
+  - id: sh-forker
+    role: forker
+    prompt: "sleep 300 & echo $! > grandchild.pid; echo parent done"
+`), nil)
+	waitFinished(t, eng, 5*time.Second)
+	d := row(t, eng, "sh-forker#1")
+	assert.Equal(t, engine.StatusCompleted, d.Status)
+	require.NotNil(t, d.EndedAt)
+	assert.Less(t, d.EndedAt.Sub(d.StartedAt), 3*time.Second, "settled within stop_grace of the exit")
+	data, err := os.ReadFile(filepath.Join(eng.Plan().Workspace, "grandchild.pid"))
+	require.NoError(t, err)
+	var gpid int
+	fmt.Sscan(string(data), &gpid)
+	require.Eventually(t, func() bool { return errors.Is(syscall.Kill(gpid, 0), syscall.ESRCH) }, 5*time.Second, 10*time.Millisecond,
+		"the grandchild is stopped with the group")
+	log, err := os.ReadFile(d.OutputLogPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "parent done")
+}
+
+func TestEveryByteOfAQuickExitIsLogged(t *testing.T) {
+	// 200 KB then exit 3 at once: the pty's last bytes are read before EIO.
+	eng, _ := liveRun(t, shellRun(`
+  - id: sh-burst
+    role: burst
+    prompt: "head -c 204800 /dev/zero | tr '\\0' 'x'; exit 3"
+    surfaces: [pane]
+  - id: sh-pipeburst
+    role: pipeburst
+    prompt: "head -c 204800 /dev/zero | tr '\\0' 'y'; exit 3"
+    surfaces: [wrapper]
+`), nil)
+	waitFinished(t, eng, 10*time.Second)
+	for id, ch := range map[string]string{"sh-burst#1": "x", "sh-pipeburst#1": "y"} {
+		d := row(t, eng, id)
+		require.NotNil(t, d.ExitCode, id)
+		assert.Equal(t, 3, *d.ExitCode, id)
+		assert.Equal(t, "exited with code 3", d.Reason, id)
+		log, err := os.ReadFile(d.OutputLogPath)
+		require.NoError(t, err)
+		assert.Equal(t, 204800, strings.Count(string(log), ch), id)
+	}
+}
+
+func TestOnFilesSettlesAnAgentThatStaysOpen(t *testing.T) {
+	eng, plan := liveRun(t, shellRun(`
+  - id: sh-session
+    role: session
+    prompt: "mkdir -p out; echo '{{}}' > out/result.json; echo written; exec sleep 300"
+    completion: { result: out/result.json, settle: on-files, stable: 200ms }
+`), nil)
+	waitFinished(t, eng, 5*time.Second)
+	d := row(t, eng, "sh-session#1")
+	assert.Equal(t, engine.StatusCompleted, d.Status)
+	assert.Equal(t, engine.StatusCompleted, eng.Snapshot().Workers[0].Status)
+	// The process was still running when it settled; it is stopped after
+	// stop_grace, and its group does not outlive the attempt.
+	require.Eventually(t, func() bool { return groupGone(d.Pid) }, 5*time.Second, 20*time.Millisecond)
+	assert.FileExists(t, filepath.Join(plan.Workspace, "out", "result.json"))
+}
+
+func TestPtyThatCannotOpenDegradesWithTheOSError(t *testing.T) {
+	failing := func(cols, rows int) (*os.File, *os.File, error) {
+		return nil, nil, &os.PathError{Op: "open", Path: "/dev/ptmx", Err: syscall.EMFILE}
+	}
+	eng, _ := liveRun(t, shellRun(`
+  - id: sh-plain
+    role: plain
+    prompt: "echo on a wrapper"
+`), failing)
+	waitFinished(t, eng, 5*time.Second)
+	d := row(t, eng, "sh-plain#1")
+	assert.Equal(t, engine.SurfaceWrapper, d.Surface)
+	assert.Equal(t, engine.SurfacePane, d.DegradedFrom)
+	assert.Equal(t, "open pty: open /dev/ptmx: too many open files", d.DegradedReason)
+	assert.Equal(t, engine.StatusCompleted, d.Status)
+}
+
+func TestWallTimeoutOnARealProcess(t *testing.T) {
+	eng, _ := liveRun(t, shellRun(`
+  - id: sh-slow
+    role: slow
+    prompt: "sleep 30"
+    timeout: 300ms
+`), nil)
+	waitFinished(t, eng, 5*time.Second)
+	d := row(t, eng, "sh-slow#1")
+	assert.Equal(t, engine.StatusTimeout, d.Status)
+	assert.Equal(t, "attempt timed out after 300ms", d.Reason)
+	assert.True(t, d.Timeout)
+	assert.True(t, groupGone(d.Pid))
+}
+
+// BenchmarkDispatch: 64 workers running `true`, dispatched, settled and
+// persisted, on the real surfaces (pane limit 8, so 56 degrade to wrappers
+// as they would in a real run of that size).
+func BenchmarkDispatch(b *testing.B) {
+	var body strings.Builder
+	for i := range 64 {
+		fmt.Fprintf(&body, "  - { id: w%02d, role: w, provider: sh, prompt: \"true\" }\n", i)
+	}
+	runYAML := shellRun(body.String())
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		ws := b.TempDir()
+		file := filepath.Join(ws, "rostra.yaml")
+		require.NoError(b, os.WriteFile(file, []byte(runYAML), 0o644))
+		plan, err := engine.Load(file)
+		require.NoError(b, err)
+		prep, err := engine.PrepareStateDir(plan, false, time.Now())
+		require.NoError(b, err)
+		b.StartTimer()
+		eng := engine.New(plan, engine.Options{Surfaces: surfaces(nil)})
+		require.NoError(b, eng.Start())
+		<-eng.Finished()
+		require.NoError(b, eng.Shutdown())
+		b.StopTimer()
+		require.Equal(b, 0, eng.ExitCode())
+		prep.Lock.Release()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/64/1e6, "ms/worker")
+}

@@ -19,9 +19,10 @@ bold=$'\e[1m' dim=$'\e[2m' green=$'\e[32m' yellow=$'\e[33m' red=$'\e[31m' cyan=$
 say() { printf '%s\n' "$*"; }
 work() {
 	local steps=$1 i
+	local what=("reading the code" "planning edits" "editing files" "running the tests" "checking the diff")
 	for ((i = 1; i <= steps; i++)); do
-		printf '%s[%s]%s step %d/%d %s%s%s\n' "$cyan" "$agent" "$reset" "$i" "$steps" "$dim" "reading files, planning edits" "$reset"
-		sleep 0.4
+		printf '%s[%s]%s step %d/%d %s%s%s\n' "$cyan" "$agent" "$reset" "$i" "$steps" "$dim" "${what[$(((i - 1) % 5))]}" "$reset"
+		sleep 0.6
 	done
 }
 
@@ -29,13 +30,13 @@ say "${bold}${agent}${reset} · worker ${ROSTRA_WORKER} · attempt ${ROSTRA_ATTE
 case ${DEMO_MODE:-complete} in
 complete)
 	say "task: $prompt"
-	work 5
+	work 8
 	printf '{"worker":"%s","attempt":%s,"ok":true}\n' "$ROSTRA_WORKER" "$ROSTRA_ATTEMPT" >"$out/result.json"
 	say "${green}done${reset}: wrote $out/result.json"
 	;;
 flaky)
 	say "task: $prompt"
-	work 3
+	work 4
 	if [ "$ROSTRA_ATTEMPT" = 1 ]; then
 		say "${yellow}lost the thread; ending without a result${reset}"
 		exit 0
@@ -45,13 +46,13 @@ flaky)
 	;;
 alias)
 	say "task: $prompt"
-	work 4
+	work 6
 	printf '# Review\n\nLooks good.\n' >"$out/result.md"
 	say "${green}done${reset}: wrote $out/result.md"
 	;;
 crash)
 	say "task: $prompt"
-	work 4
+	work 6
 	printf '{"worker":"%s","ok":true}\n' "$ROSTRA_WORKER" >"$out/result.json"
 	say "${red}panic: telemetry upload failed${reset} (the result is written)"
 	exit 1
@@ -61,7 +62,7 @@ interactive)
 	printf '> '
 	IFS= read -r task
 	say "got task: $task"
-	work 3
+	work 4
 	printf '{"worker":"%s","task":"%s"}\n' "$ROSTRA_WORKER" "${task//\"/}" >"$out/result.json"
 	say "${green}wrote $out/result.json${reset}; session stays open"
 	while IFS= read -r line; do say "you said: $line"; done

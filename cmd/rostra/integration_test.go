@@ -222,3 +222,45 @@ func BenchmarkDispatch(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/64/1e6, "ms/worker")
 }
+
+func TestTypedPromptReachesAnInteractiveAgentOncePerAttempt(t *testing.T) {
+	// A read loop under a pty: it logs every line it is given. Attempt 1
+	// gives up after its first line (exit 1, retried); attempt 2 writes the
+	// result. Each attempt must have received the prompt exactly once.
+	eng, plan := liveRun(t, `version: 1
+name: typed
+providers:
+  live: { command: ["bash", "-c", "while IFS= read -r l; do echo \"$ROSTRA_ATTEMPT:$l\" >> lines.txt; if [ $ROSTRA_ATTEMPT = 1 ]; then exit 1; fi; echo done > result.txt; done"], delivery: type }
+defaults: { max_attempts: 2, retry_backoff: 10ms, stop_grace: 1s }
+workers:
+  - id: live-pairer
+    role: pairer
+    prompt: "pair on {worker} attempt {attempt}"
+    completion: { result: result.txt, settle: on-files, stable: 100ms }
+  - id: live-piped
+    role: piped
+    surfaces: [wrapper]
+    command: ["bash", "-c", "cat > piped.txt; echo done > piped-result.txt"]
+    prompt: "line one\nline two"
+    completion: { result: piped-result.txt }
+`, nil)
+	waitFinished(t, eng, 15*time.Second)
+	lines, err := os.ReadFile(filepath.Join(plan.Workspace, "lines.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "1:pair on live-pairer attempt 1\n2:pair on live-pairer attempt 2\n", string(lines))
+	assert.Equal(t, engine.StatusCompleted, row(t, eng, "live-pairer#2").Status)
+
+	piped, err := os.ReadFile(filepath.Join(plan.Workspace, "piped.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "line one\nline two", string(piped), "the wrapper reads the prompt from stdin, then EOF")
+
+	events, err := engine.ReadEvents(filepath.Join(plan.StateDir, engine.EventsFile))
+	require.NoError(t, err)
+	var delivered []string
+	for _, ev := range events {
+		if ev.Type == engine.EventWorkerPromptDelivered {
+			delivered = append(delivered, fmt.Sprintf("%s#%d %s", ev.WorkerID, ev.Attempt, ev.Delivery))
+		}
+	}
+	assert.ElementsMatch(t, []string{"live-pairer#1 keys", "live-pairer#2 keys", "live-piped#1 stdin"}, delivered)
+}

@@ -206,14 +206,13 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	iw, ih := max(0, r.w-2), max(0, r.h-2)
 
 	// Top border with the title.
-	title := " " + p.title(d, status, c.now) + " "
 	var attn string
 	if c.attn != "" {
 		attn = " ⚑ " + c.attn + " "
 	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)
-	title = fitText(title, room-visibleWidth(attn))
+	title := p.title(d, status, c.now, room-visibleWidth(attn))
 	used := 1 + visibleWidth(attn) + visibleWidth(title)
 	top := paint(colour, b.tl+b.h) + paint(sgrAttn, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
 	if r.w < 2 {
@@ -239,12 +238,13 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 
 func visibleWidth(s string) int { return ansi.StringWidth(s) }
 
-// title: worker id, role, provider, surface, attempt k/max, status, elapsed.
-func (p *pane) title(d *engine.DispatchRow, status string, now time.Time) string {
-	parts := []string{p.spec.ID, p.spec.Role, p.spec.Provider}
+// title is worker id, role, provider, surface, attempt k/max, status and
+// elapsed time; when room is short it drops the provider, then the role,
+// then words, so status and time stay in sight.
+func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room int) string {
 	surface := "—"
-	attempt := "attempt 0/" + strconv.Itoa(p.spec.MaxAttempts)
-	var took string
+	k := "0"
+	var took, manual string
 	if d != nil {
 		switch d.Surface {
 		case engine.SurfacePane:
@@ -252,9 +252,9 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time) string
 		case engine.SurfaceWrapper:
 			surface = "WRAPPER"
 		}
-		attempt = "attempt " + strconv.Itoa(d.Attempt) + "/" + strconv.Itoa(p.spec.MaxAttempts)
+		k = strconv.Itoa(d.Attempt)
 		if d.Manual {
-			attempt += " manual"
+			manual = " manual"
 		}
 		end := now
 		if d.EndedAt != nil {
@@ -265,13 +265,30 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time) string
 		}
 	}
 	if p.view != 0 {
-		attempt += " (history)"
+		manual += " (history)"
 	}
-	parts = append(parts, surface, attempt, status)
-	if took != "" {
-		parts = append(parts, took)
+	kmax := k + "/" + strconv.Itoa(p.spec.MaxAttempts)
+	id, role, prov := p.spec.ID, p.spec.Role, p.spec.Provider
+	candidates := [][]string{
+		{id, role, prov, surface, "attempt " + kmax + manual, status, took},
+		{id, role, surface, "attempt " + kmax + manual, status, took},
+		{id, surface, "attempt " + kmax + manual, status, took},
+		{id, surface, kmax + manual, status, took},
+		{id, kmax, status, took},
+		{id, status, took},
+		{id, status},
 	}
-	return strings.Join(parts, " · ")
+	var t string
+	for _, c := range candidates {
+		if c[len(c)-1] == "" {
+			c = c[:len(c)-1]
+		}
+		t = " " + strings.Join(c, " · ") + " "
+		if ansi.StringWidth(t) <= room {
+			return t
+		}
+	}
+	return fitText(t, room)
 }
 
 func (p *pane) footer(c frameCtx) string {

@@ -1,0 +1,259 @@
+// flow_test.go drives the model through Update as a person would: retry and
+// cancel with their confirmations, quit while workers run, typing into a
+// pane (checking the bytes the child receives), scrollback and search,
+// attention marks, mouse focus and the debounced resize of each pane.
+package tui
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+func TestCancelAsksWhileRunning(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := newModel(t, f, 120, 20)
+	press(m, "tab", "x")
+	require.NotNil(t, m.confirm, "cancelling a running attempt asks first")
+	assert.Contains(t, ansi.Strip(m.Render()), "Cancel codex-tester?")
+	press(m, "n")
+	assert.Nil(t, m.confirm)
+	assert.Empty(t, f.cancelled, "n keeps the attempt running")
+
+	cmd := press(m, "x", "y")
+	assert.Nil(t, m.confirm)
+	runCmd(t, m, cmd)
+	assert.Equal(t, []string{"codex-tester"}, f.cancelled)
+	assert.Equal(t, engine.StatusCancelled, m.focused().worker.Status, "the model re-reads the snapshot after the control")
+	assert.Contains(t, m.note, "cancelled")
+}
+
+func TestCancelWithoutRunningAttemptSaysSo(t *testing.T) {
+	f := fakeRun(t, 1, 80, 20)
+	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) { w.Status = engine.StatusCompleted })
+	m := newModel(t, f, 80, 20)
+	assert.Nil(t, press(m, "x"))
+	assert.Nil(t, m.confirm)
+	assert.Contains(t, m.note, "nothing to cancel")
+}
+
+func TestRetryAsksWhileRunningAndNotAfter(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := newModel(t, f, 120, 20)
+	press(m, "r")
+	require.NotNil(t, m.confirm)
+	assert.Contains(t, ansi.Strip(m.Render()), "Its running attempt 1 is cancelled first")
+	runCmd(t, m, press(m, "enter"))
+	assert.Equal(t, []string{"claude-implementer"}, f.retried)
+
+	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) { w.Status = engine.StatusError })
+	m.refresh()
+	cmd := press(m, "tab", "r")
+	assert.Nil(t, m.confirm, "a worker that is not running retries at once")
+	runCmd(t, m, cmd)
+	assert.Equal(t, []string{"claude-implementer", "codex-tester"}, f.retried)
+}
+
+func TestQuitAsksWhileWorkersRun(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	stops := 0
+	m := New(f, Options{Now: func() time.Time { return testNow }, Stop: func() error { stops++; return nil }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+	assert.Nil(t, press(m, "q"))
+	require.NotNil(t, m.confirm)
+	assert.Contains(t, ansi.Strip(m.Render()), "2 worker(s) are still running")
+	press(m, "esc")
+	assert.Nil(t, m.confirm)
+	assert.Equal(t, 0, stops)
+
+	press(m, "ctrl+c")
+	require.NotNil(t, m.confirm, "Ctrl-C asks too")
+	cmd := press(m, "y")
+	assert.True(t, m.stopping)
+	assert.Contains(t, ansi.Strip(m.Render()), "stopping every worker")
+	msg := cmd()
+	require.IsType(t, stoppedMsg{}, msg)
+	_, quit := m.Update(msg)
+	require.NotNil(t, quit)
+	assert.IsType(t, tea.QuitMsg{}, quit())
+	assert.Equal(t, 1, stops)
+	assert.True(t, m.Interrupted(), "quitting while workers ran is an interruption (exit 130)")
+}
+
+func TestQuitWhenAllDoneDoesNotAsk(t *testing.T) {
+	f := fakeRun(t, 1, 80, 20)
+	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) { w.Status = engine.StatusCompleted })
+	m := newModel(t, f, 80, 20)
+	cmd := press(m, "q")
+	assert.Nil(t, m.confirm)
+	require.NotNil(t, cmd)
+	require.IsType(t, stoppedMsg{}, cmd())
+	assert.False(t, m.Interrupted())
+}
+
+func TestInterruptStopsWithoutAsking(t *testing.T) {
+	f := fakeRun(t, 1, 80, 20)
+	m := newModel(t, f, 80, 20)
+	_, cmd := m.Update(Interrupt("terminated"))
+	require.NotNil(t, cmd)
+	assert.Nil(t, m.confirm)
+	assert.True(t, m.Interrupted())
+}
+
+// typed waits for the child to have received want.
+func typed(t *testing.T, h *fakeHandle, want string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return h.Typed() == want }, 2*time.Second, time.Millisecond,
+		"the child received %q, want %q", h.Typed(), want)
+}
+
+func TestInputModeForwardsXtermBytes(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := newModel(t, f, 120, 20)
+	h := f.handles["claude-implementer"]
+
+	press(m, "i")
+	require.Equal(t, modeInput, m.mode)
+	assert.Contains(t, ansi.Strip(m.Render()), "INPUT → claude-implementer")
+	press(m, "up")
+	typed(t, h, "\x1b[A")
+
+	_, _ = h.term.Write([]byte("\x1b[?1h")) // the child asks for application cursor keys
+	press(m, "up")
+	typed(t, h, "\x1b[A\x1bOA")
+
+	press(m, "ctrl+c", "alt+x", "q", "tab")
+	typed(t, h, "\x1b[A\x1bOA\x03\x1bxq\t")
+	assert.Equal(t, modeInput, m.mode, "q and Tab went to the child, not to the UI")
+
+	_, _ = h.term.Write([]byte("\x1b[?2004h")) // bracketed paste on
+	m.Update(tea.PasteMsg{Content: "two\nlines"})
+	typed(t, h, "\x1b[A\x1bOA\x03\x1bxq\t\x1b[200~two\rlines\x1b[201~")
+
+	press(m, "ctrl+]")
+	assert.Equal(t, modeNormal, m.mode, "Ctrl-] gives the keys back")
+	before := h.Typed()
+	press(m, "z")
+	assert.True(t, m.zoom)
+	assert.Equal(t, before, h.Typed(), "keys in normal mode are not forwarded")
+
+	v := m.View()
+	assert.Nil(t, v.Cursor, "no cursor outside input mode")
+	press(m, "i")
+	v = m.View()
+	require.NotNil(t, v.Cursor, "the focused child's cursor is shown while it has the keys")
+}
+
+func TestWrapperPaneCannotBeTypedInto(t *testing.T) {
+	f := fakeRun(t, 1, 80, 20)
+	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) { d.Surface = engine.SurfaceWrapper })
+	m := newModel(t, f, 80, 20)
+	press(m, "i")
+	assert.Equal(t, modeNormal, m.mode)
+	assert.Contains(t, m.note, "WRAPPER")
+}
+
+func TestScrollbackAndSearch(t *testing.T) {
+	f := fakeRun(t, 1, 80, 20)
+	h := f.handles["claude-implementer"]
+	var b strings.Builder
+	for i := range 200 {
+		b.WriteString("output line " + strconv.Itoa(i) + "\r\n")
+	}
+	_, _ = h.term.Write([]byte(b.String()))
+	m := newModel(t, f, 80, 20)
+	p := m.focused()
+	assert.True(t, p.live())
+	press(m, "pgup")
+	require.GreaterOrEqual(t, p.top, 0)
+	assert.Contains(t, ansi.Strip(m.Render()), "scrollback")
+
+	press(m, "/")
+	for _, r := range "line 42" {
+		press(m, string(r))
+	}
+	press(m, "enter")
+	require.Equal(t, modeNormal, m.mode)
+	require.GreaterOrEqual(t, p.match, 0)
+	screen := ansi.Strip(m.Render())
+	assert.Contains(t, screen, "output line 42 ")
+	assert.Contains(t, m.note, "line")
+	press(m, "n")
+	assert.Contains(t, m.note, "not found", "no older match than the first")
+
+	press(m, "G")
+	assert.True(t, p.live())
+	assert.Contains(t, ansi.Strip(m.Render()), "output line 199")
+}
+
+func TestAttentionBellQuietAndJump(t *testing.T) {
+	f := fakeRun(t, 3, 120, 20)
+	act := NewActivity()
+	bellScreen := act.NewScreen(40, 10, nil).(*Screen)
+	f.handles["gemini-reviewer"].term = bellScreen.Term
+	now := testNow
+	m := New(f, Options{Now: func() time.Time { return now }, Activity: act})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+
+	// The fake hands out the bare Term; give the model the Screen.
+	m.byID["gemini-reviewer"].bells = bellScreen.Bells
+	_, _ = bellScreen.Write([]byte("waiting for approval\a"))
+	select {
+	case <-act.wake:
+	default:
+		t.Fatal("output did not wake the UI")
+	}
+	m.Update(frameMsg{})
+	assert.Equal(t, "bell", m.byID["gemini-reviewer"].attention(now, m.plan.AttentionAfter))
+	assert.Contains(t, ansi.Strip(m.Render()), "⚑ bell")
+	assert.Contains(t, ansi.Strip(m.Render()), "1 attention")
+
+	press(m, "a")
+	assert.Equal(t, 2, m.focus, "a jumps to the pane that rang")
+	assert.Empty(t, m.byID["gemini-reviewer"].attention(now, m.plan.AttentionAfter), "looking at it clears the bell")
+
+	now = now.Add(31 * time.Second)
+	m.Update(clockMsg(now))
+	assert.Contains(t, ansi.Strip(m.Render()), "⚑ quiet 31s", "running panes with no output for attention_after are marked")
+	assert.Contains(t, ansi.Strip(m.Render()), "3 attention")
+}
+
+func TestMouseClickFocuses(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := newModel(t, f, 120, 20)
+	m.Update(tea.MouseClickMsg{X: 90, Y: 5, Button: tea.MouseLeft})
+	assert.Equal(t, 1, m.focus)
+	m.Update(tea.MouseWheelMsg{X: 90, Y: 5, Button: tea.MouseWheelUp})
+	// Three lines of output never scroll: the pane stays live.
+	assert.True(t, m.focused().live())
+}
+
+func TestResizeIsDebouncedAndSizesEveryPane(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := New(f, Options{Now: func() time.Time { return testNow }, Sizes: NewPaneSizes(f.plan, 120, 20)})
+	_, first := m.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	_, second := m.Update(tea.WindowSizeMsg{Width: 160, Height: 40})
+	require.NotNil(t, first)
+	msg := first()
+	_, cmd := m.Update(msg)
+	assert.Nil(t, cmd, "a resize superseded by a newer one does nothing")
+	_, cmd = m.Update(second())
+	require.NotNil(t, cmd)
+	cmd()
+	for i, p := range m.panes {
+		c, r := m.target(i)
+		assert.Equal(t, []int{79 - 1, 39 - 2}, []int{c, r}, "each cell is half of 160x39, border excluded")
+		tc, tr := p.term.Size()
+		assert.Equal(t, []int{c, r}, []int{tc, tr})
+		gc, gr := m.opts.Sizes.Get(p.spec.ID)
+		assert.Equal(t, []int{c, r}, []int{gc, gr}, "new attempts open at the size they are drawn at")
+	}
+}

@@ -1,0 +1,172 @@
+// golden_test.go compares whole screens, ANSI stripped, at fixed sizes with
+// testdata/*.golden (go test ./tui -update rewrites them): 1, 2, 4 and 9
+// panes, pages, a degraded pane and one no surface could open, zoom, help,
+// the confirm dialog, the event log and attempt history.
+package tui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+func TestMain(m *testing.M) {
+	time.Local = time.UTC // the event log shows local times
+	os.Exit(m.Run())
+}
+
+// requireGolden checks the model's screen against testdata/<name>.golden.
+func requireGolden(t *testing.T, m *Model, name string) {
+	t.Helper()
+	screen := m.Render()
+	got := ansi.Strip(screen) + "\n"
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	require.Len(t, lines, m.height, "the screen has one line per terminal row")
+	for i, l := range lines {
+		require.Equal(t, m.width, ansi.StringWidth(l), "line %d is not %d cells wide: %q", i, m.width, l)
+	}
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err, "run go test ./tui -run %s -update to create it", t.Name())
+	assert.Equal(t, string(want), got)
+}
+
+func TestGoldenOnePane(t *testing.T) {
+	f := fakeRun(t, 1, 80, 16)
+	requireGolden(t, newModel(t, f, 80, 16), "panes-1")
+}
+
+func TestGoldenTwoPanes(t *testing.T) {
+	f := fakeRun(t, 2, 120, 16)
+	requireGolden(t, newModel(t, f, 120, 16), "panes-2")
+}
+
+func TestGoldenFourPanesByStatus(t *testing.T) {
+	f := fakeRun(t, 4, 120, 24)
+	ended := testNow.Add(-5 * time.Second)
+	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		w.Status, d.Status, d.EndedAt = engine.StatusCompleted, engine.StatusCompleted, &ended
+	})
+	f.setWorker("gemini-reviewer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		w.Status, w.Attempts, w.Reason = engine.StatusError, 3, "exited with code 1"
+		d.Attempt, d.Status, d.Reason, d.EndedAt = 3, engine.StatusError, "exited with code 1", &ended
+	})
+	f.setWorker("grok-verifier", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		w.Status, w.Reason = engine.StatusError, "missing completion paths: out/grok-verifier/result.json"
+		d.Status, d.Reason, d.EndedAt = engine.StatusError, w.Reason, &ended
+	})
+	requireGolden(t, newModel(t, f, 120, 24), "panes-4")
+}
+
+func TestGoldenNinePanes(t *testing.T) {
+	f := fakeRun(t, 9, 120, 31)
+	requireGolden(t, newModel(t, f, 120, 31), "panes-9")
+}
+
+func TestGoldenPages(t *testing.T) {
+	f := fakeRun(t, 9, 80, 21)
+	m := newModel(t, f, 80, 21)
+	assert.Equal(t, 3, m.pages(), "2x2 cells of at least 32x8 on 80x20: three pages")
+	press(m, "]")
+	requireGolden(t, m, "pages")
+	assert.Equal(t, 4, m.focus, "] focuses the first pane of the next page")
+}
+
+func TestGoldenDegraded(t *testing.T) {
+	f := fakeRun(t, 3, 180, 16)
+	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		d.Surface, d.DegradedFrom, d.DegradedReason = engine.SurfaceWrapper, engine.SurfacePane, "pane limit reached (1 of 1 in use)"
+	})
+	f.setWorker("gemini-reviewer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		reason := "no surface could open: pane: open pty: no space left on device; wrapper: start bash: exec: no such file"
+		ended := testNow
+		w.Status, w.Reason = engine.StatusError, reason
+		d.Surface, d.Status, d.Reason, d.EndedAt = "", engine.StatusError, reason, &ended
+	})
+	delete(f.handles, "gemini-reviewer")
+	m := newModel(t, f, 180, 16)
+	requireGolden(t, m, "degraded")
+	assert.Contains(t, ansi.Strip(m.Render()), "DEGRADED pane -> wrapper: pane limit reached (1 of 1 in")
+	assert.Contains(t, ansi.Strip(m.Render()), "wrapper: start bash: exec: no such file", "every surface's reason is shown")
+}
+
+func TestGoldenZoom(t *testing.T) {
+	f := fakeRun(t, 4, 100, 20)
+	m := newModel(t, f, 100, 20)
+	press(m, "tab", "z")
+	requireGolden(t, m, "zoom")
+	press(m, "z")
+	assert.Len(t, m.visible(), 4)
+}
+
+func TestGoldenHelp(t *testing.T) {
+	f := fakeRun(t, 2, 120, 30)
+	m := newModel(t, f, 120, 30)
+	press(m, "?")
+	requireGolden(t, m, "help")
+}
+
+func TestGoldenConfirmCancel(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := newModel(t, f, 120, 20)
+	press(m, "x")
+	requireGolden(t, m, "confirm")
+}
+
+func TestGoldenEventLog(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := newModel(t, f, 120, 20)
+	code := 1
+	for _, ev := range []engine.Event{
+		{TS: testNow.Add(-50 * time.Second), Type: engine.EventRunStarted},
+		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDispatched, WorkerID: "claude-implementer", Attempt: 1, Surface: engine.SurfacePane},
+		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDispatched, WorkerID: "codex-tester", Attempt: 1, Surface: engine.SurfaceWrapper},
+		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDegraded, WorkerID: "codex-tester", Attempt: 1, From: engine.SurfacePane, To: engine.SurfaceWrapper, Reason: "pane limit reached (1 of 1 in use)"},
+		{TS: testNow.Add(-20 * time.Second), Type: engine.EventWorkerFailed, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1", ExitCode: &code},
+		{TS: testNow.Add(-20 * time.Second), Type: engine.EventWorkerRetry, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1"},
+	} {
+		m.Update(eventMsg{ev: ev})
+	}
+	press(m, "e")
+	requireGolden(t, m, "events")
+}
+
+func TestGoldenAttemptHistory(t *testing.T) {
+	f := fakeRun(t, 2, 120, 16)
+	log := filepath.Join(t.TempDir(), "output.log")
+	require.NoError(t, os.WriteFile(log, []byte("$ codex --task\r\n\x1b[31mTypeError: cannot read 'x'\x1b[m\r\nexit 1\r\n"), 0o644))
+	ended := testNow.Add(-30 * time.Second)
+	f.mu.Lock()
+	first := f.st.Dispatches[1]
+	first.Status, first.Reason, first.EndedAt, first.OutputLogPath = engine.StatusError, "exited with code 1", &ended, log
+	f.st.Dispatches = append(f.st.Dispatches, first)
+	f.st.Dispatches[len(f.st.Dispatches)-1] = first
+	second := f.st.Dispatches[1]
+	second.Attempt, second.DispatchID, second.StartedAt = 2, "codex-tester#2", ended.Add(time.Second)
+	f.st.Dispatches[1] = first
+	f.st.Dispatches[len(f.st.Dispatches)-1] = second
+	f.st.Workers[1].Attempts = 2
+	f.mu.Unlock()
+
+	m := newModel(t, f, 120, 16)
+	cmd := press(m, "tab", "<")
+	runCmd(t, m, cmd)
+	requireGolden(t, m, "history")
+	assert.Contains(t, ansi.Strip(m.Render()), "TypeError: cannot read 'x'")
+	press(m, ">")
+	assert.Equal(t, 0, m.focused().view, "> past the last earlier attempt is live again")
+}

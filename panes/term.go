@@ -105,6 +105,8 @@ type Term struct {
 
 	replies termReplyQueue
 
+	csiParams [ansiparser.MaxParamsSize]ansi.Param
+
 	// Scratch buffers reused by every scroll, so steady output does not
 	// allocate beyond the scrollback line itself.
 	scratchLines []termLine
@@ -251,9 +253,82 @@ func (t *Term) feed(p []byte) {
 				continue
 			}
 		}
+		if b == 0x1b && t.parser.State() == ansiparser.GroundState {
+			if n := t.fastCSI(p[i:]); n > 0 {
+				i += n
+				continue
+			}
+		}
 		t.parser.Advance(b)
 		i++
 	}
+}
+
+// fastCSI parses a whole, well-formed CSI sequence at the start of p
+// (ESC [ prefix? params intermediates? final) and dispatches it, returning
+// its length; 0 sends the caller to the parser (a split sequence, a control
+// inside it, anything unusual). Logs carry an SGR every few words, and the
+// parser's per-byte callbacks dominated their profile. Parameters are
+// packed exactly as x/ansi's parser packs them.
+func (t *Term) fastCSI(p []byte) int {
+	if len(p) < 3 || p[1] != '[' {
+		return 0
+	}
+	j := 2
+	var prefix, inter byte
+	if c := p[j]; c >= '<' && c <= '?' {
+		prefix = c
+		j++
+	}
+	params := t.csiParams[:0]
+	cur, have := 0, false
+	for ; j < len(p); j++ {
+		c := p[j]
+		switch {
+		case c >= '0' && c <= '9':
+			if cur < 1<<20 {
+				cur = cur*10 + int(c-'0')
+			}
+			have = true
+			continue
+		case c == ';' || c == ':':
+			v := ansi.Param(ansiparser.MissingParam)
+			if have {
+				v = ansi.Param(cur)
+			}
+			if c == ':' {
+				v |= ansiparser.HasMoreFlag
+			}
+			if len(params) < cap(params) {
+				params = append(params, v)
+			}
+			cur, have = 0, false
+			// The parser records a parameter after a separator even when it
+			// is empty: remember that one follows.
+			continue
+		}
+		break
+	}
+	// The last parameter, if the section was not empty.
+	if j > 2+termBool(prefix != 0) {
+		v := ansi.Param(ansiparser.MissingParam)
+		if have {
+			v = ansi.Param(cur)
+		}
+		if len(params) < cap(params) {
+			params = append(params, v)
+		}
+	}
+	for j < len(p) && p[j] >= 0x20 && p[j] <= 0x2f {
+		inter = p[j]
+		j++
+	}
+	if j >= len(p) || p[j] < 0x40 || p[j] > 0x7e {
+		return 0
+	}
+	cmd := ansi.Cmd(int(p[j]) | int(prefix)<<ansiparser.PrefixShift | int(inter)<<ansiparser.IntermedShift)
+	t.handleCsi(cmd, params)
+	return j + 1
 }
 
 // feedHighByte handles a byte >= 0x80 in the ground state the way tmux does:

@@ -1,7 +1,9 @@
 // rundir.go takes a state dir for a new run (SPEC §5): it creates and locks
 // the folder, archives a finished run found there to previous/<timestamp>/,
 // refuses an unfinished one unless --resume, and for a resume marks the
-// attempts a dead rostra left `running` as interrupted.
+// attempts a dead rostra left `running` as interrupted. A team-state.json
+// that does not parse is read from its previous good copy (store.go); the
+// damaged file is kept aside, never overwritten.
 package engine
 
 import (
@@ -22,6 +24,7 @@ type ErrUnfinishedRun struct {
 	Total     int
 	DeadPid   int // the rostra that drove it, when it died mid-run
 	RunStatus string
+	Note      string // set when the state was read from team-state.json.prev
 }
 
 func (e *ErrUnfinishedRun) Error() string {
@@ -29,10 +32,18 @@ func (e *ErrUnfinishedRun) Error() string {
 	if e.RunStatus == RunRunning {
 		how = fmt.Sprintf("was interrupted (rostra pid %d died)", e.DeadPid)
 	}
-	return fmt.Sprintf("state dir %s holds an unfinished run that %s: %d of %d workers not completed; "+
+	msg := fmt.Sprintf("state dir %s holds an unfinished run that %s: %d of %d workers not completed; "+
 		"continue it with `rostra run --resume %s`, or move the folder away to start over",
 		e.StateDir, how, e.Open, e.Total, e.RunFile)
+	if e.Note != "" {
+		msg += " (note: " + e.Note + ")"
+	}
+	return msg
 }
+
+// EventStateRecovered is appended to events.jsonl when a resumed run's
+// team-state.json did not parse and its previous good copy was used.
+const EventStateRecovered = "state-recovered"
 
 // PreparedRun is a locked state dir ready for an engine.
 type PreparedRun struct {
@@ -40,6 +51,12 @@ type PreparedRun struct {
 	Resumed     *TeamState // the run being resumed, nil for a fresh run
 	ArchivedTo  string     // where a finished earlier run was moved, "" if none
 	Interrupted int        // attempts marked interrupted on resume
+	// Recovered, when not empty, says the run's state was read from
+	// team-state.json.prev because team-state.json did not parse; show it.
+	Recovered string
+	// DamagedKept is where the unparsable team-state.json was moved before
+	// the resumed run writes a new one ("" if none).
+	DamagedKept string
 }
 
 // PrepareStateDir creates and locks plan's state dir. A finished run found
@@ -58,6 +75,11 @@ func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, erro
 		return nil, err
 	}
 	st, err := ReadTeamState(plan.StateDir)
+	var recovered *RecoveredStateError
+	if errors.As(err, &recovered) {
+		prep.Recovered = recovered.Error()
+		err = nil
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if resume {
@@ -76,12 +98,19 @@ func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, erro
 	unfinished := st.Status != RunFinished
 	switch {
 	case resume:
+		if recovered != nil {
+			kept, err := keepDamaged(recovered, now)
+			if err != nil {
+				return fail(err)
+			}
+			prep.DamagedKept = kept
+		}
 		prep.Interrupted = markInterrupted(st, now)
 		prep.Resumed = st
 		return prep, nil
 	case unfinished:
 		return fail(&ErrUnfinishedRun{StateDir: plan.StateDir, RunFile: plan.RunFile, Open: open,
-			Total: len(st.Workers), DeadPid: st.Pid, RunStatus: st.Status})
+			Total: len(st.Workers), DeadPid: st.Pid, RunStatus: st.Status, Note: prep.Recovered})
 	}
 	dest, err := archiveRun(plan.StateDir, now)
 	if err != nil {
@@ -89,6 +118,22 @@ func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, erro
 	}
 	prep.ArchivedTo = dest
 	return prep, nil
+}
+
+// keepDamaged moves an unparsable team-state.json aside (the resumed run is
+// about to write a new one) and notes the recovery in events.jsonl.
+func keepDamaged(rec *RecoveredStateError, now time.Time) (string, error) {
+	kept := rec.Path + ".damaged-" + now.UTC().Format("20060102T150405.000Z")
+	if err := os.Rename(rec.Path, kept); err != nil {
+		return "", fmt.Errorf("keep the damaged %s aside: %w", rec.Path, err)
+	}
+	log, err := OpenEventLog(filepath.Join(filepath.Dir(rec.Path), EventsFile))
+	if err != nil {
+		return kept, nil // the move is what matters; the note is also on stderr
+	}
+	_ = log.Append(Event{TS: now.UTC(), Type: EventStateRecovered, Reason: rec.Error() + "; damaged file kept as " + filepath.Base(kept)})
+	_ = log.Close()
+	return kept, nil
 }
 
 // markInterrupted records the attempts a dead rostra left running.

@@ -3,6 +3,12 @@
 // with flock while a rostra drives the run. Readers tolerate a torn last line
 // of events.jsonl (a crash mid-append); the appender repairs such a tail
 // before it writes, so a torn line never glues onto the next event.
+//
+// team-state.json also keeps its previous version as team-state.json.prev (a
+// hard link taken just before each replacement). Rename is atomic only as far
+// as the file system keeps its promises; when the main file does not parse
+// (a truncating crash, a disk that lied about fsync, a hand edit), readers
+// fall back to that copy and say so.
 package engine
 
 import (
@@ -12,11 +18,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // State file names inside a state dir.
@@ -24,11 +32,20 @@ const (
 	TeamStateFile = "team-state.json"
 	EventsFile    = "events.jsonl"
 	LockFile      = "run.lock"
+	// PreviousSuffix names the previous good copy of a file that keeps one
+	// (team-state.json.prev).
+	PreviousSuffix = ".prev"
 )
+
+// keepsPrevious lists the files whose previous version WriteFileAtomic keeps
+// beside them: only team-state.json, the one file a run cannot be resumed
+// without (a status sidecar or a report is written once and is not).
+var keepsPrevious = map[string]bool{TeamStateFile: true}
 
 // WriteFileAtomic replaces path with data so that a reader sees either the
 // old file or the new one: temp file in the same folder, fsync, rename, fsync
-// of the folder. On any error the old file is left as it was.
+// of the folder. On any error the old file is left as it was. For
+// team-state.json the old file is first hard-linked to team-state.json.prev.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -54,11 +71,35 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		os.Remove(tmpName)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if keepsPrevious[filepath.Base(path)] {
+		keepPrevious(path)
+	}
 	if err := os.Rename(tmpName, path); err != nil {
 		os.Remove(tmpName)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return syncDir(dir)
+}
+
+// keepPrevious makes path+".prev" a hard link to the current path, replacing
+// the older copy atomically (link to a temp name, rename over). A copy that
+// cannot be kept is removed rather than left stale: falling back to a state
+// many writes old would be worse than having none. Best effort: the write
+// itself goes on either way.
+func keepPrevious(path string) {
+	prev := path + PreviousSuffix
+	tmp := prev + ".tmp"
+	_ = os.Remove(tmp)
+	if err := os.Link(path, tmp); err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			_ = os.Remove(prev)
+		}
+		return
+	}
+	if err := os.Rename(tmp, prev); err != nil {
+		_ = os.Remove(tmp)
+		_ = os.Remove(prev)
+	}
 }
 
 func syncDir(dir string) error {
@@ -73,16 +114,61 @@ func syncDir(dir string) error {
 	return nil
 }
 
-// ReadTeamState reads a state dir's team-state.json.
+// RecoveredStateError says team-state.json did not parse and the state
+// returned with it is the previous good copy, team-state.json.prev. The
+// state is usable: show the error as a note and go on. The damaged file is
+// left as it was.
+type RecoveredStateError struct {
+	Path    string    // team-state.json
+	From    string    // team-state.json.prev
+	SavedAt time.Time // when the copy was written (its mtime)
+	Cause   error     // why the main file did not parse
+}
+
+func (e *RecoveredStateError) Error() string {
+	return fmt.Sprintf("%s does not parse (%v); using the previous good copy %s, written %s: the last change to the run may be missing",
+		e.Path, e.Cause, e.From, e.SavedAt.Local().Format(time.DateTime))
+}
+
+func (e *RecoveredStateError) Unwrap() error { return e.Cause }
+
+// ReadTeamState reads a state dir's team-state.json. When it does not parse
+// and team-state.json.prev does, it returns that state together with a
+// *RecoveredStateError; when neither parses, an error naming both.
 func ReadTeamState(stateDir string) (*TeamState, error) {
 	path := filepath.Join(stateDir, TeamStateFile)
+	st, err := readTeamStateFile(path)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return st, err
+	}
+	prev := path + PreviousSuffix
+	old, perr := readTeamStateFile(prev)
+	if perr != nil {
+		why := "there is no previous copy"
+		if !errors.Is(perr, fs.ErrNotExist) {
+			why = "nor does its previous copy " + prev + " (" + perr.Error() + ")"
+		}
+		return nil, fmt.Errorf("%s does not parse (%w), %s; the run's events are in %s",
+			path, err, why, EventsFile)
+	}
+	rec := &RecoveredStateError{Path: path, From: prev, Cause: err}
+	if info, err := os.Stat(prev); err == nil {
+		rec.SavedAt = info.ModTime()
+	}
+	return old, rec
+}
+
+func readTeamStateFile(path string) (*TeamState, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
 	var st TeamState
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("%s is not valid JSON (%w); the run's events are in %s", path, err, EventsFile)
+		if len(bytes.TrimSpace(data)) == 0 {
+			err = fmt.Errorf("empty file: %w", err)
+		}
+		return nil, err
 	}
 	return &st, nil
 }
@@ -144,7 +230,8 @@ func OpenEventLog(path string) (*EventLog, error) {
 }
 
 // repairTail truncates f after its last newline when the bytes after it do
-// not form a complete JSON value.
+// not form a complete JSON value. It reads backwards a window at a time, so a
+// torn line longer than the window is cut at its own start, not inside it.
 func repairTail(f *os.File) error {
 	info, err := f.Stat()
 	if err != nil {
@@ -154,23 +241,37 @@ func repairTail(f *os.File) error {
 	if size == 0 {
 		return nil
 	}
-	const window = 1 << 20
-	start := max(size-window, 0)
-	buf := make([]byte, size-start)
-	if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+	var last [1]byte
+	if _, err := f.ReadAt(last[:], size-1); err != nil {
 		return err
 	}
-	if buf[len(buf)-1] == '\n' {
+	if last[0] == '\n' {
 		return nil
 	}
-	cut := bytes.LastIndexByte(buf, '\n') + 1 // 0 when the torn line is the only one
-	tail := buf[cut:]
+	const window = 1 << 20
+	cut := int64(0) // where the torn line starts; 0 when it is the only line
+	for end := size; end > 0; {
+		start := max(end-window, 0)
+		buf := make([]byte, end-start)
+		if _, err := f.ReadAt(buf, start); err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+			cut = start + int64(i) + 1
+			break
+		}
+		end = start
+	}
+	tail := make([]byte, size-cut)
+	if _, err := f.ReadAt(tail, cut); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
 	if json.Valid(tail) {
 		// The event is whole; only its newline is missing.
 		_, err := f.WriteAt([]byte{'\n'}, size)
 		return err
 	}
-	return f.Truncate(start + int64(cut))
+	return f.Truncate(cut)
 }
 
 // Append writes ev as one line.

@@ -126,7 +126,7 @@ type RecoveredStateError struct {
 }
 
 func (e *RecoveredStateError) Error() string {
-	return fmt.Sprintf("%s does not parse (%v); using the previous good copy %s, written %s: the last change to the run may be missing",
+	return fmt.Sprintf("%s is not valid JSON (%v); using the previous good copy %s, written %s: the last change to the run may be missing",
 		e.Path, e.Cause, e.From, e.SavedAt.Local().Format(time.DateTime))
 }
 
@@ -148,7 +148,7 @@ func ReadTeamState(stateDir string) (*TeamState, error) {
 		if !errors.Is(perr, fs.ErrNotExist) {
 			why = "nor does its previous copy " + prev + " (" + perr.Error() + ")"
 		}
-		return nil, fmt.Errorf("%s does not parse (%w), %s; the run's events are in %s",
+		return nil, fmt.Errorf("%s is not valid JSON (%w), %s; the run's events are in %s",
 			path, err, why, EventsFile)
 	}
 	rec := &RecoveredStateError{Path: path, From: prev, Cause: err}

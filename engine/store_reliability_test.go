@@ -81,7 +81,7 @@ func TestReliabilityTruncatedTeamStateFallsBackToThePreviousCopy(t *testing.T) {
 		assert.Equal(t, good.Workers, st.Workers)
 		assert.Equal(t, path, rec.Path)
 		assert.Equal(t, path+PreviousSuffix, rec.From)
-		assert.Contains(t, err.Error(), TeamStateFile+" does not parse (")
+		assert.Contains(t, err.Error(), TeamStateFile+" is not valid JSON (")
 		assert.Contains(t, err.Error(), "using the previous good copy "+path+PreviousSuffix)
 		after, rerr := os.ReadFile(path)
 		require.NoError(t, rerr)
@@ -94,7 +94,7 @@ func TestReliabilityTruncatedTeamStateFallsBackToThePreviousCopy(t *testing.T) {
 	require.Error(t, err)
 	assert.Nil(t, st)
 	assert.NotErrorAs(t, err, new(*RecoveredStateError))
-	assert.Contains(t, err.Error(), path+" does not parse")
+	assert.Contains(t, err.Error(), path+" is not valid JSON")
 	assert.Contains(t, err.Error(), "nor does its previous copy "+path+PreviousSuffix)
 
 	// No copy at all: the plain parse error.
@@ -136,7 +136,7 @@ func TestReliabilityResumeFromATruncatedTeamState(t *testing.T) {
 	require.NoError(t, err)
 	defer prep.Lock.Release()
 	require.NotNil(t, prep.Resumed)
-	assert.Contains(t, prep.Recovered, "does not parse")
+	assert.Contains(t, prep.Recovered, "is not valid JSON")
 	assert.Equal(t, 1, prep.Interrupted)
 	assert.Equal(t, "interrupted (rostra pid 4242 died)", prep.Resumed.Dispatches[0].Reason)
 	kept, err := os.ReadFile(prep.DamagedKept)
@@ -264,4 +264,3 @@ func checkPrivate(t *testing.T, dir string) {
 	}))
 	assert.Greater(t, seen, 5)
 }
-

@@ -80,7 +80,9 @@ func (s tmuxServer) waitScreen(what string, want ...string) string {
 	return last
 }
 
-func (s tmuxServer) keys(keys ...string) { s.run(append([]string{"send-keys", "-t", "ui"}, keys...)...) }
+func (s tmuxServer) keys(keys ...string) {
+	s.run(append([]string{"send-keys", "-t", "ui"}, keys...)...)
+}
 
 func TestUIEndToEndInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {

@@ -119,9 +119,20 @@ type process struct {
 	closeOnce   sync.Once
 	closeErr    error
 
-	mu        sync.Mutex
-	groupGone bool           // kill(-pid, 0) answered ESRCH once: never signal -pid again
-	members   map[int]uint64 // pids found by token -> their start time (pid reuse guard)
+	// mu guards reaped and members. While reaped is false the leader is at
+	// least a zombie, so its pid (the group and session id) cannot have been
+	// reused, and kill(-pid) reaches this attempt and nothing else. Once it
+	// is reaped, the pid may name another process (with pid_max at 32768,
+	// soon), and the group is signalled member by member instead.
+	mu      sync.Mutex
+	reaped  bool
+	members map[int]uint64 // attempt processes seen -> their start time (pid reuse guard)
+	// leaderStart is the leader's start time: older processes are not
+	// searched for the token.
+	leaderStart uint64
+	// groupGone is set with reaped for lingering.go: from then on the group
+	// is not probed by its id, and linked() lists its members itself.
+	groupGone bool
 
 	startedAt time.Time    // monotonic base for lastOut
 	lastOut   atomic.Int64 // nanoseconds after startedAt when the last chunk was read
@@ -253,7 +264,9 @@ func newProcess(cmd *exec.Cmd, out, log *os.File, token string, grace time.Durat
 		quit:       make(chan struct{}),
 		closing:    make(chan struct{}),
 		members:    map[int]uint64{},
-		startedAt:  time.Now(),
+		// 0 if the leader already exited: then every process is searched.
+		leaderStart: startTime(cmd.Process.Pid),
+		startedAt:   time.Now(),
 	}
 }
 
@@ -310,13 +323,21 @@ func (p *process) consume(b []byte) {
 // the output: up to the grace while descendants still hold it, then kills
 // them, and as a last resort closes the stream under the reader.
 func (p *process) wait() {
+	waitExitNoReap(p.pid)
+	// The leader is a zombie now and its group id still ours: note who is
+	// in the group before the id can be reused.
+	p.scan(false)
+	p.mu.Lock()
 	_ = p.cmd.Wait() // the *ExitError carries nothing ProcessState lacks
+	p.reaped, p.groupGone = true, true
+	p.mu.Unlock()
 	p.exit = exitOf(p.cmd.ProcessState)
 	close(p.exited)
 
-	if !p.waitReader(p.grace) {
+	if !p.waitReader(p.grace, true) {
 		_ = p.Signal(syscall.SIGKILL)
-		if !p.waitReader(killedDrainLimit) {
+		// Not cut short by Close: what the kernel still buffers is output.
+		if !p.waitReader(killedDrainLimit, false) {
 			_ = p.out.Close()
 			<-p.readerDone
 		}
@@ -330,18 +351,23 @@ func (p *process) wait() {
 		_ = p.log.Close()
 	}
 	p.helpers.Wait()
-	p.reapZombies()
+	p.scan(true) // reap what died with it
 	close(p.done)
 }
 
-// waitReader reports whether the reader ended within d; Close cuts it short.
-func (p *process) waitReader(d time.Duration) bool {
+// waitReader reports whether the reader ended within d; with closable,
+// Close cuts the wait short.
+func (p *process) waitReader(d time.Duration, closable bool) bool {
 	t := time.NewTimer(d)
 	defer t.Stop()
+	closing := p.closing
+	if !closable {
+		closing = nil
+	}
 	select {
 	case <-p.readerDone:
 		return true
-	case <-p.closing:
+	case <-closing:
 		select {
 		case <-p.readerDone:
 			return true
@@ -394,10 +420,13 @@ func (p *process) OutputLogErr() error {
 // token). Nothing left to signal is not an error.
 func (p *process) Signal(sig syscall.Signal) error {
 	var errs []error
+	// Find the others first: once the group is killed, their parents die
+	// and the family tree that leads to them is gone.
+	others := p.linked()
 	if err := p.signalGroup(sig); err != nil {
 		errs = append(errs, err)
 	}
-	for _, pid := range p.linked() {
+	for _, pid := range others {
 		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 			errs = append(errs, fmt.Errorf("signal %s to pid %d: %w", sig, pid, err))
 		}
@@ -405,20 +434,16 @@ func (p *process) Signal(sig syscall.Signal) error {
 	return errors.Join(errs...)
 }
 
+// signalGroup signals the leader's group while the leader is not reaped;
+// after that, linked lists the group's members one by one.
 func (p *process) signalGroup(sig syscall.Signal) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.groupGone {
+	if p.reaped {
 		return nil
 	}
 	err := syscall.Kill(-p.pid, sig)
-	if errors.Is(err, syscall.ESRCH) {
-		// An empty group never fills again (setpgid only joins live
-		// groups); its id may now be reused by an unrelated process.
-		p.groupGone = true
-		return nil
-	}
-	if err != nil {
+	if err != nil && !errors.Is(err, syscall.ESRCH) {
 		return fmt.Errorf("signal %s to process group %d: %w", sig, p.pid, err)
 	}
 	return nil
@@ -445,8 +470,12 @@ func (p *process) Stop(grace time.Duration) error {
 func (p *process) Close() error {
 	p.closeOnce.Do(func() {
 		p.closingOnce.Do(func() { close(p.closing) })
-		_ = p.Signal(syscall.SIGKILL)
-		<-p.done
+		select {
+		case <-p.done:
+		default:
+			_ = p.Signal(syscall.SIGKILL)
+			<-p.done
+		}
 		// Leftovers that did not hold the output (daemons that closed it).
 		_ = p.Signal(syscall.SIGKILL)
 		if left := p.waitGone(goneLimit); len(left) > 0 {
@@ -463,8 +492,8 @@ func (p *process) waitGone(d time.Duration) []int {
 	deadline := time.Now().Add(d)
 	step := time.Millisecond
 	for {
-		p.reapZombies()
-		left := p.present()
+		f := p.scan(true)
+		left := append(f.live, f.zombies...)
 		if len(left) == 0 || !time.Now().Before(deadline) {
 			return left
 		}
@@ -473,20 +502,4 @@ func (p *process) waitGone(d time.Duration) []int {
 			step *= 2
 		}
 	}
-}
-
-// present lists the attempt's processes still in the process table, zombies
-// included; -pgid stands for "the group has members".
-func (p *process) present() []int {
-	var left []int
-	p.mu.Lock()
-	if !p.groupGone {
-		if err := syscall.Kill(-p.pid, 0); errors.Is(err, syscall.ESRCH) {
-			p.groupGone = true
-		} else {
-			left = append(left, -p.pid)
-		}
-	}
-	p.mu.Unlock()
-	return append(left, p.linked()...)
 }

@@ -5,9 +5,10 @@
 //
 // What cannot be caught: a descendant that leaves the process group and the
 // pty session (setsid) AND replaces its environment (env -i, execve with a
-// fresh envp) carries no trace of the attempt; if it also keeps the output
-// open, the reader's fd is closed under it after StopGrace, so the attempt
-// still ends, but that process lives on. Processes of another user cannot be
+// fresh envp) AND whose parent died before any scan saw it (it is then an
+// orphan of rostra's with no trace of the attempt); if it also keeps the
+// output open, the reader's fd is closed under it after StopGrace, so the
+// attempt still ends, but that process lives on. Processes of another user cannot be
 // read in /proc unless rostra runs as root. A pid reused after ~4M forks
 // while an attempt is open could be taken for a member of its group.
 package panes
@@ -141,34 +142,130 @@ func environHasToken(pid int, token string) bool {
 	return false
 }
 
-// linked lists the live processes of the attempt that kill(-pgid) does not
+// found is what one pass over /proc found of an attempt.
+type found struct {
+	live    []int // to signal one by one (the group, while the leader is unreaped, is signalled whole)
+	zombies []int // dead but not reaped yet (the unreaped leader included)
+}
+
+// linked lists the live processes of the attempt that signalGroup does not
 // reach: the other process groups of the pty session (a job-control shell
-// puts each job in its own) and whatever carries the attempt token (setsid
-// escapees). The leader's own group is signalled as a group.
-func (p *process) linked() []int {
+// puts each job in its own), whatever carries the attempt token (setsid
+// escapees), every descendant of any of those or of the leader, whatever its
+// group, session or environment, and, once the leader is reaped, the
+// members of its group.
+func (p *process) linked() []int { return p.scan(false).live }
+
+// scan makes one pass over /proc. Every process of the attempt it finds is
+// remembered with its start time, so that it is still known after its parent
+// died and it was reparented to rostra, after it died (a zombie has no
+// environ), and after the leader's pid (the group and session id) may have
+// been reused. With reap, it also reaps the attempt's zombies that are
+// rostra's children (reparented to rostra, the subreaper), never the leader
+// (cmd.Wait reaps it) and never a child that another part of rostra
+// started and will wait for.
+func (p *process) scan(reap bool) found {
 	self := os.Getpid()
-	var out []int
+	stats := map[int]procStat{}
 	for _, pid := range listPIDs() {
-		if pid == self || pid == p.pid {
+		if pid == self {
 			continue
 		}
-		st, ok := readProcStat(pid)
-		if !ok || st.state == 'Z' || st.state == 'X' {
-			continue
-		}
-		switch {
-		case st.pgrp == p.pid:
-			// reached through the group
-		case p.session && st.session == p.pid:
-			out = append(out, pid)
-		case p.isMember(pid, st.start) || environHasToken(pid, p.token):
-			p.mu.Lock()
-			p.members[pid] = st.start
-			p.mu.Unlock()
-			out = append(out, pid)
+		if st, ok := readProcStat(pid); ok {
+			stats[pid] = st
 		}
 	}
-	return out
+	p.mu.Lock()
+	reaped := p.reaped
+	p.mu.Unlock()
+
+	in := map[int]bool{}
+	if !reaped {
+		in[p.pid] = true
+	}
+	for pid, st := range stats {
+		if pid == p.pid {
+			continue
+		}
+		byID := !reaped && (st.pgrp == p.pid || (p.session && st.session == p.pid))
+		if byID || p.isMember(pid, st.start) {
+			in[pid] = true
+		}
+	}
+	for pid, st := range stats {
+		// A process older than the leader cannot carry its token: skip the
+		// environ read that makes a pass cost.
+		if !in[pid] && pid != p.pid && !dead(st) && st.start >= p.leaderStart && environHasToken(pid, p.token) {
+			in[pid] = true
+		}
+	}
+	children := map[int][]int{}
+	for pid, st := range stats {
+		children[st.ppid] = append(children[st.ppid], pid)
+	}
+	queue := make([]int, 0, len(in))
+	for pid := range in {
+		queue = append(queue, pid)
+	}
+	for len(queue) > 0 {
+		parent := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, c := range children[parent] {
+			if !in[c] && c != p.pid {
+				in[c] = true
+				queue = append(queue, c)
+			}
+		}
+	}
+
+	var f found
+	p.mu.Lock()
+	for pid := range in {
+		if pid == p.pid {
+			continue
+		}
+		st := stats[pid]
+		p.members[pid] = st.start
+		switch {
+		case dead(st):
+			if reap && st.ppid == self {
+				var ws syscall.WaitStatus
+				if got, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid {
+					continue
+				}
+			}
+			f.zombies = append(f.zombies, pid)
+		case !reaped && st.pgrp == p.pid:
+			// reached through the group
+		default:
+			f.live = append(f.live, pid)
+		}
+	}
+	p.mu.Unlock()
+	if !reaped {
+		f.zombies = append(f.zombies, p.pid) // present until cmd.Wait reaps it
+	}
+	return f
+}
+
+func dead(st procStat) bool { return st.state == 'Z' || st.state == 'X' }
+
+// startTime is pid's start time, 0 if it is already gone.
+func startTime(pid int) uint64 {
+	st, _ := readProcStat(pid)
+	return st.start
+}
+
+// waitExitNoReap blocks until pid has exited, leaving it a zombie, so that
+// its pid stays reserved until cmd.Wait reaps it under p.mu.
+func waitExitNoReap(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != syscall.EINTR {
+			return // on any other error, cmd.Wait reports what happened
+		}
+	}
 }
 
 func (p *process) isMember(pid int, start uint64) bool {
@@ -176,26 +273,4 @@ func (p *process) isMember(pid int, start uint64) bool {
 	defer p.mu.Unlock()
 	s, ok := p.members[pid]
 	return ok && s == start
-}
-
-// reapZombies reaps the attempt's processes that died after being
-// reparented to rostra (the subreaper). It touches only zombies that are
-// rostra's children AND belong to this attempt (its group, its session, or a
-// token carrier seen alive), never the leader (cmd.Wait reaps it) and never
-// a child some other part of rostra started and will wait for.
-func (p *process) reapZombies() {
-	self := os.Getpid()
-	for _, pid := range listPIDs() {
-		if pid == p.pid {
-			continue
-		}
-		st, ok := readProcStat(pid)
-		if !ok || st.state != 'Z' || st.ppid != self {
-			continue
-		}
-		if st.pgrp == p.pid || (p.session && st.session == p.pid) || p.isMember(pid, st.start) {
-			var ws syscall.WaitStatus
-			_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-		}
-	}
 }

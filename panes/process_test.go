@@ -145,8 +145,29 @@ func waitDone(t *testing.T, a attempt, d time.Duration) {
 	select {
 	case <-a.Done():
 	case <-time.After(d):
-		require.FailNow(t, "attempt not done", "after %s", d)
+		require.FailNow(t, "attempt not done", "after %s; exited: %v; processes: %s", d, isClosed(a.Exited()), describeGroup(a.Pid()))
 	}
+}
+
+func isClosed(c <-chan struct{}) bool {
+	select {
+	case <-c:
+		return true
+	default:
+		return false
+	}
+}
+
+// describeGroup lists the processes of a group or session, for failures.
+func describeGroup(pgid int) string {
+	var b strings.Builder
+	for _, pid := range listPIDs() {
+		if st, ok := readProcStat(pid); ok && (pid == pgid || st.pgrp == pgid || st.session == pgid) {
+			cmd, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			fmt.Fprintf(&b, "[pid %d ppid %d pgrp %d sid %d state %c %q] ", pid, st.ppid, st.pgrp, st.session, st.state, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+		}
+	}
+	return b.String()
 }
 
 func groupGone(pgid int) bool {
@@ -177,6 +198,7 @@ func TestExitCodeAndEveryByteOfOutput(t *testing.T) {
 			l := newLaunch(t, sh(`seq 1 40000 | tr '\n' ','; exit 3`))
 			a, err := s.start(l, nil)
 			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
 			waitDone(t, a, 10*time.Second)
 			require.NoError(t, a.Close())
 			assert.Equal(t, Exit{Code: 3}, a.Exit())
@@ -197,6 +219,7 @@ func TestExitBySignalIsReportedFromWait(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			a, err := s.start(newLaunch(t, sh(`kill -KILL $$`)), nil)
 			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
 			waitDone(t, a, 5*time.Second)
 			require.NoError(t, a.Close())
 			assert.Equal(t, Exit{Code: -1, Signal: "killed"}, a.Exit())
@@ -212,6 +235,7 @@ func TestStopKillsGroupThatIgnoresTERMAfterGrace(t *testing.T) {
 			// The ignored TERM is inherited by the grandchild too.
 			a, err := s.start(newLaunch(t, sh(`trap "" TERM; sleep 1000 & echo "ready:$!"; wait`)), newScreen)
 			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
 			m := scr.waitFor(t, `ready:(\d+)`, 5*time.Second)
 			grandchild, _ := strconv.Atoi(m[1])
 
@@ -232,6 +256,7 @@ func TestSignalSequenceTERMThenKILL(t *testing.T) {
 			scr, newScreen := newRecScreen()
 			a, err := s.start(newLaunch(t, sh(`trap "" TERM; sleep 1000 & echo ready; wait`)), newScreen)
 			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
 			scr.waitFor(t, `ready`, 5*time.Second)
 			require.NoError(t, a.Signal(syscall.SIGTERM))
 			select {
@@ -261,7 +286,13 @@ func TestGrandchildHoldingOutputEndsWithinGrace(t *testing.T) {
 			start := time.Now()
 			a, err := s.start(l, nil)
 			require.NoError(t, err)
-			<-a.Exited()
+			t.Cleanup(func() { _ = a.Close() })
+			startedIn := time.Since(start)
+			select {
+			case <-a.Exited():
+			case <-time.After(5 * time.Second):
+				require.FailNow(t, "leader did not exit", "started in %s; %s", startedIn, describeGroup(a.Pid()))
+			}
 			waitDone(t, a, l.StopGrace+killedDrainLimit+2*time.Second)
 			elapsed := time.Since(start)
 			assert.GreaterOrEqual(t, elapsed, l.StopGrace, "Done must wait for the holder up to the grace")
@@ -280,14 +311,28 @@ func TestGrandchildHoldingOutputEndsWithinGrace(t *testing.T) {
 }
 
 func TestSetsidEscapeeIsSignalled(t *testing.T) {
+	scripts := map[string]string{
+		"token": `setsid sleep 1000 & echo "esc:$!"; wait`,
+		// No token: found as the descendant of a live attempt process.
+		"cleared env": `(env -i /usr/bin/setsid /bin/sleep 1000 & echo "esc:$!"; wait); wait`,
+	}
 	for _, s := range bothSurfaces {
-		t.Run(s.name, func(t *testing.T) {
+		for how, script := range scripts {
+			t.Run(s.name+"/"+how, func(t *testing.T) { testEscapee(t, s, script) })
+		}
+	}
+}
+
+func testEscapee(t *testing.T, s surfaceUnderTest, script string) {
+	{
+		{
 			defer goleak.VerifyNone(t, ignoreSpawnLoop())
 			scr, newScreen := newRecScreen()
-			l := newLaunch(t, sh(`setsid sleep 1000 & echo "esc:$!"; wait`))
+			l := newLaunch(t, sh(script))
 			l.StopGrace = 30 * time.Second // the grace must not be what ends it
 			a, err := s.start(l, newScreen)
 			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
 			m := scr.waitFor(t, `esc:(\d+)`, 5*time.Second)
 			escapee, _ := strconv.Atoi(m[1])
 			require.Eventually(t, func() bool {
@@ -301,7 +346,7 @@ func TestSetsidEscapeeIsSignalled(t *testing.T) {
 			waitDone(t, a, 5*time.Second)
 			require.NoError(t, a.Close())
 			assert.True(t, pidGone(escapee), "escapee %d still present", escapee)
-		})
+		}
 	}
 }
 
@@ -345,6 +390,7 @@ func TestLookPathUsesTheChildsPATH(t *testing.T) {
 			l.Env = []string{"PATH=" + dir + ":/usr/bin:/bin"}
 			a, err := s.start(l, nil)
 			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
 			waitDone(t, a, 5*time.Second)
 			require.NoError(t, a.Close())
 			log, err := os.ReadFile(l.OutputLog)
@@ -400,12 +446,38 @@ func TestHelperRostraParent(t *testing.T) {
 		l.Argv = sh(`trap "" HUP; exec sleep 1000`)
 		p, err := StartPTY(l, PTYOptions{})
 		require.NoError(t, err)
+		t.Cleanup(func() { _ = p.Close() })
 		pid = p.Pid()
 	default:
 		p, err := StartWrapper(l, WrapperOptions{})
 		require.NoError(t, err)
+		t.Cleanup(func() { _ = p.Close() })
 		pid = p.Pid()
 	}
 	fmt.Printf("child:%d\n", pid)
 	select {} // until SIGKILLed
+}
+
+// TestCloseStopsARunningAttempt: Close without a Stop first (rostra quitting
+// hard) kills the group, ends the attempt and releases everything.
+func TestCloseStopsARunningAttempt(t *testing.T) {
+	for _, s := range bothSurfaces {
+		t.Run(s.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, ignoreSpawnLoop())
+			scr, newScreen := newRecScreen()
+			l := newLaunch(t, sh(`trap "" TERM HUP; sleep 1000 & echo ready; wait`))
+			l.StopGrace = time.Minute // Close must not wait for it
+			before := openFDs(t)
+			a, err := s.start(l, newScreen)
+			require.NoError(t, err)
+			scr.waitFor(t, `ready`, 5*time.Second)
+			start := time.Now()
+			require.NoError(t, a.Close())
+			assert.Less(t, time.Since(start), 3*time.Second)
+			assert.True(t, isClosed(a.Done()))
+			assert.Equal(t, Exit{Code: -1, Signal: "killed"}, a.Exit())
+			assert.True(t, groupGone(a.Pid()))
+			assert.Equal(t, before, openFDs(t), "fds released")
+		})
+	}
 }

@@ -73,6 +73,7 @@ func TestPTYWriteAndResizeReachTheChild(t *testing.T) {
 	l.Cols, l.Rows = 90, 20
 	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	scr.waitFor(t, `20 90\r\n`, 5*time.Second)
 
 	require.NoError(t, p.Resize(132, 43))
@@ -96,6 +97,7 @@ func TestPTYResizeSendsWINCH(t *testing.T) {
 	scr, newScreen := newRecScreen()
 	p, err := StartPTY(newLaunch(t, []string{"bash", "-c", `trap 'echo "winch:$(stty size)"; exit 0' WINCH; echo ready; while :; do read -t 0.05 x; done`}), PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	scr.waitFor(t, `ready`, 5*time.Second)
 	require.NoError(t, p.Resize(100, 30))
 	scr.waitFor(t, `winch:30 100`, 5*time.Second)
@@ -115,6 +117,7 @@ func TestPTYSetsTERMUnlessEnvDoes(t *testing.T) {
 		l.Env = tc.env
 		p, err := StartPTY(l, PTYOptions{})
 		require.NoError(t, err)
+		t.Cleanup(func() { _ = p.Close() })
 		waitDone(t, p, 5*time.Second)
 		require.NoError(t, p.Close())
 		log, err := os.ReadFile(l.OutputLog)
@@ -135,6 +138,7 @@ func TestPTYScreenRepliesReachTheChild(t *testing.T) {
 	}
 	p, err := StartPTY(newLaunch(t, []string{"bash", "-c", `IFS= read -rs -d R -p $'\e[6n' pos; echo "pos:${pos#*[}"`}), PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	scr.waitFor(t, `pos:5;7\r\n`, 5*time.Second)
 	waitDone(t, p, 5*time.Second)
 	require.NoError(t, p.Close())
@@ -153,6 +157,7 @@ func TestPTYRepliesNeverBlockTheReader(t *testing.T) {
 	l := newLaunch(t, sh(`i=0; while [ $i -lt 3000 ]; do printf '\033[6n'; i=$((i+1)); done; echo finished`))
 	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	waitDone(t, p, 20*time.Second)
 	require.NoError(t, p.Close())
 	assert.Contains(t, scr.String(), "finished")
@@ -169,6 +174,7 @@ func TestPTYTypePromptAsKeysExactlyOnce(t *testing.T) {
 	start := time.Now()
 	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	select {
 	case how := <-p.PromptDelivered():
 		assert.Equal(t, "keys", how)
@@ -197,6 +203,7 @@ func TestPTYTypePromptWaitsForQuiet(t *testing.T) {
 	l.TypeQuiet = 150 * time.Millisecond
 	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	scr.waitFor(t, `got:hello\r\n`, 5*time.Second)
 	out := scr.String()
 	assert.Less(t, strings.Index(out, "quiet"), strings.Index(out, "hello"), "typed only after the output went quiet: %q", out)
@@ -210,6 +217,7 @@ func TestPTYTypePromptBracketedPaste(t *testing.T) {
 	l.TypeQuiet = 100 * time.Millisecond
 	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	select {
 	case how := <-p.PromptDelivered():
 		assert.Equal(t, "paste", how)
@@ -227,6 +235,7 @@ func TestPTYTypePromptBracketedPaste(t *testing.T) {
 func TestPTYNoPromptClosesDelivered(t *testing.T) {
 	p, err := StartPTY(newLaunch(t, []string{"true"}), PTYOptions{})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	_, open := <-p.PromptDelivered()
 	assert.False(t, open)
 	waitDone(t, p, 5*time.Second)

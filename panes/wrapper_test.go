@@ -29,6 +29,7 @@ func TestWrapperMergesStdoutAndStderrInOrder(t *testing.T) {
 	l := newLaunch(t, sh(script.String()))
 	p, err := StartWrapper(l, WrapperOptions{})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	waitDone(t, p, 5*time.Second)
 	require.NoError(t, p.Close())
 	log, err := os.ReadFile(l.OutputLog)
@@ -42,6 +43,7 @@ func TestWrapperStdinIsDeliveredThenClosed(t *testing.T) {
 	l.Stdin = []byte("line one\nline two, no newline")
 	p, err := StartWrapper(l, WrapperOptions{})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	waitDone(t, p, 5*time.Second)
 	require.NoError(t, p.Close())
 	assert.Equal(t, Exit{Code: 0}, p.Exit())
@@ -54,6 +56,7 @@ func TestWrapperNilStdinIsDevNull(t *testing.T) {
 	l := newLaunch(t, sh(`cat; echo "eof seen"`))
 	p, err := StartWrapper(l, WrapperOptions{})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	waitDone(t, p, 5*time.Second)
 	require.NoError(t, p.Close())
 	log, err := os.ReadFile(l.OutputLog)
@@ -71,6 +74,7 @@ func TestWrapperUnreadStdinDoesNotLeak(t *testing.T) {
 	l.StopGrace = 200 * time.Millisecond
 	p, err := StartWrapper(l, WrapperOptions{})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	waitDone(t, p, 5*time.Second)
 	require.NoError(t, p.Close())
 }
@@ -81,6 +85,7 @@ func TestWrapperScreenGetsCRLFLogKeepsRawBytes(t *testing.T) {
 	l.Cols, l.Rows = 100, 30
 	p, err := StartWrapper(l, WrapperOptions{NewScreen: newScreen})
 	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
 	waitDone(t, p, 5*time.Second)
 	require.NoError(t, p.Close())
 	assert.Equal(t, "a\r\nb\r\nc\r\n", scr.String())

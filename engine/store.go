@@ -138,9 +138,11 @@ func (e *RecoveredStateError) Unwrap() error { return e.Cause }
 func ReadTeamState(stateDir string) (*TeamState, error) {
 	path := filepath.Join(stateDir, TeamStateFile)
 	st, err := readTeamStateFile(path)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		return st, err
+	var bad *unparsableError
+	if !errors.As(err, &bad) {
+		return st, err // parsed, missing, or unreadable (EMFILE, EACCES): no fallback
 	}
+	err = bad.err
 	prev := path + PreviousSuffix
 	old, perr := readTeamStateFile(prev)
 	if perr != nil {
@@ -168,10 +170,17 @@ func readTeamStateFile(path string) (*TeamState, error) {
 		if len(bytes.TrimSpace(data)) == 0 {
 			err = fmt.Errorf("empty file: %w", err)
 		}
-		return nil, err
+		return nil, &unparsableError{err}
 	}
 	return &st, nil
 }
+
+// unparsableError marks a file that was read but does not parse, the one
+// case a previous copy stands in for.
+type unparsableError struct{ err error }
+
+func (e *unparsableError) Error() string { return e.err.Error() }
+func (e *unparsableError) Unwrap() error { return e.err }
 
 // ReadEvents reads events.jsonl. A last line without its newline, or one that
 // does not parse, is a torn append and is skipped; a bad line anywhere else

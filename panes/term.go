@@ -264,6 +264,10 @@ func (t *Term) feed(p []byte) {
 	}
 }
 
+// termMaxParam: a sequence with a larger parameter is ignored whole, as
+// tmux ignores one whose parameter does not parse as an int.
+const termMaxParam = 65535
+
 // fastCSI parses a whole, well-formed CSI sequence at the start of p
 // (ESC [ prefix? params intermediates? final) and dispatches it, returning
 // its length; 0 sends the caller to the parser (a split sequence, a control
@@ -286,7 +290,7 @@ func (t *Term) fastCSI(p []byte) int {
 		c := p[j]
 		switch {
 		case c >= '0' && c <= '9':
-			if cur < 1<<20 {
+			if cur <= termMaxParam {
 				cur = cur*10 + int(c-'0')
 			}
 			have = true

@@ -217,10 +217,12 @@ func (t *Term) reverseIndex() {
 }
 
 // scrollUp scrolls rows top..bot up by n, blank rows entering at the bottom
-// in the pen's background. On the main screen with the region at the top,
-// the rows leaving go to scrollback (tmux does the same).
+// in the pen's background. On the main screen the rows leaving go to
+// scrollback, whatever the region: tmux does the same
+// (grid_scroll_history_region), so a status line pinned below a scroll
+// region does not cost the history of the area above it.
 func (t *Term) scrollUp(top, bot, n int) {
-	t.scrollUpLines(top, bot, n, top == 0 && t.scr == t.main)
+	t.scrollUpLines(top, bot, n, t.scr == t.main)
 }
 
 func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {

@@ -21,6 +21,9 @@ import (
 
 const termCorpusDir = "../testdata/term"
 
+// termOracleHistory is the scrollback both tmux and Term keep in the test.
+const termOracleHistory = 200
+
 var termCorpusName = regexp.MustCompile(`^(.+)@(\d+)x(\d+)\.bin$`)
 
 type termCorpusItem struct {
@@ -64,10 +67,11 @@ func (x *termTmux) run(args ...string) string {
 
 // termOracleScreen is what tmux shows after a stream.
 type termOracleScreen struct {
-	text  []string         // capture-pane -p
-	cells [][]termTestCell // capture-pane -p -e, parsed
-	cx    int
-	cy    int
+	text    []string         // the characters of each row (from -e)
+	history []string         // capture-pane -p of the history, oldest first
+	cells   [][]termTestCell // capture-pane -p -e, parsed
+	cx      int
+	cy      int
 }
 
 // termTestCell is a printed character with its attributes in a normal form
@@ -103,6 +107,11 @@ func (x *termTmux) play(it termCorpusItem, n int) termOracleScreen {
 			b.WriteString(c.ch)
 		}
 		scr.text = append(scr.text, strings.TrimRight(b.String(), " "))
+	}
+	hist, _ := strconv.Atoi(strings.TrimSpace(x.run("display", "-p", "-t", session, "#{history_size}")))
+	if hist > 0 {
+		h := x.run("capture-pane", "-p", "-t", session, "-S", strconv.Itoa(-hist), "-E", "-1")
+		scr.history = strings.Split(strings.TrimSuffix(h, "\n"), "\n")
 	}
 	cur := strings.Fields(x.run("display", "-p", "-t", session, "#{cursor_x} #{cursor_y}"))
 	scr.cx, _ = strconv.Atoi(cur[0])
@@ -332,8 +341,8 @@ func termTestStyleOf(s termStyle) string {
 	}.String()
 }
 
-// termTestCells lists the printed characters of Term's active screen in
-// the same form, trailing blanks dropped as tmux drops them.
+// termTestCells lists the characters of every cell of Term's active screen
+// in the same form.
 func termTestCells(tm *Term) [][]termTestCell {
 	out := make([][]termTestCell, tm.rows)
 	for y := range tm.rows {
@@ -347,11 +356,6 @@ func termTestCells(tm *Term) [][]termTestCell {
 			}
 			out[y] = append(out[y], termTestCell{ch, termTestStyleOf(tm.styles.list[c.s])})
 		}
-		n := len(out[y])
-		for n > 0 && out[y][n-1].ch == " " {
-			n--
-		}
-		out[y] = out[y][:n]
 	}
 	return out
 }
@@ -377,17 +381,43 @@ func termCompareScreens(tm *Term, want termOracleScreen) string {
 			if y < len(want.cells) {
 				w = want.cells[y]
 			}
-			for x := 0; x < max(len(w), len(gotCells[y])); x++ {
-				var g, ww termTestCell
-				if x < len(gotCells[y]) {
-					g = gotCells[y][x]
+			// tmux trims trailing spaces from its -e output, but only
+			// after the last escape sequence: compare every cell tmux
+			// printed, and Term's further cells must be spaces.
+			for x := range gotCells[y] {
+				g := gotCells[y][x]
+				if x >= len(w) {
+					if g.ch != " " {
+						fmt.Fprintf(&b, "row %2d char %d: tmux nothing, term %q [%s]\n", y, x, g.ch, g.style)
+					}
+					continue
 				}
-				if x < len(w) {
-					ww = w[x]
-				}
-				if g != ww {
-					fmt.Fprintf(&b, "row %2d char %d: tmux %q [%s], term %q [%s]\n", y, x, ww.ch, ww.style, g.ch, g.style)
+				if g != w[x] {
+					fmt.Fprintf(&b, "row %2d char %d: tmux %q [%s], term %q [%s]\n", y, x, w[x].ch, w[x].style, g.ch, g.style)
 					break // one difference per row is enough to read
+				}
+			}
+			if len(w) > len(gotCells[y]) {
+				fmt.Fprintf(&b, "row %2d: tmux has %d more characters\n", y, len(w)-len(gotCells[y]))
+			}
+		}
+	}
+	// Scrollback holds the same lines as tmux's history (plain text: -p
+	// shows DEC graphics as letters, so only streams without them).
+	sb := strings.Split(tm.Text(true), "\n")[:tm.ScrollbackLen()]
+	if !strings.Contains(strings.Join(want.history, ""), "qqq") {
+		if strings.Join(sb, "\n") != strings.Join(want.history, "\n") {
+			fmt.Fprintf(&b, "scrollback: tmux %d lines, term %d lines\n", len(want.history), len(sb))
+			for i := 0; i < max(len(sb), len(want.history)); i++ {
+				var g, w string
+				if i < len(sb) {
+					g = sb[i]
+				}
+				if i < len(want.history) {
+					w = want.history[i]
+				}
+				if g != w {
+					fmt.Fprintf(&b, "  history %d:\n    tmux: %q\n    term: %q\n", i, w, g)
 				}
 			}
 		}
@@ -410,7 +440,7 @@ func TestTermMatchesTmux(t *testing.T) {
 		t.Skip("tmux not installed")
 	}
 	x := &termTmux{t: t, socket: fmt.Sprintf("rostra-term-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", "100",
+	x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(termOracleHistory),
 		";", "set", "-g", "exit-empty", "off")
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 	for n, it := range termCorpus(t) {
@@ -419,7 +449,7 @@ func TestTermMatchesTmux(t *testing.T) {
 			want := x.play(it, n)
 			data, err := os.ReadFile(it.path)
 			require.NoError(t, err)
-			tm := NewTerm(it.cols, it.rows, TermOptions{})
+			tm := NewTerm(it.cols, it.rows, TermOptions{Scrollback: termOracleHistory})
 			// Feed in uneven chunks so sequences split across writes.
 			for len(data) > 0 {
 				k := min(len(data), 1+len(data)%1021)

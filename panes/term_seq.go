@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
+	ansiparser "github.com/charmbracelet/x/ansi/parser"
 )
 
 func (t *Term) handleExecute(b byte) {
@@ -161,6 +162,11 @@ func csiParam(params ansi.Params, i, def int) int {
 }
 
 func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
+	for _, p := range params {
+		if v := int(p) & ansiparser.ParamMask; v != ansiparser.MissingParam && v > termMaxParam {
+			return
+		}
+	}
 	final, prefix, inter := cmd.Final(), cmd.Prefix(), cmd.Intermediate()
 	if inter != 0 {
 		// DECSCUSR (CSI Ps SP q), DECSTR (CSI ! p) and friends.
@@ -399,15 +405,38 @@ func (t *Term) eraseDisplay(mode int) {
 	x := min(t.x, t.cols)
 	switch mode {
 	case 0:
+		if x == 0 && t.y == 0 {
+			t.clearIntoScrollback()
+		}
 		t.eraseCells(t.y, x, t.cols)
 		t.eraseLines(t.y+1, t.rows)
 	case 1:
 		t.eraseLines(0, t.y)
 		t.eraseCells(t.y, 0, x+1)
 	case 2:
+		t.clearIntoScrollback()
 		t.eraseLines(0, t.rows)
 	case 3:
 		t.sb.clear()
+	}
+}
+
+// clearIntoScrollback keeps what a full clear of the main screen is about
+// to erase: rows down to the last one in use go to scrollback first, as
+// tmux's scroll-on-clear (on by default) does. An agent CLI that clears
+// the screen does not lose its earlier output.
+func (t *Term) clearIntoScrollback() {
+	if t.scr != t.main {
+		return
+	}
+	last := 0
+	for y := range t.rows {
+		if termTrimmedLen(t.main.lines[y].cells) > 0 {
+			last = y + 1
+		}
+	}
+	for y := range last {
+		t.sb.push(t.encodeLine(&t.main.lines[y]))
 	}
 }
 
@@ -484,10 +513,12 @@ func (t *Term) setPrivateModes(params ansi.Params, on bool) {
 // setAltScreen switches to or from the alternate screen. The main screen
 // and its scrollback stay as they were while it is up.
 func (t *Term) setAltScreen(on, saveCursor bool) {
-	if on == (t.scr == t.alt && t.alt != nil) {
-		return
-	}
+	t.changed = true
+	inAlt := t.scr == t.alt && t.alt != nil
 	if on {
+		if inAlt {
+			return
+		}
 		if saveCursor {
 			t.altSavedMain = termSaved{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
 				charsets: t.charsets, shift: t.shift, valid: true}
@@ -504,6 +535,8 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		return
 	}
 	t.scr = t.main
+	// Like tmux, 1049l restores the saved cursor even when the alternate
+	// screen is not up (ncurses programs leave it twice).
 	if saveCursor && t.altSavedMain.valid {
 		s := t.altSavedMain
 		t.x, t.y = min(s.x, t.cols), min(s.y, t.rows-1)
@@ -511,7 +544,6 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		t.origin = s.origin
 		t.charsets, t.shift = s.charsets, s.shift
 	}
-	t.changed = true
 }
 
 func (t *Term) handleOsc(cmd int, data []byte) {

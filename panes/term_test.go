@@ -219,14 +219,18 @@ func TestTermScrollbackRingAndClear(t *testing.T) {
 	termWrite(t, tm, "\x1b[3J")
 	assert.Equal(t, 0, tm.ScrollbackLen())
 
-	// A scroll region that does not start at the top keeps its lines.
+	// Lines scrolled out of a region go to scrollback too (tmux keeps
+	// them); deleted lines do not.
 	tm = NewTerm(10, 3, TermOptions{})
 	termWrite(t, tm, "top\x1b[2;3r\x1b[2;1Ha\r\nb\r\nc\r\nd\x1b[r")
-	assert.Equal(t, 0, tm.ScrollbackLen())
 	assert.Equal(t, []string{"top", "c", "d"}, termRows(tm))
-	// DL at the top row deletes without keeping.
+	assert.Equal(t, "a\nb\ntop\nc\nd\n", tm.Text(true))
 	termWrite(t, tm, "\x1b[H\x1b[M")
-	assert.Equal(t, 0, tm.ScrollbackLen())
+	assert.Equal(t, 2, tm.ScrollbackLen())
+
+	// A full clear keeps the screen's used rows (tmux's scroll-on-clear).
+	termWrite(t, tm, "\x1b[2J")
+	assert.Equal(t, "a\nb\nc\nd\n\n\n\n", tm.Text(true))
 }
 
 func TestTermScrollbackKeepsStylesAndWideText(t *testing.T) {

@@ -15,7 +15,7 @@ cp ../../panes/term.go "$work/sample.go" 2>/dev/null || printf 'package main\n\n
 cap() {
 	local name=$1 cols=$2 rows=$3 cmd=$4 keys=${5:-true}
 	(eval "$keys") | (cd "$work" && TERM=xterm-256color LANG=C.UTF-8 script -q -O "$work/raw" \
-		-c "stty cols $cols rows $rows; $cmd" >/dev/null)
+		-c "stty cols $cols rows $rows; $cmd" >/dev/null) || true # killed by timeout on purpose
 	# Drop script's "Script started" first line and "Script done" last line.
 	python3 - "$work/raw" "$name@${cols}x${rows}.bin" <<'PY'
 import sys
@@ -40,6 +40,8 @@ cap less 80 24 "timeout -s KILL 2 less file.txt" \
 	"sleep 0.4; printf ' '; sleep 0.2; printf 'b'; sleep 0.2; printf '/number 4\r'; sleep 0.3; printf 'G'; sleep 1.5"
 cap less-inline 80 24 "seq 1 500 | less -X -F -R" \
 	"sleep 0.4; printf ' '; sleep 0.2; printf 'q'; sleep 0.2"
+cap dialog 80 24 "timeout -s KILL 1.5 dialog --title 'rostra' --backtitle 'ncurses with line drawing' --checklist 'Pick workers:' 15 50 5 a 'claude implementer' on b 'codex verifier' off c 'shell checker' on" \
+	"sleep 0.5; printf '\x1b[B'; sleep 0.2; printf ' '; sleep 1.2"
 cap top-batch 120 40 "COLUMNS=120 top -b -n 1 -w 120 | head -60"
 cap top 120 40 "timeout -s KILL 1.5 top -d 0.3" "sleep 2"
 cap ls-color 100 30 "ls --color=always -la /usr/bin | head -80; ls --color=always /etc"

@@ -481,3 +481,30 @@ func TestCloseStopsARunningAttempt(t *testing.T) {
 		})
 	}
 }
+
+// TestCloseStopsADaemonLeftInTheGroup: a group member that closed the
+// output does not hold Done; Close, after the leader was reaped (its pid no
+// longer trusted as the group id), still finds and kills it.
+func TestCloseStopsADaemonLeftInTheGroup(t *testing.T) {
+	for _, s := range bothSurfaces {
+		t.Run(s.name, func(t *testing.T) {
+			defer goleak.VerifyNone(t, ignoreSpawnLoop())
+			l := newLaunch(t, sh(`trap "" HUP; sleep 1000 >/dev/null 2>&1 </dev/null & echo "bg:$!"`))
+			l.StopGrace = time.Minute
+			a, err := s.start(l, nil)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
+			waitDone(t, a, 5*time.Second) // nothing holds the output
+			log, err := os.ReadFile(l.OutputLog)
+			require.NoError(t, err)
+			m := regexp.MustCompile(`bg:(\d+)`).FindSubmatch(log)
+			require.NotNil(t, m, "log: %q", log)
+			daemon, _ := strconv.Atoi(string(m[1]))
+			require.False(t, pidGone(daemon), "the daemon outlives the leader")
+
+			require.NoError(t, a.Close())
+			assert.True(t, pidGone(daemon), "daemon %d still present", daemon)
+			assert.True(t, groupGone(a.Pid()))
+		})
+	}
+}

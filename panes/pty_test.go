@@ -287,3 +287,28 @@ func TestPollableMasterCanBeCutOff(t *testing.T) {
 		t.Fatal("closing the master did not end a blocked read")
 	}
 }
+
+// TestPTYResizeStorm: a thousand resizes while the child traps SIGWINCH and
+// output flows: no deadlock, and the last size is the one both the Screen
+// and the pty have.
+func TestPTYResizeStorm(t *testing.T) {
+	scr, newScreen := newRecScreen()
+	l := newLaunch(t, []string{"bash", "-c", `n=0; trap 'n=$((n+1))' WINCH; echo ready; for i in $(seq 1 200); do echo "line $i"; done; read x; echo "size:$(stty size)"`})
+	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	scr.waitFor(t, `ready`, 5*time.Second)
+	for i := range 1000 {
+		require.NoError(t, p.Resize(40+i%100, 10+i%40))
+	}
+	require.NoError(t, p.Resize(123, 45))
+	_, err = p.Write([]byte("\r"))
+	require.NoError(t, err)
+	scr.waitFor(t, `size:45 123`, 5*time.Second)
+	waitDone(t, p, 5*time.Second)
+	require.NoError(t, p.Close())
+	scr.mu.Lock()
+	assert.Equal(t, [2]int{123, 45}, scr.sizes[len(scr.sizes)-1])
+	assert.Len(t, scr.sizes, 1002)
+	scr.mu.Unlock()
+}

@@ -17,6 +17,12 @@ type termCell struct {
 	s uint32
 }
 
+// termBlankLine blanks a whole row, including the cells kept beyond the
+// width after the pane narrowed: the row's old content is gone for good.
+func termBlankLine(cells []termCell, style uint32) {
+	termBlankCells(cells[:cap(cells)], style)
+}
+
 func termBlankCells(cells []termCell, style uint32) []termCell {
 	c := termCell{0, style}
 	for i := range cells {
@@ -247,7 +253,7 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped = false
-		termBlankCells(l.cells, bg)
+		termBlankLine(l.cells, bg)
 		lines[bot-n+1+i] = l
 	}
 	t.scratchLines = leaving[:0]
@@ -269,7 +275,7 @@ func (t *Term) scrollDown(top, bot, n int) {
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped = false
-		termBlankCells(l.cells, bg)
+		termBlankLine(l.cells, bg)
 		lines[top+i] = l
 	}
 	t.scratchLines = leaving[:0]
@@ -291,7 +297,14 @@ func (t *Term) eraseCells(y, from, to int) {
 	// Unlike printing, erasing leaves the other half of a cut wide
 	// character alone, as tmux does; rendering draws a wide character
 	// missing its right half as a blank.
-	termBlankCells(t.scr.lines[y].cells[from:to], t.bgID())
+	cells := t.scr.lines[y].cells
+	if to == t.cols {
+		// Erasing to the end of the row also drops what a narrower pane
+		// keeps beyond its width.
+		cells = cells[:cap(cells)]
+		to = len(cells)
+	}
+	termBlankCells(cells[from:to], t.bgID())
 }
 
 func (t *Term) eraseLines(from, to int) {
@@ -451,27 +464,22 @@ func (t *Term) resize(cols, rows int) {
 	}
 }
 
+// termResizeCells changes a row's width without losing columns: a narrower
+// row keeps its cells beyond the width (in the slice's capacity), so
+// widening again brings them back, as long as nothing erased the row.
 func termResizeCells(cells []termCell, oldCols, cols int) []termCell {
 	if cols == oldCols {
 		return cells
 	}
 	if cols < oldCols {
-		return termFixWideEdge(cells[:cols:cols])
+		// A wide character cut at the edge keeps its data; Window draws
+		// it as a blank while it does not fit.
+		return cells[:cols]
+	}
+	if cap(cells) >= cols {
+		return cells[:cols]
 	}
 	n := make([]termCell, cols)
-	copy(n, cells)
+	copy(n, cells[:cap(cells)])
 	return n
-}
-
-// termFixWideEdge blanks a wide character's head left alone in the last
-// column after a cut.
-func termFixWideEdge(cells []termCell) []termCell {
-	n := len(cells)
-	if n == 0 {
-		return cells
-	}
-	if r := cells[n-1].r; r != 0 && r != termWideCont && r < termClusterBase && termRuneWidth(r) == 2 {
-		cells[n-1].r = 0
-	}
-	return cells
 }

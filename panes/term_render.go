@@ -140,7 +140,12 @@ func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte 
 		}
 		switch {
 		case c.r == termWideCont:
-		case pad && (i+1 >= len(cells) || cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
+			if pad && (i == 0 || cells[i-1].r <= 0 || cells[i-1].r < 0x80 || termCellWidth(&t.clusters, cells[i-1].r) != 2) {
+				// The right half of a character no longer there (a row
+				// that was cut by a resize and written since).
+				buf = append(buf, ' ')
+			}
+		case (i+1 >= len(cells) || pad && cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
 			// A wide character whose right half was erased: drawing it
 			// would push the rest of the row right by one.
 			buf = append(buf, ' ')

@@ -181,7 +181,9 @@ type termEncRun struct {
 
 // encodeLine turns a screen row into its scrollback form.
 func (t *Term) encodeLine(l *termLine) string {
-	cells := l.cells[:termTrimmedLen(l.cells)]
+	// Cells kept beyond the width of a narrowed pane belong to the line.
+	cells := l.cells[:cap(l.cells)]
+	cells = cells[:termTrimmedLen(cells)]
 	text := t.encText[:0]
 	rs := t.encRuns[:0]
 	for i := 0; i < len(cells); {
@@ -299,11 +301,12 @@ func (r *termLineReader) next() (termStyle, []byte, bool) {
 }
 
 // decodeLine turns a scrollback line back into a screen row of cols cells
-// (for rows pulled back by a resize).
+// (for rows pulled back by a resize). Text beyond cols is kept past the
+// row's width, as a narrowed row keeps it.
 func (t *Term) decodeLine(s string, cols int) termLine {
-	l := termLine{cells: termBlankCells(make([]termCell, cols), 0)}
+	cells := termBlankCells(make([]termCell, cols), 0)
 	rd := termReadLine(s)
-	l.wrapped = rd.wraps
+	wrapped := rd.wraps
 	x := 0
 	for {
 		st, seg, ok := rd.next()
@@ -318,24 +321,24 @@ func (t *Term) decodeLine(s string, cols int) termLine {
 			if w == 0 {
 				if x > 0 {
 					px := x - 1
-					if l.cells[px].r == termWideCont && px > 0 {
+					if cells[px].r == termWideCont && px > 0 {
 						px--
 					}
-					if base := l.cells[px].r; base > 0 {
-						l.cells[px].r = t.clusters.intern(t.clusters.text(base) + string(r))
+					if base := cells[px].r; base > 0 {
+						cells[px].r = t.clusters.intern(t.clusters.text(base) + string(r))
 					}
 				}
 				continue
 			}
-			if x+w > cols {
-				return l
+			for x+w > len(cells) {
+				cells = append(cells, termCell{})
 			}
-			l.cells[x] = termCell{r, sid}
+			cells[x] = termCell{r, sid}
 			if w == 2 {
-				l.cells[x+1] = termCell{termWideCont, sid}
+				cells[x+1] = termCell{termWideCont, sid}
 			}
 			x += w
 		}
 	}
-	return l
+	return termLine{cells: cells[:cols], wrapped: wrapped}
 }

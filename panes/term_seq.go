@@ -527,7 +527,7 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 			t.alt = t.newScreen()
 		} else {
 			for i := range t.alt.lines {
-				termBlankCells(t.alt.lines[i].cells, 0)
+				termBlankLine(t.alt.lines[i].cells, 0)
 				t.alt.lines[i].wrapped = false
 			}
 		}

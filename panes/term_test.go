@@ -283,12 +283,29 @@ func TestTermResizeKeepsContent(t *testing.T) {
 	assert.Equal(t, []string{"three", "four中"}, termRows(tm), "rows above the cursor go to scrollback")
 	assert.Equal(t, 2, tm.ScrollbackLen())
 	tm.Resize(5, 4)
-	assert.Equal(t, []string{"one", "two", "three", "four"}, termRows(tm), "growing pulls them back; a cut wide character goes")
+	assert.Equal(t, []string{"one", "two", "three", "four"}, termRows(tm), "growing pulls them back; a cut wide character is not drawn")
 	x, y, _ := tm.Cursor()
 	assert.Equal(t, []int{4, 3}, []int{x, y})
 	tm.Resize(20, 6)
+	assert.Equal(t, []string{"one", "two", "three", "four中", "", ""}, termRows(tm), "columns cut by a narrower pane come back")
 	termWrite(t, tm, "\r\nwide enough now")
 	assert.Contains(t, tm.Text(false), "wide enough now")
+
+	// A row erased while narrow does not bring back its old tail.
+	tm = NewTerm(10, 2, TermOptions{})
+	termWrite(t, tm, "0123456789\r\nabcdefghij")
+	tm.Resize(4, 2)
+	termWrite(t, tm, "\x1b[1;1H\x1b[2K\x1b[2;3H\x1b[K")
+	tm.Resize(10, 2)
+	assert.Equal(t, []string{"", "ab"}, termRows(tm))
+
+	// A row pulled back from scrollback while narrow keeps its tail too.
+	tm = NewTerm(10, 2, TermOptions{})
+	termWrite(t, tm, "0123456789\r\nab\r\ncd")
+	tm.Resize(4, 3)
+	assert.Equal(t, []string{"0123", "ab  ", "cd  "}, tm.Window(0, false))
+	tm.Resize(10, 3)
+	assert.Equal(t, []string{"0123456789", "ab", "cd"}, termRows(tm))
 }
 
 func TestTermResizeRandomNoPanic(t *testing.T) {

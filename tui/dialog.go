@@ -42,6 +42,7 @@ var helpLines = []string{
 	"⚑ marks a pane whose child rang the bell, has been quiet for",
 	"attention_after while running, ended without its outputs, or is out",
 	"of retries. DEGRADED says why a worker did not get its planned surface.",
+	"rostra takes the mouse: hold Shift while dragging to select text.",
 }
 
 // box draws a bordered panel of width w around lines (plain text).

@@ -47,8 +47,11 @@ const (
 	overlayEvents
 )
 
-// frameInterval caps redraws while output streams in (60 per second).
-const frameInterval = 16 * time.Millisecond
+// frameInterval caps redraws while output streams in (30 per second): on
+// two cores, drawing faster takes CPU from the pty readers and the
+// emulators (BenchmarkPaneThroughput). Output after a quiet spell is drawn
+// at once, so typing echoes without delay.
+const frameInterval = 33 * time.Millisecond
 
 // resizeDebounce is how long the layout must hold still before ptys are
 // resized: a window dragged wider resizes every child once, not fifty times.

@@ -1,0 +1,162 @@
+// throughput_test.go measures what the UI costs a child that writes fast:
+// `cat` of a coloured log (100 MiB by default; ROSTRA_BENCH_MIB changes it)
+// through PTY panes with the whole UI running (engine, emulator, bubbletea
+// drawing into io.Discard), against a plain pty drain of the same file in
+// the same benchmark. The issue's targets: one pane ≥ 0.8 of the raw rate,
+// four panes at once ≥ 0.7 of the raw aggregate.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/tui"
+)
+
+// benchLog writes a coloured log of about mib MiB, like a build's output.
+func benchLog(b *testing.B, dir string) (string, int64) {
+	mib := 100
+	if v, err := strconv.Atoi(os.Getenv("ROSTRA_BENCH_MIB")); err == nil && v > 0 {
+		mib = v
+	}
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < 1<<20; i++ {
+		fmt.Fprintf(&buf, "\x1b[2m%06d\x1b[m \x1b[3%dmINFO\x1b[m compiling \x1b[1mpkg/module%d/file%d.go\x1b[m … \x1b[32mok\x1b[m %d ms\n", i, i%7+1, i%13, i%101, i%997)
+	}
+	path := filepath.Join(dir, "colour.log")
+	f, err := os.Create(path)
+	require.NoError(b, err)
+	for range mib {
+		_, err := f.Write(buf.Bytes())
+		require.NoError(b, err)
+	}
+	require.NoError(b, f.Close())
+	return path, int64(mib) * int64(buf.Len())
+}
+
+// rawDrain cats path on n ptys at once and reads every master to the end.
+func rawDrain(b *testing.B, path string, n int) {
+	var wg sync.WaitGroup
+	for range n {
+		master, tty, err := panes.OpenPTY(100, 24)
+		require.NoError(b, err)
+		cmd := exec.Command("cat", path)
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true, Setctty: true}
+		require.NoError(b, cmd.Start())
+		_ = tty.Close()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 32<<10)
+			for {
+				if _, err := master.Read(buf); err != nil {
+					if !errors.Is(err, syscall.EIO) && !errors.Is(err, io.EOF) {
+						b.Error(err)
+					}
+					break
+				}
+			}
+			_ = cmd.Wait()
+			_ = master.Close()
+		}()
+	}
+	wg.Wait()
+}
+
+// uiRun runs n workers that cat path in PTY panes with the UI drawing;
+// draw=false runs the same engine and emulators without the UI, which
+// tells what the emulator costs apart from the drawing.
+func uiRun(b *testing.B, path string, n int, draw bool) {
+	ws := b.TempDir()
+	var rf bytes.Buffer
+	fmt.Fprintf(&rf, "version: 1\nname: bench\nworkspace: .\npanes: { max: 16 }\nproviders:\n  shell: { command: [\"bash\", \"-c\", \"{prompt}\"] }\ndefaults: { max_attempts: 1, timeout: 0 }\nworkers:\n")
+	for i := range n {
+		fmt.Fprintf(&rf, "  - { id: cat%d, role: cat, provider: shell, prompt: \"exec cat %s\" }\n", i, path)
+	}
+	require.NoError(b, os.WriteFile(filepath.Join(ws, "rostra.yaml"), rf.Bytes(), 0o644))
+	plan, err := engine.Load(filepath.Join(ws, "rostra.yaml"))
+	require.NoError(b, err)
+	act := tui.NewActivity()
+	sizes := tui.NewPaneSizes(plan, 200, 50)
+	eng, prep, code := startRun(plan, false, io.Discard, engine.Options{Surfaces: surfacesWith(nil, act.NewScreen), PaneSize: sizes.Get})
+	require.NotNil(b, eng, "start the run: exit %d", code)
+	defer prep.Lock.Release()
+	sub := eng.Subscribe()
+	defer sub.Close()
+	done := make(chan struct{})
+	var p *tea.Program
+	if draw {
+		m := tui.New(eng, tui.Options{Events: sub, Activity: act, Sizes: sizes})
+		p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 50), tea.WithoutSignalHandler())
+		go func() { defer close(done); _, _ = p.Run() }()
+	} else {
+		close(done)
+	}
+	require.NoError(b, eng.Start())
+	select {
+	case <-eng.Finished():
+	case <-time.After(5 * time.Minute):
+		b.Fatal("the run did not finish")
+	}
+	b.StopTimer()
+	if p != nil {
+		p.Quit()
+	}
+	<-done
+	require.NoError(b, eng.Shutdown())
+	require.Equal(b, 0, eng.ExitCode(), "every cat completed")
+	b.StartTimer()
+}
+
+func BenchmarkPaneThroughput(b *testing.B) {
+	dir := b.TempDir()
+	path, size := benchLog(b, dir)
+	for _, n := range []int{1, 4} {
+		var raw, ui, emu time.Duration
+		b.Run("raw-"+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(size * int64(n))
+			start := time.Now()
+			for b.Loop() {
+				rawDrain(b, path, n)
+			}
+			raw = time.Since(start) / time.Duration(b.N)
+		})
+		b.Run("engine-"+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(size * int64(n))
+			start := time.Now()
+			for b.Loop() {
+				uiRun(b, path, n, false)
+			}
+			emu = time.Since(start) / time.Duration(b.N)
+		})
+		b.Run("ui-"+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(size * int64(n))
+			start := time.Now()
+			for b.Loop() {
+				uiRun(b, path, n, true)
+			}
+			ui = time.Since(start) / time.Duration(b.N)
+		})
+		if raw > 0 && ui > 0 && emu > 0 {
+			rate := func(d time.Duration) float64 { return float64(size*int64(n)) / d.Seconds() / (1 << 20) }
+			fmt.Printf("%d pane(s): raw pty drain %.1f MiB/s; engine+emulator %.1f MiB/s (%.2f); with the UI %.1f MiB/s (ratio %.2f)\n",
+				n, rate(raw), rate(emu), raw.Seconds()/emu.Seconds(), rate(ui), raw.Seconds()/ui.Seconds())
+		}
+	}
+}

@@ -22,7 +22,8 @@ var testNow = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 // need no stub; calling one would panic and fail the test.
 type fakeHandle struct {
 	engine.Handle
-	term *panes.Term
+	term   *panes.Term
+	screen panes.Screen // what Screen returns; nil: term
 	done chan struct{}
 
 	mu      sync.Mutex
@@ -38,7 +39,12 @@ func newFakeHandle(cols, rows int, output string) *fakeHandle {
 
 func (h *fakeHandle) Pid() int              { return 4242 }
 func (h *fakeHandle) Done() <-chan struct{} { return h.done }
-func (h *fakeHandle) Screen() panes.Screen  { return h.term }
+func (h *fakeHandle) Screen() panes.Screen {
+	if h.screen != nil {
+		return h.screen
+	}
+	return h.term
+}
 
 func (h *fakeHandle) Write(b []byte) (int, error) {
 	h.mu.Lock()

@@ -199,12 +199,11 @@ func TestAttentionBellQuietAndJump(t *testing.T) {
 	act := NewActivity()
 	bellScreen := act.NewScreen(40, 10, nil).(*Screen)
 	f.handles["gemini-reviewer"].term = bellScreen.Term
+	f.handles["gemini-reviewer"].screen = bellScreen
 	now := testNow
 	m := New(f, Options{Now: func() time.Time { return now }, Activity: act})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
 
-	// The fake hands out the bare Term; give the model the Screen.
-	m.byID["gemini-reviewer"].bells = bellScreen.Bells
 	_, _ = bellScreen.Write([]byte("waiting for approval\a"))
 	select {
 	case <-act.wake:
@@ -255,5 +254,23 @@ func TestResizeIsDebouncedAndSizesEveryPane(t *testing.T) {
 		assert.Equal(t, []int{c, r}, []int{tc, tr})
 		gc, gr := m.opts.Sizes.Get(p.spec.ID)
 		assert.Equal(t, []int{c, r}, []int{gc, gr}, "new attempts open at the size they are drawn at")
+	}
+}
+
+func TestRenderAtAnySize(t *testing.T) {
+	f := fakeRun(t, 6, 80, 24)
+	for _, size := range [][2]int{{1, 1}, {10, 3}, {19, 40}, {20, 5}, {33, 9}, {80, 24}, {300, 10}, {64, 100}} {
+		m := newModel(t, f, size[0], size[1])
+		for _, keys := range [][]string{nil, {"z"}, {"?"}, {"e"}, {"x"}} {
+			press(m, keys...)
+			lines := strings.Split(ansi.Strip(m.Render()), "\n")
+			require.Len(t, lines, size[1], "size %v after %v", size, keys)
+			for _, l := range lines {
+				require.Equal(t, size[0], ansi.StringWidth(l), "size %v after %v: %q", size, keys, l)
+			}
+			press(m, "esc")
+			m.confirm = nil
+			m.overlay = overlayNone
+		}
 	}
 }

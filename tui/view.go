@@ -36,6 +36,19 @@ func (m *Model) Render() string {
 	if m.width <= 0 || m.height <= 0 {
 		return "rostra: starting…"
 	}
+	if m.width < minWidth || m.height < minHeight {
+		// Too small for a frame: say so in what room there is.
+		lines := make([]string, m.height)
+		msg := wrapText("rostra needs a terminal of at least "+strconv.Itoa(minWidth)+"×"+strconv.Itoa(minHeight)+"; q quits", m.width)
+		for i := range lines {
+			l := ""
+			if i < len(msg) {
+				l = msg[i]
+			}
+			lines[i] = fit(l, m.width)
+		}
+		return strings.Join(lines, "\n")
+	}
 	area := m.area()
 	lines := make([]string, 0, m.height)
 	now := m.opts.Now()
@@ -76,6 +89,12 @@ func (m *Model) Render() string {
 	}
 	return strings.Join(lines, "\n")
 }
+
+// The smallest terminal the UI draws panes in.
+const (
+	minWidth  = 20
+	minHeight = 5
+)
 
 // cursor is the focused child's cursor on the screen, when it shows one.
 func (m *Model) cursor() *tea.Cursor {

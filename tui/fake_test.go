@@ -24,7 +24,7 @@ type fakeHandle struct {
 	engine.Handle
 	term   *panes.Term
 	screen panes.Screen // what Screen returns; nil: term
-	done chan struct{}
+	done   chan struct{}
 
 	mu      sync.Mutex
 	typed   []byte

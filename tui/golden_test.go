@@ -55,6 +55,15 @@ func TestGoldenTwoPanes(t *testing.T) {
 	requireGolden(t, newModel(t, f, 120, 16), "panes-2")
 }
 
+func TestGoldenThreePanes(t *testing.T) {
+	f := fakeRun(t, 3, 100, 24)
+	m := newModel(t, f, 100, 24)
+	requireGolden(t, m, "panes-3")
+	vis := m.visible()
+	require.Len(t, vis, 3)
+	assert.Equal(t, 100, vis[2].r.w, "the last row's one pane takes the whole width")
+}
+
 func TestGoldenFourPanesByStatus(t *testing.T) {
 	f := fakeRun(t, 4, 120, 24)
 	ended := testNow.Add(-5 * time.Second)

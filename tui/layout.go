@@ -4,7 +4,8 @@
 //
 // Data model: a grid is cols×rows cells over an area; cell (c, r) is a
 // rectangle whose sizes differ by at most one from its neighbours', the
-// remainder going to the first columns and rows.
+// remainder going to the first columns and rows; the panes of a last row
+// that is not full share its whole width.
 package tui
 
 import "math"
@@ -58,12 +59,26 @@ func gridFor(n int, area rect) grid {
 	return grid{cols: cols, rows: rows, area: area}
 }
 
-// cell is the rectangle of slot i (0-based within a page).
-func (g grid) cell(i int) rect {
+// cell is the rectangle of slot i (0-based within a page) when the page
+// holds n panes: a last row that is not full shares its width among the
+// panes it has, as tmux's tiled layout does, instead of leaving a hole.
+func (g grid) cell(i, n int) rect {
 	c, r := i%g.cols, i/g.cols
-	x, w := split(g.area.x, g.area.w, g.cols, c)
+	cols := g.cols
+	if n > 0 && r == (n-1)/g.cols {
+		cols = n - r*g.cols
+	}
+	x, w := split(g.area.x, g.area.w, cols, c)
 	y, h := split(g.area.y, g.area.h, g.rows, r)
 	return rect{x, y, w, h}
+}
+
+// slot is where pane i of n goes: its page and its rectangle there.
+func (g grid) slot(i, n int) (page int, r rect) {
+	per := g.perPage()
+	page = i / per
+	onPage := min(per, n-page*per)
+	return page, g.cell(i-page*per, onPage)
 }
 
 // split divides length into n parts and returns part i's start and size.

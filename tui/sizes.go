@@ -35,9 +35,9 @@ func NewPaneSizes(plan *engine.Plan, width, height int) *PaneSizes {
 		return s
 	}
 	g := gridFor(len(plan.Workers), rect{0, 0, width, height - 1})
-	per := g.perPage()
 	for i, w := range plan.Workers {
-		in := g.cell(i % per).inner()
+		_, r := g.slot(i, len(plan.Workers))
+		in := r.inner()
 		s.sizes[w.ID] = [2]int{in.w, in.h}
 	}
 	return s
@@ -86,7 +86,8 @@ func (m *Model) visible() []placed {
 	m.page = max(0, min(m.page, m.pages()-1))
 	var out []placed
 	for i := m.page * per; i < min(len(m.panes), (m.page+1)*per); i++ {
-		out = append(out, placed{i, g.cell(i - m.page*per)})
+		_, r := g.slot(i, len(m.panes))
+		out = append(out, placed{i, r})
 	}
 	return out
 }
@@ -97,8 +98,7 @@ func (m *Model) target(i int) (cols, rows int) {
 	if m.zoom && i == m.focus {
 		r = m.area()
 	} else {
-		g := m.grid()
-		r = g.cell(i % g.perPage())
+		_, r = m.grid().slot(i, len(m.panes))
 	}
 	in := r.inner()
 	p := m.panes[i]

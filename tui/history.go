@@ -35,7 +35,7 @@ func (m *Model) loadHistory(i, attempt int) tea.Cmd {
 	worker := p.spec.ID
 	return func() tea.Msg {
 		t, err := replayLog(path, cols, rows)
-		return historyMsg{worker: worker, attempt: attempt, cols: cols, rows: rows, term: t, err: err}
+		return historyMsg{worker: worker, attempt: attempt, term: t, err: err}
 	}
 }
 

@@ -103,13 +103,12 @@ type (
 	stoppedMsg   struct{ err error }
 	controlMsg   struct{ note string }
 	historyMsg   struct {
-		worker              string
-		attempt, cols, rows int
-		term                *panes.Term
-		err                 error
+		worker  string
+		attempt int
+		term    *panes.Term
+		err     error
 	}
 	interruptMsg struct{ reason string }
-	noteMsg      string
 )
 
 // Interrupt is the message cmd/rostra sends when rostra gets SIGINT, SIGTERM
@@ -210,9 +209,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case controlMsg:
 		m.note = msg.note
 		m.refresh()
-		return m, nil
-	case noteMsg:
-		m.note = string(msg)
 		return m, nil
 	case interruptMsg:
 		m.note = msg.reason + ": stopping every worker"

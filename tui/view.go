@@ -132,18 +132,23 @@ var statusOrder = []string{
 	engine.StatusError, engine.StatusTimeout, engine.StatusCancelled,
 }
 
+// statusBar is the bottom line: counts by status, attention, page or zoom,
+// then what the keys do now, and the state dir on the right. When the
+// terminal is narrow the counts shorten, the state dir goes, and key hints
+// are dropped least useful first, so "? help" and "q quit" stay.
 func (m *Model) statusBar() string {
 	counts := map[string]int{}
 	for _, wr := range m.st.Workers {
 		counts[wr.Status]++
 	}
-	var parts []string
+	var long, short []string
 	for _, s := range statusOrder {
 		if counts[s] > 0 {
-			parts = append(parts, paint(statusColour(s), statusGlyph(s)+" "+strconv.Itoa(counts[s])+" "+s))
+			n := strconv.Itoa(counts[s])
+			long = append(long, paint(statusColour(s), statusGlyph(s)+" "+n+" "+s))
+			short = append(short, paint(statusColour(s), statusGlyph(s)+n))
 		}
 	}
-	left := " " + strings.Join(parts, "  ")
 	now := m.opts.Now()
 	attn := 0
 	for _, p := range m.panes {
@@ -151,16 +156,23 @@ func (m *Model) statusBar() string {
 			attn++
 		}
 	}
+	var extra, extraShort string
 	if attn > 0 {
-		left += "  " + paint(sgrAttn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(sgrDim, " a jumps")
+		extra += "  " + paint(sgrAttn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(sgrDim, " a jumps")
+		extraShort += " " + paint(sgrAttn, "⚑"+strconv.Itoa(attn))
 	}
 	if n := m.pages(); n > 1 && !m.zoom {
-		left += "  " + paint(sgrBarKey, "page "+strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n)) + paint(sgrDim, " [ ]")
+		pg := "page " + strconv.Itoa(m.page+1) + "/" + strconv.Itoa(n)
+		extra += "  " + paint(sgrBarKey, pg) + paint(sgrDim, " [ ]")
+		extraShort += " " + paint(sgrBarKey, strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n))
 	}
 	if m.zoom {
-		left += "  " + paint(sgrBarKey, "ZOOM") + paint(sgrDim, " z back")
+		extra += "  " + paint(sgrBarKey, "ZOOM") + paint(sgrDim, " z back")
+		extraShort += " " + paint(sgrBarKey, "ZOOM")
 	}
+	left := " " + strings.Join(long, "  ") + extra + "  │ "
 	var mid string
+	hinted := false
 	switch {
 	case m.stopping:
 		mid = paint(sgrWarn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
@@ -173,28 +185,64 @@ func (m *Model) statusBar() string {
 	case m.confirm != nil:
 		mid = paint(sgrWarn, "y confirms · n cancels")
 	default:
-		if m.st.Status == engine.RunFinished {
-			mid = paint(sgrBarKey, "run finished · ")
-		}
-		mid += hints()
+		hinted = true
+	}
+	prefix := ""
+	if m.st.Status == engine.RunFinished && hinted {
+		prefix = paint(sgrBarKey, "run finished · ")
 	}
 	right := paint(sgrDim, m.st.StateDir+" ")
-	line := left + "  │ " + mid
-	lw, rw := ansi.StringWidth(line), ansi.StringWidth(right)
-	if lw+rw+2 <= m.width {
-		return line + strings.Repeat(" ", m.width-lw-rw) + right
+	if hinted {
+		mid = prefix + hints(len(hintKeys))
 	}
-	return fit(line, m.width)
+	line := left + mid
+	if w := ansi.StringWidth(line); w+ansi.StringWidth(right)+2 <= m.width {
+		return line + strings.Repeat(" ", m.width-w-ansi.StringWidth(right)) + right
+	}
+	if !hinted {
+		if ansi.StringWidth(left+mid) > m.width {
+			left = " " + strings.Join(short, " ") + extraShort + " │ "
+		}
+		return fit(left+mid, m.width)
+	}
+	// Long counts with the four most useful hints beat short counts with
+	// all of them.
+	shortLeft := " " + strings.Join(short, " ") + extraShort + " │ "
+	for _, try := range []struct {
+		left string
+		min  int
+	}{{left, 4}, {shortLeft, 1}} {
+		for n := len(hintKeys); n >= try.min; n-- {
+			if l := try.left + prefix + hints(n); ansi.StringWidth(l) <= m.width {
+				return fit(l, m.width)
+			}
+		}
+	}
+	left, mid = shortLeft, prefix+hints(2)
+	return fit(left+mid, m.width)
 }
 
-func hints() string {
-	keys := [][2]string{{"Tab", "focus"}, {"z", "zoom"}, {"i", "type"}, {"r", "retry"}, {"x", "cancel"}, {"e", "events"}, {"/", "search"}, {"?", "help"}, {"q", "quit"}}
+// hintKeys are the key hints in the order shown; the number is the rank of
+// each when room is short (1 is kept longest).
+var hintKeys = []struct {
+	key, what string
+	rank      int
+}{
+	{"Tab", "focus", 3}, {"z", "zoom", 5}, {"i", "type", 4}, {"r", "retry", 6}, {"x", "cancel", 7},
+	{"e", "events", 8}, {"/", "search", 9}, {"?", "help", 1}, {"q", "quit", 2},
+}
+
+// hints shows the n most useful key hints, in their usual order.
+func hints(n int) string {
 	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
+	for _, k := range hintKeys {
+		if k.rank > n {
+			continue
+		}
+		if b.Len() > 0 {
 			b.WriteString("  ")
 		}
-		b.WriteString(paint(sgrBarKey, k[0]) + " " + k[1])
+		b.WriteString(paint(sgrBarKey, k.key) + " " + k.what)
 	}
 	return b.String()
 }

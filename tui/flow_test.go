@@ -274,3 +274,45 @@ func TestRenderAtAnySize(t *testing.T) {
 		}
 	}
 }
+
+// stuckHandle is a child that never reads its input: every write blocks.
+type stuckHandle struct {
+	*fakeHandle
+	release chan struct{}
+}
+
+func (h stuckHandle) Write(b []byte) (int, error) {
+	<-h.release
+	return len(b), nil
+}
+
+func TestTypingIntoAChildThatReadsNothingNeverBlocks(t *testing.T) {
+	f := fakeRun(t, 1, 80, 20)
+	h := stuckHandle{fakeHandle: f.handles["claude-implementer"], release: make(chan struct{})}
+	defer close(h.release)
+	eng := &stuckEngine{fakeEngine: f, h: h}
+	m := New(eng, Options{Now: func() time.Time { return testNow }})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 20})
+	press(m, "i")
+	require.Equal(t, modeInput, m.mode)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range keyQueue + 10 {
+			press(m, "a")
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Update blocked on a child that reads nothing")
+	}
+	assert.Contains(t, m.note, "not reading its input")
+}
+
+type stuckEngine struct {
+	*fakeEngine
+	h stuckHandle
+}
+
+func (e *stuckEngine) Handle(worker string) (engine.Handle, int) { return e.h, 1 }

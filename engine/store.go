@@ -222,8 +222,10 @@ type EventLog struct {
 
 // OpenEventLog opens (or creates) path for appending. A torn last line left
 // by a crash is cut off first, so the next event starts on a line of its own.
+// The file is opened O_APPEND: every line goes to the end of the file as it
+// is then, never over bytes someone else added after this open.
 func OpenEventLog(path string) (*EventLog, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -277,7 +279,7 @@ func repairTail(f *os.File) error {
 	}
 	if json.Valid(tail) {
 		// The event is whole; only its newline is missing.
-		_, err := f.WriteAt([]byte{'\n'}, size)
+		_, err := f.Write([]byte{'\n'})
 		return err
 	}
 	return f.Truncate(cut)

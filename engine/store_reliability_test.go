@@ -264,3 +264,27 @@ func checkPrivate(t *testing.T, dir string) {
 	}))
 	assert.Greater(t, seen, 5)
 }
+
+// TestReliabilityEventLogNeverWritesOverOthersLines: lines another writer
+// appended after the log was opened (a resume's recovery note, a human's
+// marker) are kept; the log writes at the end of the file as it is.
+func TestReliabilityEventLogNeverWritesOverOthersLines(t *testing.T) {
+	path := filepath.Join(t.TempDir(), EventsFile)
+	log, err := OpenEventLog(path)
+	require.NoError(t, err)
+	defer log.Close()
+	require.NoError(t, log.Append(Event{Type: EventRunStarted}))
+	other, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = other.WriteString(`{"type":"added-by-another-writer"}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, other.Close())
+	require.NoError(t, log.Append(Event{Type: EventRunFinished}))
+	events, err := ReadEvents(path)
+	require.NoError(t, err)
+	var types []string
+	for _, ev := range events {
+		types = append(types, ev.Type)
+	}
+	assert.Equal(t, []string{EventRunStarted, "added-by-another-writer", EventRunFinished}, types)
+}

@@ -356,7 +356,9 @@ func (m *Model) askQuit() tea.Cmd {
 			"rostra run --resume continues the run later.",
 		},
 		yes: func() tea.Cmd {
-			m.interrupted = true
+			// Workers may have finished while the question was open.
+			m.refresh()
+			m.interrupted = m.running() > 0
 			return m.stop()
 		},
 	}

@@ -211,6 +211,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		return m, nil
 	case interruptMsg:
+		if m.stopping {
+			return m, nil
+		}
 		m.note = msg.reason + ": stopping every worker"
 		if m.running() > 0 {
 			m.interrupted = true

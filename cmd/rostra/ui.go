@@ -80,7 +80,23 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 		}
 	}()
 
+	// The engine stops the run itself when it cannot save its state: the
+	// UI then quits and says why, rather than showing workers that are gone.
+	uiDone := make(chan struct{})
+	go func() {
+		select {
+		case <-eng.Stopped():
+			reason := "the run stopped"
+			if err := eng.Err(); err != nil {
+				reason = "the run stopped: " + err.Error()
+			}
+			p.Send(tui.Interrupt(reason))
+		case <-uiDone:
+		}
+	}()
+
 	_, runErr := p.Run()
+	close(uiDone)
 	if runErr != nil {
 		fmt.Fprintf(stderr, "rostra: the terminal UI failed: %v; stopping every worker\n", runErr)
 	}

@@ -366,3 +366,29 @@ workers:
 	assert.Contains(t, msg, "rostra.yaml:6:41: workers[0].completion.paths[0]: a completion path must be relative to the workspace, got /etc/passwd")
 	assert.Contains(t, msg, "workers[0].completion.paths[1]: linked/r.json resolves outside the workspace through the symlink linked -> "+outside)
 }
+
+// TestReliabilityPlaceholdersNeverMeetAShell: a prompt full of shell syntax
+// reaches a provider whose command is not a shell as one argv element, as
+// it is; nothing in it runs.
+func TestReliabilityPlaceholdersNeverMeetAShell(t *testing.T) {
+	eng, plan := liveRun(t, `version: 1
+name: it
+providers:
+  printf: { command: ["printf", "[%s] [%s]\n", "{prompt}", "{worker}"] }
+defaults: { max_attempts: 1 }
+workers:
+  - id: printf-quoted
+    role: quoted
+    prompt: "$(touch pwned1); touch pwned2 && `+"`touch pwned3`"+` | touch pwned4 > pwned5 'q' \"dq\" * ~"
+    surfaces: [wrapper]
+`, nil)
+	waitFinished(t, eng, 5*time.Second)
+	d := row(t, eng, "printf-quoted#1")
+	assert.Equal(t, engine.StatusCompleted, d.Status, d.Reason)
+	log, err := os.ReadFile(d.OutputLogPath)
+	require.NoError(t, err)
+	assert.Equal(t, "[$(touch pwned1); touch pwned2 && `touch pwned3` | touch pwned4 > pwned5 'q' \"dq\" * ~] [printf-quoted]\n", string(log))
+	for i := 1; i <= 5; i++ {
+		assert.NoFileExists(t, filepath.Join(plan.Workspace, fmt.Sprintf("pwned%d", i)))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -505,6 +506,74 @@ func TestCloseStopsADaemonLeftInTheGroup(t *testing.T) {
 			require.NoError(t, a.Close())
 			assert.True(t, pidGone(daemon), "daemon %d still present", daemon)
 			assert.True(t, groupGone(a.Pid()))
+		})
+	}
+}
+
+// TestChildOutlivesTheThreadThatStartedIt: Pdeathsig fires when the thread
+// that forked the child exits. StartWrapper called from a goroutine locked
+// to a thread that then dies (the runtime terminates it) must not take the
+// child with it: the fork happens on panes' spawn thread.
+func TestChildOutlivesTheThreadThatStartedIt(t *testing.T) {
+	type start struct {
+		p   *WrapperProcess
+		tid int
+	}
+	started := make(chan start, 1)
+	hostage := make(chan struct{})
+	defer close(hostage)
+	for {
+		onMain := make(chan bool, 1)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread exits with the goroutine
+			if syscall.Gettid() == os.Getpid() {
+				// The main thread is never terminated: keep it busy here,
+				// so the next try runs on another thread.
+				onMain <- true
+				<-hostage
+				return
+			}
+			onMain <- false
+			p, err := StartWrapper(Launch{Argv: []string{"sleep", "1000"}}, WrapperOptions{})
+			if err != nil {
+				panic(err)
+			}
+			started <- start{p, syscall.Gettid()}
+		}()
+		if !<-onMain {
+			break
+		}
+	}
+	s := <-started
+	t.Cleanup(func() { _ = s.p.Close() })
+	require.Eventually(t, func() bool {
+		_, err := os.Stat(fmt.Sprintf("/proc/self/task/%d", s.tid))
+		return err != nil
+	}, 5*time.Second, 5*time.Millisecond, "the starter's thread must be gone")
+	select {
+	case <-s.p.Exited():
+		t.Fatalf("the child died with its starter's thread: %+v", s.p.Exit())
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+// TestOutputLogWriteErrorDoesNotStopTheDrain: a full disk (here /dev/full)
+// loses the log, never the child's progress or the screen.
+func TestOutputLogWriteErrorDoesNotStopTheDrain(t *testing.T) {
+	for _, s := range bothSurfaces {
+		t.Run(s.name, func(t *testing.T) {
+			scr, newScreen := newRecScreen()
+			l := newLaunch(t, sh(`seq 1 20000 | tr '\n' ','; echo end`))
+			l.OutputLog = "/dev/full"
+			a, err := s.start(l, newScreen)
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
+			waitDone(t, a, 10*time.Second)
+			assert.Equal(t, Exit{Code: 0}, a.Exit())
+			assert.Contains(t, scr.String(), "19999,20000,end")
+			logErr := a.(interface{ OutputLogErr() error }).OutputLogErr()
+			assert.ErrorIs(t, logErr, syscall.ENOSPC)
+			assert.Greater(t, a.OutputBytes(), int64(100000))
 		})
 	}
 }

@@ -7,6 +7,7 @@ package panes
 import (
 	"errors"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -311,4 +312,19 @@ func TestPTYResizeStorm(t *testing.T) {
 	assert.Equal(t, [2]int{123, 45}, scr.sizes[len(scr.sizes)-1])
 	assert.Len(t, scr.sizes, 1002)
 	scr.mu.Unlock()
+}
+
+// TestPTYChildLeadsASessionOnThePTY: the child is a session leader whose
+// controlling terminal is the pty.
+func TestPTYChildLeadsASessionOnThePTY(t *testing.T) {
+	l := newLaunch(t, sh(`echo "tty:$(tty) sid:$(ps -o sid= -p $$ | tr -d ' ') pid:$$"; exec 3</dev/tty && echo "ctty:ok"`))
+	p, err := StartPTY(l, PTYOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	waitDone(t, p, 5*time.Second)
+	log, err := os.ReadFile(l.OutputLog)
+	require.NoError(t, err)
+	assert.Regexp(t, `tty:/dev/pts/\d+ sid:(\d+) pid:(\d+)`, string(log))
+	assert.Contains(t, string(log), "sid:"+strconv.Itoa(p.Pid())+" pid:"+strconv.Itoa(p.Pid()))
+	assert.Contains(t, string(log), "ctty:ok")
 }

@@ -62,7 +62,7 @@ func statusGlyph(status string) string {
 	case engine.StatusError:
 		return "✗"
 	case engine.StatusTimeout:
-		return "⏱"
+		return "◷" // not ⏱: terminals disagree on the width of emoji-capable symbols
 	case engine.StatusRetrying:
 		return "↻"
 	case engine.StatusCancelled:

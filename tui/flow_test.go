@@ -5,6 +5,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -316,3 +318,20 @@ type stuckEngine struct {
 }
 
 func (e *stuckEngine) Handle(worker string) (engine.Handle, int) { return e.h, 1 }
+
+func TestEndedAttemptWithoutHandleIsShownFromItsLog(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	log := filepath.Join(t.TempDir(), "output.log")
+	require.NoError(t, os.WriteFile(log, []byte("resumed run: this attempt finished before the quit\r\n"), 0o644))
+	ended := testNow.Add(-time.Minute)
+	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		w.Status, d.Status, d.EndedAt, d.OutputLogPath = engine.StatusCompleted, engine.StatusCompleted, &ended, log
+	})
+	delete(f.handles, "codex-tester")
+	m := newModel(t, f, 120, 20)
+	assert.Contains(t, ansi.Strip(m.Render()), "loading attempt 1 from its output.log")
+	cmd := m.loadEnded()
+	runCmd(t, m, cmd)
+	assert.Contains(t, ansi.Strip(m.Render()), "resumed run: this attempt finished before the quit")
+	assert.Nil(t, m.loadEnded(), "each log is read once")
+}

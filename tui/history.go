@@ -1,7 +1,9 @@
-// history.go rebuilds the screen of an earlier attempt: its output.log (every
-// byte the child wrote) fed through a fresh emulator at the pane's size,
-// read off the UI goroutine; the result is kept per attempt and dropped when
-// it arrives for an attempt the pane no longer shows.
+// history.go rebuilds the screen of an attempt the engine holds no live
+// emulator for — an earlier attempt (< >), or the last attempt of a worker
+// in a resumed run — from its output.log (every byte the child wrote) fed
+// through a fresh emulator at the pane's size, read off the UI goroutine.
+// The result is kept per attempt; loading marks attempts being read so each
+// log is read once.
 package tui
 
 import (
@@ -33,6 +35,7 @@ func (m *Model) loadHistory(i, attempt int) tea.Cmd {
 		}
 	}
 	worker := p.spec.ID
+	p.loading[attempt] = true
 	return func() tea.Msg {
 		t, err := replayLog(path, cols, rows)
 		return historyMsg{worker: worker, attempt: attempt, term: t, err: err}
@@ -66,10 +69,28 @@ func (m *Model) onHistory(msg historyMsg) {
 	if p == nil {
 		return
 	}
+	delete(p.loading, msg.attempt)
 	if msg.err != nil {
 		p.histErr[msg.attempt] = msg.err.Error()
 		return
 	}
 	delete(p.histErr, msg.attempt)
 	p.hist[msg.attempt] = msg.term
+}
+
+// loadEnded loads the screen of each pane whose current attempt has ended
+// without a handle to draw from (a resumed run's earlier attempts).
+func (m *Model) loadEnded() tea.Cmd {
+	var cmds []tea.Cmd
+	for i, p := range m.panes {
+		d := p.cur()
+		if p.term != nil || d == nil || d.EndedAt == nil || d.OutputLogPath == "" || d.Surface == "" {
+			continue
+		}
+		if p.hist[d.Attempt] != nil || p.loading[d.Attempt] || p.histErr[d.Attempt] != "" {
+			continue
+		}
+		cmds = append(cmds, m.loadHistory(i, d.Attempt))
+	}
+	return tea.Batch(cmds...)
 }

@@ -183,7 +183,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case eventMsg:
 		m.logEvent(msg.ev)
 		m.refresh()
-		return m, tea.Batch(m.nextEvent(), m.resizeNew())
+		return m, tea.Batch(m.nextEvent(), m.afterRefresh())
 	case eventsEndMsg:
 		return m, nil
 	case wakeMsg:
@@ -197,7 +197,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.frame()
 	case clockMsg:
 		m.refresh()
-		return m, tea.Batch(m.tick(), m.resizeNew())
+		return m, tea.Batch(m.tick(), m.afterRefresh())
 	case resizeMsg:
 		if msg.seq == m.resizeSeq {
 			return m, m.applySizes(true)
@@ -231,7 +231,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) frame() tea.Cmd {
 	m.lastFrame = m.opts.Now()
 	m.refresh()
-	return tea.Batch(m.waitWake(), m.resizeNew())
+	return tea.Batch(m.waitWake(), m.afterRefresh())
 }
 
 // refresh reads the engine's rows and handles into the panes.
@@ -260,6 +260,12 @@ func (m *Model) refresh() {
 		m.mode = modeNormal
 		m.note = m.focused().spec.ID + " has ended: keys are no longer sent to it"
 	}
+}
+
+// afterRefresh sizes attempts that opened since the last look and loads
+// the screens of ended attempts the engine holds no handle for.
+func (m *Model) afterRefresh() tea.Cmd {
+	return tea.Batch(m.resizeNew(), m.loadEnded())
 }
 
 func (m *Model) focused() *pane { return m.panes[m.focus] }

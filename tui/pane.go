@@ -44,6 +44,7 @@ type pane struct {
 	view    int // 0: the current attempt; else an earlier attempt shown from its log
 	hist    map[int]*panes.Term
 	histErr map[int]string
+	loading map[int]bool
 
 	lastGen    uint64
 	lastChange time.Time
@@ -63,7 +64,7 @@ type bodyCache struct {
 }
 
 func newPane(spec *engine.WorkerSpec) *pane {
-	return &pane{spec: spec, top: -1, match: -1, hist: map[int]*panes.Term{}, histErr: map[int]string{}}
+	return &pane{spec: spec, top: -1, match: -1, hist: map[int]*panes.Term{}, histErr: map[int]string{}, loading: map[int]bool{}}
 }
 
 // cur is the row of the attempt the engine runs (or ran last), nil before
@@ -175,10 +176,17 @@ func (p *pane) touch() { p.bell = false }
 
 // viewTerm is the emulator of the attempt on screen (nil when it has none).
 func (p *pane) viewTerm() *panes.Term {
-	if p.view == 0 {
-		return p.term
+	if p.view != 0 {
+		return p.hist[p.view]
 	}
-	return p.hist[p.view]
+	if p.term == nil {
+		// An ended attempt the engine has no handle for: its screen as
+		// rebuilt from its log, once loaded.
+		if d := p.cur(); d != nil {
+			return p.hist[d.Attempt]
+		}
+	}
+	return p.term
 }
 
 // frameCtx is what a frame needs from the model.
@@ -388,6 +396,11 @@ func (p *pane) placeholder(d *engine.DispatchRow) string {
 		return "loading attempt " + strconv.Itoa(p.view) + " from its output.log…"
 	case d == nil:
 		return "waiting to start"
+	case d.Surface != "" && d.EndedAt != nil && p.term == nil:
+		if e := p.histErr[d.Attempt]; e != "" {
+			return "cannot show attempt " + strconv.Itoa(d.Attempt) + ": " + e
+		}
+		return "loading attempt " + strconv.Itoa(d.Attempt) + " from its output.log…"
 	case d.Surface == "" && d.Reason != "":
 		// Every surface failed: one line per surface's reason.
 		return strings.ReplaceAll(strings.Replace(d.Reason, ": ", ":\n", 1), "; ", "\n")

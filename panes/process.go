@@ -7,8 +7,8 @@
 // or the read end of a pipe) drained by exactly one reader goroutine, and one
 // waiter goroutine that reaps the leader with cmd.Wait and closes Done once
 // the stream has ended too. Descendants are found by process group, by pty
-// session, and by an ROSTRA_ATTEMPT_TOKEN marker in their environment (see
-// process_linux.go for what that cannot catch).
+// session, by an ROSTRA_ATTEMPT_TOKEN marker in their environment and by
+// ancestry (see process_linux.go for how, and what that cannot catch).
 package panes
 
 import (

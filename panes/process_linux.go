@@ -3,14 +3,20 @@
 // making rostra a child subreaper, and finding and reaping an attempt's
 // processes in /proc.
 //
+// How an attempt's processes are found (each pass over /proc): while the
+// leader is unreaped, its group and pty session by id; always, processes
+// seen before (pid + start time), carriers of the attempt token, and every
+// descendant of any of those. Once the leader is reaped its pid may be
+// reused (pid_max can be 32768), so group and session ids no longer count.
+//
 // What cannot be caught: a descendant that leaves the process group and the
 // pty session (setsid) AND replaces its environment (env -i, execve with a
-// fresh envp) AND whose parent died before any scan saw it (it is then an
+// fresh envp) AND whose parent died before any pass saw it (it is then an
 // orphan of rostra's with no trace of the attempt); if it also keeps the
 // output open, the reader's fd is closed under it after StopGrace, so the
-// attempt still ends, but that process lives on. Processes of another user cannot be
-// read in /proc unless rostra runs as root. A pid reused after ~4M forks
-// while an attempt is open could be taken for a member of its group.
+// attempt still ends, but that process lives on (and once dead, stays an
+// unreaped zombie of rostra's until rostra exits). Processes of another user
+// cannot be read in /proc unless rostra runs as root.
 package panes
 
 import (

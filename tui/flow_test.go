@@ -335,3 +335,21 @@ func TestEndedAttemptWithoutHandleIsShownFromItsLog(t *testing.T) {
 	assert.Contains(t, ansi.Strip(m.Render()), "resumed run: this attempt finished before the quit")
 	assert.Nil(t, m.loadEnded(), "each log is read once")
 }
+
+func TestMouseGoesToAChildThatAskedForIt(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	m := newModel(t, f, 120, 20)
+	h := f.handles["claude-implementer"]
+	_, _ = h.term.Write([]byte("\x1b[?1000h\x1b[?1006h")) // htop, vim with mouse=a
+	press(m, "i")
+	// The pane's inside starts at (1, 1): a click at (5, 3) is its cell (4, 2).
+	m.Update(tea.MouseClickMsg{X: 5, Y: 3, Button: tea.MouseLeft})
+	m.Update(tea.MouseReleaseMsg{X: 5, Y: 3, Button: tea.MouseLeft})
+	typed(t, h, "\x1b[<0;5;3M\x1b[<0;5;3m")
+	assert.Equal(t, 0, m.focus)
+
+	// A click on another pane leaves input mode and focuses it.
+	m.Update(tea.MouseClickMsg{X: 90, Y: 3, Button: tea.MouseLeft})
+	assert.Equal(t, 1, m.focus)
+	assert.Equal(t, modeNormal, m.mode)
+}

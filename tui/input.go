@@ -67,6 +67,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		p.touch()
 		p.goLive()
 		m.mode = modeInput
+		m.overlay = overlayNone // the keys go to the pane: it must be in sight
 	case "pgup", "shift+up", "ctrl+b":
 		p.scrollBy(-m.pageRows(), 0)
 	case "pgdown", "shift+down", "ctrl+f":

@@ -52,13 +52,17 @@ type termSaved struct {
 // termScreen is one grid of rows.
 type termScreen struct {
 	lines []termLine
-	saved termSaved
 }
 
 // termLine is one row of cells; wrapped means the text continues on the next
 // row (a soft wrap), which Text joins are not affected by but reflow uses.
+//
+// used is one past the last cell ever written since the row was last
+// blanked whole (tmux's cellused): a full clear of the screen moves rows
+// down to the last used one into scrollback.
 type termLine struct {
 	cells   []termCell
+	used    int
 	wrapped bool
 }
 
@@ -92,6 +96,7 @@ type Term struct {
 	charsets      [2]bool
 	shift         int // 0 = G0, 1 = G1
 	kittyStack    []int
+	saved         termSaved // DECSC
 	altSavedMain  termSaved // 1049 cursor save
 	changed       bool
 	pendingBells  int
@@ -135,6 +140,11 @@ func NewTerm(cols, rows int, opts TermOptions) *Term {
 		HandleCsi: t.handleCsi,
 		HandleEsc: t.handleEsc,
 		HandleOsc: t.handleOsc,
+		// Other strings are dropped; they still end a REP run, as in tmux.
+		HandleDcs: func(ansi.Cmd, ansi.Params, []byte) { t.lastRune = 0 },
+		HandleApc: func([]byte) { t.lastRune = 0 },
+		HandlePm:  func([]byte) { t.lastRune = 0 },
+		HandleSos: func([]byte) { t.lastRune = 0 },
 	})
 	t.resetState()
 	return t
@@ -179,6 +189,8 @@ func (t *Term) resetState() {
 	t.syncOutput, t.mouseSGR = false, false
 	t.mouse = 0
 	t.lastRune, t.lastWidth = 0, 0
+	t.saved = termSaved{}
+	t.altSavedMain = termSaved{}
 	t.changed = true
 }
 

@@ -50,14 +50,15 @@ func (t *Term) printASCII(b []byte) {
 	if t.penDirty {
 		t.updatePen()
 	}
-	if t.charsets[t.shift] || t.insert {
+	if t.charsets[t.shift] || t.insert || !t.autoWrap {
 		for _, c := range b {
 			r := rune(c)
 			if t.charsets[t.shift] && c >= 0x5f && c <= 0x7e {
 				r = termDECGraphics[c]
 			}
-			t.printRune(r)
+			t.printCell(r, 1)
 		}
+		t.lastRune = rune(b[len(b)-1])
 		return
 	}
 	t.lastRune, t.lastWidth = rune(b[len(b)-1]), 1
@@ -73,13 +74,17 @@ func (t *Term) printASCII(b []byte) {
 			n = len(b)
 		}
 		x := t.x
-		// Overwriting half of a wide character blanks the other half.
-		if cells[x].r == termWideCont && x > 0 {
-			cells[x-1].r = 0
+		// Overwriting half of a wide character blanks the other half (to
+		// a default cell, as tmux does);
+		// tmux's walk back stops short of column 0, so a wide character
+		// there keeps its left half.
+		if cells[x].r == termWideCont && x > 1 {
+			cells[x-1] = termCell{}
 		}
 		end := x + n
+		line.used = max(line.used, end)
 		if end < t.cols && cells[end].r == termWideCont {
-			cells[end].r = 0
+			cells[end] = termCell{}
 		}
 		dst := cells[x:end]
 		for i, c := range b[:n] {
@@ -98,19 +103,12 @@ func (t *Term) bgID() uint32 {
 	return t.penBgID
 }
 
-// wrapForPrint handles a character of width w that does not fit on the
-// rest of the line.
+// wrapForPrint moves to the start of the next row for a character that
+// does not fit (autowrap is on), marking the row soft-wrapped.
 func (t *Term) wrapForPrint(w int) {
-	if t.autoWrap {
-		t.scr.lines[t.y].wrapped = true
-		t.x = 0
-		t.lineFeed()
-	} else {
-		t.x = t.cols - w
-		if t.x < 0 {
-			t.x = 0
-		}
-	}
+	t.scr.lines[t.y].wrapped = true
+	t.x = 0
+	t.lineFeed()
 }
 
 // termRuneWidth is wcwidth(3) as x/ansi computes it: marks and format
@@ -137,15 +135,13 @@ func termRuneWidth(r rune) int {
 
 var termWidthCond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
 
-// printRune prints one non-ASCII (or charset-mapped) character.
+// printRune prints one non-ASCII character.
 func (t *Term) printRune(r rune) {
 	t.changed = true
 	if t.penDirty {
 		t.updatePen()
 	}
-	if r < 0x80 && t.charsets[t.shift] && r >= 0x5f && r <= 0x7e {
-		r = termDECGraphics[r]
-	}
+	t.lastRune = 0 // REP repeats ASCII only
 	if r >= 0x80 && r < 0xa0 {
 		return // a C1 control encoded as UTF-8 prints nothing (tmux)
 	}
@@ -154,30 +150,59 @@ func (t *Term) printRune(r rune) {
 		t.combine(r)
 		return
 	}
-	if w > t.cols {
+	t.printCell(r, w)
+}
+
+// printCell puts one character of width w at the cursor the way tmux's
+// screen_write_cell does: without autowrap a wide character that does not
+// fit is dropped and the cursor sticks on the last column; in insert mode
+// the cells make room first (in the default colours); with autowrap a
+// character that does not fit wraps.
+func (t *Term) printCell(r rune, w int) {
+	if !t.autoWrap && w > 1 && (w > t.cols || (t.x != t.cols && t.x > t.cols-w)) {
 		return
 	}
-	if t.x+w > t.cols {
-		t.wrapForPrint(w)
+	if t.insert && t.x < t.cols {
+		t.insertCellsStyled(w, 0)
 	}
-	cells := t.scr.lines[t.y].cells
+	if t.autoWrap && t.x > t.cols-w {
+		t.scr.lines[t.y].wrapped = true
+		t.x = 0
+		t.lineFeed()
+	}
+	if t.x > t.cols-w {
+		return
+	}
+	line := &t.scr.lines[t.y]
+	cells := line.cells
 	x := t.x
-	if t.insert {
-		t.insertCells(w)
+	// tmux's screen_write_overwrite: the right half of a wide character
+	// loses its left half; then, unless a narrow character replaces a
+	// narrow one, right halves left orphaned just after the new character
+	// are blanked. (A narrow character over a narrow one leaves an orphan
+	// there alone; Window draws it as a blank.)
+	old := cells[x].r
+	oldCont := old == termWideCont
+	if oldCont && x > 0 {
+		cells[x-1] = termCell{}
 	}
-	if cells[x].r == termWideCont && x > 0 {
-		cells[x-1].r = 0
+	if w != 1 || oldCont || (old > 0 && termCellWidth(&t.clusters, old) == 2) {
+		for xx := x + w; xx < t.cols && cells[xx].r == termWideCont; xx++ {
+			cells[xx] = termCell{}
+		}
 	}
 	end := x + w
-	if end < t.cols && cells[end].r == termWideCont {
-		cells[end].r = 0
-	}
+	line.used = max(line.used, end)
 	cells[x] = termCell{r, t.penID}
 	if w == 2 {
 		cells[x+1] = termCell{termWideCont, t.penID}
 	}
-	t.x = end
-	t.lastRune, t.lastWidth = r, w
+	stick := termBool(!t.autoWrap)
+	if x <= t.cols-stick-w {
+		t.x = x + w
+	} else {
+		t.x = t.cols - stick
+	}
 }
 
 // combine joins a zero-width character to the cell before the cursor.
@@ -194,8 +219,11 @@ func (t *Term) combine(r rune) {
 		x--
 	}
 	base := cells[x].r
-	if base == 0 || base == termWideCont {
+	if base == termWideCont {
 		return
+	}
+	if base == 0 {
+		base = ' ' // an erased cell holds a space in tmux, marks join it
 	}
 	s := t.clusters.text(base) + string(r)
 	if len(s) > 64 {
@@ -252,7 +280,7 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {
 	bg := t.bgID()
 	for i := range leaving {
 		l := leaving[i]
-		l.wrapped = false
+		l.wrapped, l.used = false, 0
 		termBlankLine(l.cells, bg)
 		lines[bot-n+1+i] = l
 	}
@@ -274,7 +302,7 @@ func (t *Term) scrollDown(top, bot, n int) {
 	bg := t.bgID()
 	for i := range leaving {
 		l := leaving[i]
-		l.wrapped = false
+		l.wrapped, l.used = false, 0
 		termBlankLine(l.cells, bg)
 		lines[top+i] = l
 	}
@@ -297,7 +325,11 @@ func (t *Term) eraseCells(y, from, to int) {
 	// Unlike printing, erasing leaves the other half of a cut wide
 	// character alone, as tmux does; rendering draws a wide character
 	// missing its right half as a blank.
-	cells := t.scr.lines[y].cells
+	line := &t.scr.lines[y]
+	if from == 0 && to == t.cols {
+		line.used = 0
+	}
+	cells := line.cells
 	if to == t.cols {
 		// Erasing to the end of the row also drops what a narrower pane
 		// keeps beyond its width.
@@ -314,8 +346,11 @@ func (t *Term) eraseLines(from, to int) {
 	}
 }
 
-// insertCells shifts the cells from the cursor right by n (ICH).
-func (t *Term) insertCells(n int) {
+// insertCells shifts the cells from the cursor right by n (ICH), blanks
+// entering in the pen's background.
+func (t *Term) insertCells(n int) { t.insertCellsStyled(n, t.bgID()) }
+
+func (t *Term) insertCellsStyled(n int, blank uint32) {
 	x := t.x
 	if x >= t.cols {
 		return
@@ -324,38 +359,35 @@ func (t *Term) insertCells(n int) {
 		n = t.cols - x
 	}
 	t.changed = true
-	cells := t.scr.lines[t.y].cells
-	if cells[x].r == termWideCont && x > 0 {
-		cells[x-1].r = 0
-		cells[x].r = 0
-	}
+	// Like tmux, no repair of wide characters cut by the shift: Window
+	// draws their orphaned halves as blanks.
+	line := &t.scr.lines[t.y]
+	cells := line.cells
 	copy(cells[x+n:], cells[x:t.cols-n])
-	termBlankCells(cells[x:x+n], t.bgID())
-	// A wide character pushed half off the edge is cut.
-	if last := cells[t.cols-1]; last.r != termWideCont && last.r != 0 && t.cols >= 2 && termCellWidth(&t.clusters, last.r) == 2 {
-		cells[t.cols-1].r = 0
+	termBlankCells(cells[x:x+n], blank)
+	if x+n < t.cols {
+		line.used = t.cols
 	}
 }
 
-// deleteCells removes n cells at the cursor, blanks entering at the end (DCH).
+// deleteCells removes n cells at the cursor, blanks entering at the end
+// (DCH). From the pending-wrap column it does nothing (tmux).
 func (t *Term) deleteCells(n int) {
 	x := t.x
 	if x >= t.cols {
-		x = t.cols - 1
+		return
 	}
 	if n > t.cols-x {
 		n = t.cols - x
 	}
 	t.changed = true
-	cells := t.scr.lines[t.y].cells
-	if cells[x].r == termWideCont && x > 0 {
-		cells[x-1].r = 0
-	}
-	if x+n < t.cols && cells[x+n].r == termWideCont {
-		cells[x+n].r = 0
-	}
+	line := &t.scr.lines[t.y]
+	cells := line.cells
 	copy(cells[x:], cells[x+n:])
 	termBlankCells(cells[t.cols-n:], t.bgID())
+	if x+n < t.cols {
+		line.used = max(line.used, t.cols-n)
+	}
 }
 
 // termCellWidth is the width of the character a cell rune stands for.
@@ -382,6 +414,7 @@ func (t *Term) resize(cols, rows int) {
 		}
 		for i := range s.lines {
 			s.lines[i].cells = termResizeCells(s.lines[i].cells, oldCols, cols)
+			s.lines[i].used = min(s.lines[i].used, cols)
 		}
 	}
 	t.cols = cols
@@ -396,7 +429,12 @@ func (t *Term) resize(cols, rows int) {
 		active := s == t.scr
 		cy := t.y
 		if !active {
-			cy = s.saved.y
+			// The main screen behind the alternate one: its cursor is the
+			// one 1049 saved. A hidden alternate screen has none.
+			cy = 0
+			if s == t.main {
+				cy = t.altSavedMain.y
+			}
 		}
 		old := len(s.lines)
 		if rows < old {
@@ -438,16 +476,11 @@ func (t *Term) resize(cols, rows int) {
 		}
 		if active {
 			t.y = cy
-		} else {
-			s.saved.y = cy
-		}
-		if s.saved.y >= rows {
-			s.saved.y = rows - 1
-		}
-		if s.saved.x > cols {
-			s.saved.x = cols
+		} else if s == t.main {
+			t.altSavedMain.y = cy
 		}
 	}
+	t.saved.x, t.saved.y = min(t.saved.x, cols), min(t.saved.y, rows-1)
 	t.rows = rows
 	t.top, t.bot = 0, rows-1
 	if t.altSavedMain.y >= rows {

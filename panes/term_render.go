@@ -145,7 +145,7 @@ func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte 
 				// that was cut by a resize and written since).
 				buf = append(buf, ' ')
 			}
-		case (i+1 >= len(cells) || pad && cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
+		case pad && (i+1 >= len(cells) || cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
 			// A wide character whose right half was erased: drawing it
 			// would push the rest of the row right by one.
 			buf = append(buf, ' ')
@@ -178,7 +178,7 @@ runs:
 			cur = st
 		}
 		// Fast path: ASCII that fits.
-		if termIsASCII(seg) && x+len(seg) <= cols {
+		if termIsASCII(seg) && (!pad || x+len(seg) <= cols) {
 			buf = append(buf, seg...)
 			x += len(seg)
 			continue
@@ -186,8 +186,8 @@ runs:
 		for len(seg) > 0 {
 			r, size := utf8.DecodeRune(seg)
 			w := termRuneWidth(r)
-			if x+w > cols {
-				break runs
+			if pad && x+w > cols {
+				break runs // a line wider than a narrowed pane
 			}
 			buf = append(buf, seg[:size]...)
 			seg = seg[size:]

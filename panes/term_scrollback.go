@@ -340,5 +340,5 @@ func (t *Term) decodeLine(s string, cols int) termLine {
 			x += w
 		}
 	}
-	return termLine{cells: cells[:cols], wrapped: wrapped}
+	return termLine{cells: cells[:cols], wrapped: wrapped, used: min(x, cols)}
 }

@@ -11,7 +11,12 @@ import (
 	ansiparser "github.com/charmbracelet/x/ansi/parser"
 )
 
+// forgetLastRune: REP repeats only a character printed immediately
+// before it; any control or sequence in between cancels it (tmux).
+func (t *Term) forgetLastRune() { t.lastRune = 0 }
+
 func (t *Term) handleExecute(b byte) {
+	t.lastRune = 0
 	switch b {
 	case 0x07:
 		t.pendingBells++
@@ -20,8 +25,7 @@ func (t *Term) handleExecute(b byte) {
 	case 0x09:
 		t.tab(1)
 	case 0x0a, 0x0b, 0x0c:
-		t.lineFeed()
-		t.changed = true
+		t.explicitLineFeed()
 	case 0x0d:
 		t.x = 0
 		t.changed = true
@@ -30,6 +34,14 @@ func (t *Term) handleExecute(b byte) {
 	case 0x0f:
 		t.shift = 0
 	}
+}
+
+// explicitLineFeed is LF, VT, FF, IND and NEL: unlike a wrap, it ends
+// the row's soft wrap (BS and reflow look at it).
+func (t *Term) explicitLineFeed() {
+	t.changed = true
+	t.scr.lines[t.y].wrapped = false
+	t.lineFeed()
 }
 
 // backspace moves left; at column 0 it goes back up a soft-wrapped line.
@@ -75,25 +87,26 @@ func (t *Term) backTab(n int) {
 	}
 }
 
+// saveCursor is DECSC (and CSI s): one saved state per terminal, shared by
+// both screens, as in tmux.
 func (t *Term) saveCursor() {
-	t.scr.saved = termSaved{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
+	t.saved = termSaved{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
 		charsets: t.charsets, shift: t.shift, valid: true}
 }
 
+// restoreCursor is DECRC: never-saved restores home and the default pen;
+// the column is clamped to the last one (no pending wrap).
 func (t *Term) restoreCursor() {
-	s := t.scr.saved
+	s := t.saved
 	t.changed = true
-	if !s.valid {
-		t.x, t.y = 0, 0
-		return
-	}
-	t.x, t.y = min(s.x, t.cols), min(s.y, t.rows-1)
+	t.x, t.y = min(s.x, t.cols-1), min(s.y, t.rows-1)
 	t.pen, t.penDirty = s.pen, true
 	t.origin = s.origin
 	t.charsets, t.shift = s.charsets, s.shift
 }
 
 func (t *Term) handleEsc(cmd ansi.Cmd) {
+	t.lastRune = 0
 	final, inter := cmd.Final(), cmd.Intermediate()
 	switch inter {
 	case '(', ')':
@@ -111,6 +124,7 @@ func (t *Term) handleEsc(cmd ansi.Cmd) {
 				for x := range cells {
 					cells[x] = termCell{'E', 0}
 				}
+				t.scr.lines[y].used = t.cols
 			}
 			t.top, t.bot = 0, t.rows-1
 			t.x, t.y = 0, 0
@@ -126,12 +140,10 @@ func (t *Term) handleEsc(cmd ansi.Cmd) {
 	case '8':
 		t.restoreCursor()
 	case 'D':
-		t.lineFeed()
-		t.changed = true
+		t.explicitLineFeed()
 	case 'E':
 		t.x = 0
-		t.lineFeed()
-		t.changed = true
+		t.explicitLineFeed()
 	case 'M':
 		t.reverseIndex()
 		t.changed = true
@@ -161,7 +173,23 @@ func csiParam(params ansi.Params, i, def int) int {
 	return v
 }
 
+// termParamMin is parameter i, def when missing, at least min.
+func termParamMin(params ansi.Params, i, min, def int) int {
+	if i >= len(params) {
+		return def
+	}
+	v := termParam(params[i], -1)
+	if v < 0 {
+		return def
+	}
+	if v < min {
+		return min
+	}
+	return v
+}
+
 func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
+	defer t.forgetLastRune()
 	for _, p := range params {
 		if v := int(p) & ansiparser.ParamMask; v != ansiparser.MissingParam && v > termMaxParam {
 			return
@@ -278,17 +306,13 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	case 'Z':
 		t.backTab(csiParam(params, 0, 1))
 	case 'b':
-		// tmux repeats only an ASCII character (HPR, VPR and CHT it
-		// ignores altogether; so does Term, tmux being the reference).
-		if t.lastRune != 0 && t.lastRune < 0x80 {
-			n := min(csiParam(params, 0, 1), t.cols*t.rows)
-			r := t.lastRune
+		// tmux repeats only an ASCII character printed right before, and
+		// never past the end of the line (HPR, VPR and CHT it ignores
+		// altogether; so does Term, tmux being the reference).
+		if r := t.lastRune; r != 0 && r < 0x80 {
+			n := min(csiParam(params, 0, 1), t.cols-t.x)
 			for range n {
-				if r < 0x80 {
-					t.printASCII([]byte{byte(r)})
-				} else {
-					t.printRune(r)
-				}
+				t.printASCII([]byte{byte(r)})
 			}
 		}
 	case 'c':
@@ -296,7 +320,9 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 			t.reply("\x1b[?1;2c")
 		}
 	case 'd':
-		t.cursorTo(min(t.x, t.cols-1), csiParam(params, 0, 1)-1)
+		x := t.x // VPA leaves the column alone, pending wrap included
+		t.cursorTo(0, csiParam(params, 0, 1)-1)
+		t.x = x
 	case 'g':
 		switch csiParam(params, 0, 0) {
 		case 0:
@@ -319,22 +345,21 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 		case 5:
 			t.reply("\x1b[0n")
 		case 6:
-			y := t.y
-			if t.origin {
-				y -= t.top
-			}
-			x := min(t.x, t.cols-1)
-			t.reply("\x1b[" + strconv.Itoa(y+1) + ";" + strconv.Itoa(x+1) + "R")
+			// Absolute, and the pending-wrap column as it is: what tmux
+			// answers.
+			t.reply("\x1b[" + strconv.Itoa(t.y+1) + ";" + strconv.Itoa(t.x+1) + "R")
 		}
 	case 'r':
-		top := csiParam(params, 0, 1) - 1
-		bot := csiParam(params, 1, t.rows) - 1
+		// Missing means the default, zero means the minimum (tmux's
+		// input_get): "CSI 0;0 r" is a one-line region, refused.
+		top := termParamMin(params, 0, 1, 1) - 1
+		bot := termParamMin(params, 1, 1, t.rows) - 1
 		if bot > t.rows-1 {
 			bot = t.rows - 1
 		}
 		if top < bot {
 			t.top, t.bot = top, bot
-			t.cursorTo(0, 0)
+			t.x, t.y = 0, 0 // home, not origin-relative (tmux)
 		}
 	case 's':
 		t.saveCursor()
@@ -394,10 +419,8 @@ func (t *Term) cursorRight(n int) {
 	t.x = min(t.x+n, t.cols-1)
 }
 
+// cursorLeft counts from the pending-wrap column when there (tmux).
 func (t *Term) cursorLeft(n int) {
-	if t.x >= t.cols {
-		t.x = t.cols - 1
-	}
 	t.x = max(t.x-n, 0)
 }
 
@@ -431,7 +454,7 @@ func (t *Term) clearIntoScrollback() {
 	}
 	last := 0
 	for y := range t.rows {
-		if termTrimmedLen(t.main.lines[y].cells) > 0 {
+		if t.main.lines[y].used > 0 {
 			last = y + 1
 		}
 	}
@@ -452,23 +475,29 @@ func (t *Term) eraseLine(mode int) {
 	}
 }
 
-// insertLines is IL: only inside the scroll region; the cursor goes to
-// column 0.
+// insertLines is IL: inside the scroll region it shifts the region;
+// outside it, the rest of the screen, except that inserting as many rows
+// as are left does nothing there (tmux's grid_view_insert_lines moves zero
+// rows). The cursor stays.
 func (t *Term) insertLines(n int) {
 	if t.y < t.top || t.y > t.bot {
+		if n >= t.rows-t.y {
+			return
+		}
+		t.scrollDown(t.y, t.rows-1, n)
 		return
 	}
 	t.scrollDown(t.y, t.bot, n)
-	t.x = 0
 }
 
+// deleteLines is DL, the same way round; deleted rows never go to
+// scrollback.
 func (t *Term) deleteLines(n int) {
+	bot := t.bot
 	if t.y < t.top || t.y > t.bot {
-		return
+		bot = t.rows - 1
 	}
-	// Deleted rows never go to scrollback.
-	t.scrollUpLines(t.y, t.bot, n, false)
-	t.x = 0
+	t.scrollUpLines(t.y, bot, n, false)
 }
 
 func (t *Term) setPrivateModes(params ansi.Params, on bool) {
@@ -480,6 +509,9 @@ func (t *Term) setPrivateModes(params ansi.Params, on bool) {
 		case 6:
 			t.origin = on
 			t.cursorTo(0, 0)
+		case 3: // DECCOLM: the width stays, the screen clears
+			t.cursorTo(0, 0)
+			t.eraseDisplay(2)
 		case 7:
 			t.autoWrap = on
 		case 25:
@@ -488,12 +520,6 @@ func (t *Term) setPrivateModes(params ansi.Params, on bool) {
 			t.setAltScreen(on, false)
 		case 1049:
 			t.setAltScreen(on, true)
-		case 1048:
-			if on {
-				t.saveCursor()
-			} else {
-				t.restoreCursor()
-			}
 		case 1000, 1002, 1003:
 			if on {
 				t.mouse = termParam(params[i], 0)
@@ -528,7 +554,7 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		} else {
 			for i := range t.alt.lines {
 				termBlankLine(t.alt.lines[i].cells, 0)
-				t.alt.lines[i].wrapped = false
+				t.alt.lines[i].wrapped, t.alt.lines[i].used = false, 0
 			}
 		}
 		t.scr = t.alt
@@ -538,15 +564,15 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 	// Like tmux, 1049l restores the saved cursor even when the alternate
 	// screen is not up (ncurses programs leave it twice).
 	if saveCursor && t.altSavedMain.valid {
+		// The position and the pen; charsets and origin mode stay.
 		s := t.altSavedMain
 		t.x, t.y = min(s.x, t.cols), min(s.y, t.rows-1)
 		t.pen, t.penDirty = s.pen, true
-		t.origin = s.origin
-		t.charsets, t.shift = s.charsets, s.shift
 	}
 }
 
 func (t *Term) handleOsc(cmd int, data []byte) {
+	t.lastRune = 0
 	switch cmd {
 	case 0, 2:
 		// data is "N;title".

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
+	ansiparser "github.com/charmbracelet/x/ansi/parser"
 )
 
 // termColor: 0 is the default colour; termColorIndexed|n is palette entry n
@@ -192,7 +193,11 @@ func (t *Term) compactTables() {
 	t.penBgID = t.styles.intern(termStyle{bg: t.pen.bg})
 }
 
-// setSGR applies CSI ... m.
+// setSGR applies CSI ... m with tmux's rules (input_csi_dispatch_sgr): a
+// colon group is one unit, and one it does not understand is skipped; in
+// the semicolon form 38/48/58 take their arguments from the following
+// parameters, an out-of-range 256-colour index means the default colour,
+// and an out-of-range truecolor leaves its numbers to be read as SGR codes.
 func (t *Term) setSGR(params ansi.Params) {
 	t.penDirty = true
 	if len(params) == 0 {
@@ -201,141 +206,169 @@ func (t *Term) setSGR(params ansi.Params) {
 	}
 	s := &t.pen
 	for i := 0; i < len(params); i++ {
+		if params[i].HasMore() {
+			j := i
+			for j+1 < len(params) && params[j].HasMore() {
+				j++
+			}
+			termSGRColonGroup(s, params[i:j+1])
+			i = j
+			continue
+		}
 		p := termParam(params[i], 0)
 		switch {
-		case p == 0:
-			*s = termStyle{}
-		case p == 1:
-			s.attrs |= termAttrBold
-		case p == 2:
-			s.attrs |= termAttrFaint
-		case p == 3:
-			s.attrs |= termAttrItalic
-		case p == 4:
-			s.ul = termULSingle
-			if params[i].HasMore() && i+1 < len(params) {
-				i++
-				n := termParam(params[i], 1)
-				if n <= int(termULDashed) {
-					s.ul = uint8(n)
-				}
-				// Skip any further sub-parameters of this one.
-				for params[i].HasMore() && i+1 < len(params) {
-					i++
-				}
-			}
-		case p == 5:
-			s.attrs |= termAttrBlink
-		case p == 6:
-			s.attrs |= termAttrRapidBlink
-		case p == 7:
-			s.attrs |= termAttrReverse
-		case p == 8:
-			s.attrs |= termAttrHidden
-		case p == 9:
-			s.attrs |= termAttrStrike
-		case p == 21:
-			s.ul = termULDouble
-		case p == 22:
-			s.attrs &^= termAttrBold | termAttrFaint
-		case p == 23:
-			s.attrs &^= termAttrItalic
-		case p == 24:
-			s.ul = termULNone
-		case p == 25:
-			s.attrs &^= termAttrBlink | termAttrRapidBlink
-		case p == 27:
-			s.attrs &^= termAttrReverse
-		case p == 28:
-			s.attrs &^= termAttrHidden
-		case p == 29:
-			s.attrs &^= termAttrStrike
-		case p >= 30 && p <= 37:
-			s.fg = termColorIndexed | termColor(p-30)
 		case p == 38, p == 48, p == 58:
-			var c termColor
-			var ok bool
-			c, i, ok = termParseExtColor(params, i)
-			if ok {
-				switch p {
-				case 38:
-					s.fg = c
-				case 48:
-					s.bg = c
-				default:
-					s.ulColor = c
+			i++
+			switch termSGRArg(params, i) {
+			case 2:
+				r, g, b := termSGRArg(params, i+1), termSGRArg(params, i+2), termSGRArg(params, i+3)
+				if termSetRGB(s, p, r, g, b) {
+					i += 3
 				}
+			case 5:
+				termSet256(s, p, termSGRArg(params, i+1))
+				i++
 			}
-		case p == 39:
-			s.fg = 0
-		case p >= 40 && p <= 47:
-			s.bg = termColorIndexed | termColor(p-40)
-		case p == 49:
-			s.bg = 0
-		case p == 53:
-			s.attrs |= termAttrOverline
-		case p == 55:
-			s.attrs &^= termAttrOverline
-		case p == 59:
-			s.ulColor = 0
-		case p >= 90 && p <= 97:
-			s.fg = termColorIndexed | termColor(p-90+8)
-		case p >= 100 && p <= 107:
-			s.bg = termColorIndexed | termColor(p-100+8)
+		default:
+			termSGRCode(s, p)
 		}
 	}
 }
 
-// termParseExtColor parses 38/48/58 colours at params[i] in both the
-// semicolon form (38;5;n, 38;2;r;g;b) and the colon form (38:5:n,
-// 38:2::r:g:b, 38:2:r:g:b). It returns the index of the last parameter used.
-func termParseExtColor(params ansi.Params, i int) (termColor, int, bool) {
-	colon := params[i].HasMore()
-	if i+1 >= len(params) {
-		return 0, i, false
+// termSGRArg is parameter i for an SGR argument, -1 when absent.
+func termSGRArg(params ansi.Params, i int) int {
+	if i >= len(params) {
+		return -1
 	}
-	kind := termParam(params[i+1], 0)
-	if colon {
-		// Collect the sub-parameters of this group.
-		j := i + 1
-		sub := []int{}
-		for {
-			sub = append(sub, termParam(params[j], 0))
-			if !params[j].HasMore() || j+1 >= len(params) {
-				break
-			}
-			j++
+	return termParam(params[i], -1)
+}
+
+func termSGRCode(s *termStyle, p int) {
+	switch {
+	case p == 0:
+		*s = termStyle{}
+	case p == 1:
+		s.attrs |= termAttrBold
+	case p == 2:
+		s.attrs |= termAttrFaint
+	case p == 3:
+		s.attrs |= termAttrItalic
+	case p == 4:
+		s.ul = termULSingle
+	case p == 5, p == 6:
+		s.attrs |= termAttrBlink
+	case p == 7:
+		s.attrs |= termAttrReverse
+	case p == 8:
+		s.attrs |= termAttrHidden
+	case p == 9:
+		s.attrs |= termAttrStrike
+	case p == 21:
+		s.ul = termULDouble
+	case p == 22:
+		s.attrs &^= termAttrBold | termAttrFaint
+	case p == 23:
+		s.attrs &^= termAttrItalic
+	case p == 24:
+		s.ul = termULNone
+	case p == 25:
+		s.attrs &^= termAttrBlink | termAttrRapidBlink
+	case p == 27:
+		s.attrs &^= termAttrReverse
+	case p == 28:
+		s.attrs &^= termAttrHidden
+	case p == 29:
+		s.attrs &^= termAttrStrike
+	case p >= 30 && p <= 37:
+		s.fg = termColorIndexed | termColor(p-30)
+	case p == 39:
+		s.fg = 0
+	case p >= 40 && p <= 47:
+		s.bg = termColorIndexed | termColor(p-40)
+	case p == 49:
+		s.bg = 0
+	case p == 53:
+		s.attrs |= termAttrOverline
+	case p == 55:
+		s.attrs &^= termAttrOverline
+	case p == 59:
+		s.ulColor = 0
+	case p >= 90 && p <= 97:
+		s.fg = termColorIndexed | termColor(p-90+8)
+	case p >= 100 && p <= 107:
+		s.bg = termColorIndexed | termColor(p-100+8)
+	}
+}
+
+// termSGRColonGroup applies one colon-separated group: 4:n underline
+// styles and 38/48/58:2[:cs]:r:g:b or :5:n colours.
+func termSGRColonGroup(s *termStyle, group ansi.Params) {
+	n := len(group)
+	if n >= 8 {
+		return
+	}
+	var v [8]int
+	for k := range group {
+		v[k] = termParam(group[k], -1)
+	}
+	switch v[0] {
+	case 4:
+		if n == 2 && v[1] >= 0 && v[1] <= int(termULDashed) {
+			s.ul = uint8(v[1])
 		}
-		switch kind {
-		case 5:
-			if len(sub) >= 2 {
-				return termColorIndexed | termColor(sub[1]&0xff), j, true
-			}
+	case 38, 48, 58:
+		switch v[1] {
 		case 2:
-			// 38:2:cs:r:g:b or 38:2:r:g:b
-			v := sub[1:]
-			if len(v) >= 4 {
-				v = v[1:]
+			i := 3
+			if n == 5 {
+				i = 2
 			}
-			if len(v) >= 3 {
-				return termRGB(v[0], v[1], v[2]), j, true
+			if n >= 3 && n >= i+3 {
+				termSetRGB(s, v[0], v[i], v[i+1], v[i+2])
+			}
+		case 5:
+			if n >= 3 {
+				termSet256(s, v[0], v[2])
 			}
 		}
-		return 0, j, false
 	}
-	switch kind {
-	case 5:
-		if i+2 < len(params) {
-			return termColorIndexed | termColor(termParam(params[i+2], 0)&0xff), i + 2, true
-		}
-		return 0, len(params) - 1, false
-	case 2:
-		if i+4 < len(params) {
-			return termRGB(termParam(params[i+2], 0), termParam(params[i+3], 0), termParam(params[i+4], 0)), i + 4, true
-		}
-		return 0, len(params) - 1, false
+}
+
+func termSetRGB(s *termStyle, which, r, g, b int) bool {
+	if r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255 {
+		return false
 	}
-	return 0, i + 1, false
+	c := termRGB(r, g, b)
+	switch which {
+	case 38:
+		s.fg = c
+	case 48:
+		s.bg = c
+	default:
+		s.ulColor = c
+	}
+	return true
+}
+
+func termSet256(s *termStyle, which, n int) {
+	if n < 0 || n > 255 {
+		switch which {
+		case 38:
+			s.fg = 0
+		case 48:
+			s.bg = 0
+		}
+		return
+	}
+	c := termColorIndexed | termColor(n)
+	switch which {
+	case 38:
+		s.fg = c
+	case 48:
+		s.bg = c
+	default:
+		s.ulColor = c
+	}
 }
 
 func termRGB(r, g, b int) termColor {
@@ -345,8 +378,11 @@ func termRGB(r, g, b int) termColor {
 // termParam reads a parameter, clamped so absurd digit runs cannot overflow
 // into negative counts.
 func termParam(p ansi.Param, def int) int {
-	v := p.Param(def)
-	if v < 0 || v > 65535 {
+	v := int(p) & ansiparser.ParamMask
+	if v == ansiparser.MissingParam {
+		return def
+	}
+	if v > 65535 {
 		return 65535
 	}
 	return v

@@ -154,7 +154,7 @@ func TestTermCPRInOriginMode(t *testing.T) {
 	tm.FlushReplies()
 	mu.Lock()
 	defer mu.Unlock()
-	assert.Equal(t, []string{"\x1b[2;3R"}, replies)
+	assert.Equal(t, []string{"\x1b[5;3R"}, replies, "tmux reports the absolute row, origin mode or not")
 	x, y, _ := tm.Cursor()
 	assert.Equal(t, []int{2, 4}, []int{x, y})
 }
@@ -283,7 +283,8 @@ func TestTermResizeKeepsContent(t *testing.T) {
 	assert.Equal(t, []string{"three", "four中"}, termRows(tm), "rows above the cursor go to scrollback")
 	assert.Equal(t, 2, tm.ScrollbackLen())
 	tm.Resize(5, 4)
-	assert.Equal(t, []string{"one", "two", "three", "four"}, termRows(tm), "growing pulls them back; a cut wide character is not drawn")
+	assert.Equal(t, []string{"one  ", "two  ", "three", "four "}, tm.Window(tm.ScrollbackLen(), false),
+		"growing pulls them back; a cut wide character is not drawn")
 	x, y, _ := tm.Cursor()
 	assert.Equal(t, []int{4, 3}, []int{x, y})
 	tm.Resize(20, 6)

@@ -241,16 +241,27 @@ func (e *Engine) loop() {
 					break batch
 				}
 			}
+			// Encode under the lock, write (and fsync) outside it, so the UI's
+			// Snapshot never waits for the disk. Only this goroutine writes.
+			var data []byte
+			var err error
 			if e.dirty {
-				if err := e.persist(); err != nil {
-					e.failPersist(err)
-				}
+				data, err = e.encodeState()
 			}
-			for _, c := range e.afterBatch {
+			waiters := e.afterBatch
+			e.afterBatch = nil
+			e.mu.Unlock()
+			if data != nil {
+				err = e.writeState(data)
+			}
+			if err != nil {
+				e.mu.Lock()
+				e.failPersist(err)
+				e.mu.Unlock()
+			}
+			for _, c := range waiters {
 				close(c)
 			}
-			e.afterBatch = e.afterBatch[:0]
-			e.mu.Unlock()
 		case <-e.quit:
 			return
 		}
@@ -282,12 +293,24 @@ func (e *Engine) do(f func()) {
 }
 
 func (e *Engine) persist() error {
-	data, err := json.MarshalIndent(&e.st, "", "  ")
+	data, err := e.encodeState()
 	if err != nil {
 		return err
 	}
-	data = append(data, '\n')
+	return e.writeState(data)
+}
+
+// encodeState serialises the state and marks it saved; the caller holds mu.
+func (e *Engine) encodeState() ([]byte, error) {
+	data, err := json.MarshalIndent(&e.st, "", "  ")
+	if err != nil {
+		return nil, err
+	}
 	e.dirty = false
+	return append(data, '\n'), nil
+}
+
+func (e *Engine) writeState(data []byte) error {
 	return WriteFileAtomic(filepath.Join(e.plan.StateDir, TeamStateFile), data, 0o600)
 }
 

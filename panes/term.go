@@ -98,6 +98,7 @@ type Term struct {
 	kittyStack    []int
 	saved         termSaved // DECSC
 	altSavedMain  termSaved // 1049 cursor save
+	altSavedPen   termStyle // the pen when the alternate screen came up
 	changed       bool
 	pendingBells  int
 	pendingTitles []string
@@ -191,6 +192,7 @@ func (t *Term) resetState() {
 	t.lastRune, t.lastWidth = 0, 0
 	t.saved = termSaved{}
 	t.altSavedMain = termSaved{}
+	t.altSavedPen = termStyle{}
 	t.changed = true
 }
 

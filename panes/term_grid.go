@@ -108,7 +108,7 @@ func (t *Term) bgID() uint32 {
 func (t *Term) wrapForPrint(w int) {
 	t.scr.lines[t.y].wrapped = true
 	t.x = 0
-	t.lineFeed()
+	t.lineFeedBg(0)
 }
 
 // termRuneWidth is wcwidth(3) as x/ansi computes it: marks and format
@@ -166,9 +166,7 @@ func (t *Term) printCell(r rune, w int) {
 		t.insertCellsStyled(w, 0)
 	}
 	if t.autoWrap && t.x > t.cols-w {
-		t.scr.lines[t.y].wrapped = true
-		t.x = 0
-		t.lineFeed()
+		t.wrapForPrint(w)
 	}
 	if t.x > t.cols-w {
 		return
@@ -232,10 +230,15 @@ func (t *Term) combine(r rune) {
 	cells[x].r = t.clusters.intern(s)
 }
 
-// lineFeed moves down one row, scrolling the region at its bottom.
-func (t *Term) lineFeed() {
+// lineFeed moves down one row, scrolling the region at its bottom; the
+// row entering takes the pen's background.
+func (t *Term) lineFeed() { t.lineFeedBg(t.bgID()) }
+
+// lineFeedBg is lineFeed with the background of the row entering: a wrap
+// scrolls in a default row (tmux passes colour 8 there), LF the pen's.
+func (t *Term) lineFeedBg(bg uint32) {
 	if t.y == t.bot {
-		t.scrollUp(t.top, t.bot, 1)
+		t.scrollUpLines(t.top, t.bot, 1, t.scr == t.main, bg)
 	} else if t.y < t.rows-1 {
 		t.y++
 	}
@@ -256,10 +259,10 @@ func (t *Term) reverseIndex() {
 // (grid_scroll_history_region), so a status line pinned below a scroll
 // region does not cost the history of the area above it.
 func (t *Term) scrollUp(top, bot, n int) {
-	t.scrollUpLines(top, bot, n, t.scr == t.main)
+	t.scrollUpLines(top, bot, n, t.scr == t.main, t.bgID())
 }
 
-func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {
+func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	t.changed = true
 	if n > bot-top+1 {
 		n = bot - top + 1
@@ -268,6 +271,11 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {
 		return
 	}
 	lines := t.scr.lines
+	if !toHistory && top > 0 {
+		// Moving rows ends the soft wrap of the row above them
+		// (grid_move_lines); scrolling into history does not.
+		lines[top-1].wrapped = false
+	}
 	for i := 0; i < n; i++ {
 		if toHistory {
 			t.sb.push(t.encodeLine(&lines[top+i]))
@@ -277,7 +285,6 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool) {
 	// reused for the rows entering.
 	leaving := append(t.scratchLines[:0], lines[top:top+n]...)
 	copy(lines[top:], lines[top+n:bot+1])
-	bg := t.bgID()
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped, l.used = false, 0
@@ -297,6 +304,9 @@ func (t *Term) scrollDown(top, bot, n int) {
 		return
 	}
 	lines := t.scr.lines
+	if top > 0 {
+		lines[top-1].wrapped = false
+	}
 	leaving := append(t.scratchLines[:0], lines[bot-n+1:bot+1]...)
 	copy(lines[top+n:bot+1], lines[top:bot-n+1])
 	bg := t.bgID()
@@ -327,7 +337,12 @@ func (t *Term) eraseCells(y, from, to int) {
 	// missing its right half as a blank.
 	line := &t.scr.lines[y]
 	if from == 0 && to == t.cols {
-		line.used = 0
+		// A whole row cleared is an empty row, and the row above no
+		// longer wraps into it (grid_clear_lines).
+		line.used, line.wrapped = 0, false
+		if y > 0 {
+			t.scr.lines[y-1].wrapped = false
+		}
 	}
 	cells := line.cells
 	if to == t.cols {

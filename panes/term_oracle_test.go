@@ -474,7 +474,7 @@ func TestTermMatchesTmux(t *testing.T) {
 }
 
 // termRandomStreams is how many random streams the oracle test plays.
-const termRandomStreams = 24
+const termRandomStreams = 80
 
 func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, data []byte) {
 	x.t = t
@@ -509,7 +509,7 @@ func termRandomStream(seed uint64, size int) []byte {
 	words := []string{"hello", "x", "rostra", "中文", "日本語", "e\u0301", "a\u0308b", "😀", "tail ", "0123456789", "─┼─", "  "}
 	var b strings.Builder
 	for b.Len() < size {
-		switch rng.IntN(30) {
+		switch rng.IntN(32) {
 		case 0, 1, 2, 3, 4, 5:
 			b.WriteString(words[rng.IntN(len(words))])
 		case 6:
@@ -523,7 +523,18 @@ func termRandomStream(seed uint64, size int) []byte {
 		case 10:
 			fmt.Fprintf(&b, "\x1b[%d%c", rng.IntN(3), "JK"[rng.IntN(2)])
 		case 11:
-			fmt.Fprintf(&b, "\x1b[%s%c", num(), "@PLMXST"[rng.IntN(7)])
+			fmt.Fprintf(&b, "\x1b[%s%c", num(), "PMXST"[rng.IntN(5)])
+		case 23:
+			// IL with the region reset and at most half the rows below:
+			// outside a region, tmux's grid skips clearing the gap when
+			// more rows are inserted than moved, as with ICH.
+			fmt.Fprintf(&b, "\x1b[r\x1b[%dH\x1b[%dL", 1+rng.IntN(3), 1+rng.IntN(2))
+		case 22:
+			// ICH from column 0 and at most half the width: tmux's grid
+			// keeps stale cells in the gap when more is inserted than is
+			// moved (grid_move_cells), though its own display is right;
+			// Term blanks the gap like xterm.
+			fmt.Fprintf(&b, "\r\x1b[%d@", 1+rng.IntN(5))
 		case 12:
 			fmt.Fprintf(&b, "\x1b[%s;%sr", num(), num())
 		case 13:

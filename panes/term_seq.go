@@ -36,11 +36,10 @@ func (t *Term) handleExecute(b byte) {
 	}
 }
 
-// explicitLineFeed is LF, VT, FF, IND and NEL: unlike a wrap, it ends
-// the row's soft wrap (BS and reflow look at it).
+// explicitLineFeed is LF, VT, FF, IND and NEL. (tmux 3.3a leaves the
+// row's soft-wrap mark alone here; BS looks at it.)
 func (t *Term) explicitLineFeed() {
 	t.changed = true
-	t.scr.lines[t.y].wrapped = false
 	t.lineFeed()
 }
 
@@ -301,8 +300,9 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 			t.scrollDown(t.top, t.bot, csiParam(params, 0, 1))
 		}
 	case 'X':
-		x := min(t.x, t.cols-1)
-		t.eraseCells(t.y, x, x+csiParam(params, 0, 1))
+		if t.x < t.cols { // nothing from the pending-wrap column (tmux)
+			t.eraseCells(t.y, t.x, t.x+csiParam(params, 0, 1))
+		}
 	case 'Z':
 		t.backTab(csiParam(params, 0, 1))
 	case 'b':
@@ -497,7 +497,7 @@ func (t *Term) deleteLines(n int) {
 	if t.y < t.top || t.y > t.bot {
 		bot = t.rows - 1
 	}
-	t.scrollUpLines(t.y, bot, n, false)
+	t.scrollUpLines(t.y, bot, n, false, t.bgID())
 }
 
 func (t *Term) setPrivateModes(params ansi.Params, on bool) {
@@ -545,9 +545,10 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		if inAlt {
 			return
 		}
+		// tmux saves the pen on every switch, the position only for 1049.
+		t.altSavedPen = t.pen
 		if saveCursor {
-			t.altSavedMain = termSaved{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
-				charsets: t.charsets, shift: t.shift, valid: true}
+			t.altSavedMain = termSaved{x: t.x, y: t.y, valid: true}
 		}
 		if t.alt == nil || len(t.alt.lines) != t.rows || len(t.alt.lines[0].cells) != t.cols {
 			t.alt = t.newScreen()
@@ -561,14 +562,14 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		return
 	}
 	t.scr = t.main
-	// Like tmux, 1049l restores the saved cursor even when the alternate
-	// screen is not up (ncurses programs leave it twice).
+	// Like tmux, 1049l restores the saved position and pen even when the
+	// alternate screen is not up (ncurses programs leave it twice);
+	// charsets and origin mode stay. Any switch back ends pending wrap.
 	if saveCursor && t.altSavedMain.valid {
-		// The position and the pen; charsets and origin mode stay.
-		s := t.altSavedMain
-		t.x, t.y = min(s.x, t.cols), min(s.y, t.rows-1)
-		t.pen, t.penDirty = s.pen, true
+		t.x, t.y = t.altSavedMain.x, t.altSavedMain.y
+		t.pen, t.penDirty = t.altSavedPen, true
 	}
+	t.x, t.y = min(t.x, t.cols-1), min(t.y, t.rows-1)
 }
 
 func (t *Term) handleOsc(cmd int, data []byte) {

@@ -85,11 +85,11 @@ workers:
   - id: sh-paned
     role: paned
     surfaces: [pane]
-    prompt: "if [ {attempt} -ge 2 ]; then echo resumed-{worker}; exit 0; fi; sleep 300 & echo $! > paned-gc.pid; wait"
+    prompt: "if [ {attempt} -ge 2 ]; then echo resumed-{worker}; exit 0; fi; sleep 30 & echo $! > paned-gc.pid; wait"
   - id: sh-wrapped
     role: wrapped
     surfaces: [wrapper]
-    prompt: "if [ {attempt} -ge 2 ]; then echo resumed-{worker}; exit 0; fi; exec sleep 300"
+    prompt: "if [ {attempt} -ge 2 ]; then echo resumed-{worker}; exit 0; fi; exec sleep 30"
 `
 
 // TestReliabilityRostraSIGKILLedMidRunThenResumed is faults 14 and 16.
@@ -107,6 +107,24 @@ func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 	pids := startedPids(out.String())
 	paned, wrapped := pids["sh-paned#1"], pids["sh-wrapped#1"]
 	grandchild := readPidFile(t, filepath.Join(ws, "paned-gc.pid"))
+	// Events reach the printer before the batch that made them is saved:
+	// kill only once team-state.json has the rows the test reasons about.
+	require.Eventually(t, func() bool {
+		st, err := engine.ReadTeamState(stateDir)
+		if err != nil || len(st.Dispatches) != 3 {
+			return false
+		}
+		for _, w := range st.Workers {
+			want := engine.StatusRunning
+			if w.WorkerID == "sh-quick" {
+				want = engine.StatusCompleted
+			}
+			if w.Status != want {
+				return false
+			}
+		}
+		return true
+	}, 10*time.Second, 5*time.Millisecond, "team-state.json never showed the run mid-way")
 
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	err := cmd.Wait()

@@ -78,6 +78,10 @@ type Term struct {
 	main, alt  *termScreen
 	scr        *termScreen // active screen
 	sb         termScrollback
+	// sbScrolled counts the newest scrollback lines that scrolled there
+	// (rather than being pushed by a clear): growing the pane pulls only
+	// those back, as tmux's hscrolled.
+	sbScrolled int
 
 	x, y          int // cursor; x == cols is the pending-wrap column
 	top, bot      int // scroll region, inclusive

@@ -279,6 +279,7 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	for i := 0; i < n; i++ {
 		if toHistory {
 			t.sb.push(t.encodeLine(&lines[top+i]))
+			t.sbScrolled++
 		}
 	}
 	// Rotate the row headers; the cell buffers of the rows leaving are
@@ -436,64 +437,12 @@ func (t *Term) resize(cols, rows int) {
 	if t.x > cols {
 		t.x = cols
 	}
-	// Rows: the active screen decides how many leave through the top.
-	for _, s := range []*termScreen{t.main, t.alt} {
-		if s == nil {
-			continue
-		}
-		active := s == t.scr
-		cy := t.y
-		if !active {
-			// The main screen behind the alternate one: its cursor is the
-			// one 1049 saved. A hidden alternate screen has none.
-			cy = 0
-			if s == t.main {
-				cy = t.altSavedMain.y
-			}
-		}
-		old := len(s.lines)
-		if rows < old {
-			drop := 0
-			if cy >= rows {
-				drop = cy - rows + 1
-			}
-			// Trailing blank rows below the cursor go first.
-			for i := 0; i < drop; i++ {
-				if s == t.main {
-					t.sb.push(t.encodeLine(&s.lines[i]))
-				}
-			}
-			s.lines = append(s.lines[:0], s.lines[drop:drop+rows]...)
-			cy -= drop
-		} else if rows > old {
-			add := rows - old
-			pulled := 0
-			var back []termLine
-			if s == t.main {
-				for pulled < add && t.sb.len() > 0 {
-					back = append(back, t.decodeLine(t.sb.popNewest(), cols))
-					pulled++
-				}
-			}
-			nl := make([]termLine, 0, rows)
-			for i := len(back) - 1; i >= 0; i-- {
-				nl = append(nl, back[i])
-			}
-			nl = append(nl, s.lines...)
-			for len(nl) < rows {
-				nl = append(nl, termLine{cells: termBlankCells(make([]termCell, cols), 0)})
-			}
-			s.lines = nl
-			cy += pulled
-		}
-		if cy >= rows {
-			cy = rows - 1
-		}
-		if active {
-			t.y = cy
-		} else if s == t.main {
-			t.altSavedMain.y = cy
-		}
+	// Rows. The main screen behind the alternate one keeps its height
+	// until the alternate screen closes (tmux resizes its saved grid
+	// then), so its rows do not reach scrollback meanwhile.
+	t.y = t.resizeScreenRows(t.scr, rows, t.y)
+	if t.alt != nil && t.scr == t.main {
+		t.alt = nil // blank anyway when it next comes up
 	}
 	t.saved.x, t.saved.y = min(t.saved.x, cols), min(t.saved.y, rows-1)
 	t.rows = rows
@@ -510,6 +459,52 @@ func (t *Term) resize(cols, rows int) {
 	for i := len(oldTabs); i < cols; i++ {
 		t.tabs[i] = i%8 == 0 && i > 0
 	}
+}
+
+// resizeScreenRows gives screen s the given number of rows, cursor row cy,
+// and returns the cursor's new row. Shrinking removes rows below the
+// cursor first, then from the top (into scrollback on the main screen);
+// growing pulls back rows that scrolled into scrollback (not those a clear
+// pushed there), then adds blank rows: tmux's screen_resize_y.
+func (t *Term) resizeScreenRows(s *termScreen, rows, cy int) int {
+	old := len(s.lines)
+	if rows < old {
+		drop := 0
+		if cy >= rows {
+			drop = cy - rows + 1
+		}
+		for i := 0; i < drop; i++ {
+			if s == t.main {
+				t.sb.push(t.encodeLine(&s.lines[i]))
+				t.sbScrolled++
+			}
+		}
+		s.lines = append(s.lines[:0], s.lines[drop:drop+rows]...)
+		cy -= drop
+	} else if rows > old {
+		add := rows - old
+		pulled := 0
+		var back []termLine
+		if s == t.main {
+			t.sbScrolled = min(t.sbScrolled, t.sb.len())
+			for pulled < add && t.sbScrolled > 0 {
+				back = append(back, t.decodeLine(t.sb.popNewest(), t.cols))
+				t.sbScrolled--
+				pulled++
+			}
+		}
+		nl := make([]termLine, 0, rows)
+		for i := len(back) - 1; i >= 0; i-- {
+			nl = append(nl, back[i])
+		}
+		nl = append(nl, s.lines...)
+		for len(nl) < rows {
+			nl = append(nl, termLine{cells: termBlankCells(make([]termCell, t.cols), 0)})
+		}
+		s.lines = nl
+		cy += pulled
+	}
+	return max(0, min(cy, rows-1))
 }
 
 // termResizeCells changes a row's width without losing columns: a narrower

@@ -82,7 +82,10 @@ type termTestCell struct {
 	style string
 }
 
-func (x *termTmux) play(it termCorpusItem, n int) termOracleScreen {
+// play starts a session of the item's size playing its stream, waits until
+// tmux has parsed all of it and returns the session name and the screen.
+// The caller kills the session.
+func (x *termTmux) play(it termCorpusItem, n int) (string, termOracleScreen) {
 	x.t.Helper()
 	session := fmt.Sprintf("s%d", n)
 	done := fmt.Sprintf("rostra-oracle-done-%d", n)
@@ -90,13 +93,18 @@ func (x *termTmux) play(it termCorpusItem, n int) termOracleScreen {
 	// byte before it has been parsed.
 	script := fmt.Sprintf(`stty raw -echo; cat '%s'; printf '\033]2;%s\033\\'; exec sleep 600`, it.path, done)
 	x.run("new-session", "-d", "-s", session, "-x", strconv.Itoa(it.cols), "-y", strconv.Itoa(it.rows), script)
-	defer x.run("kill-session", "-t", session)
 	require.Eventually(x.t, func() bool {
 		out, err := exec.Command("tmux", "-L", x.socket, "display", "-p", "-t", session, "#{pane_title}").Output()
 		return err == nil && strings.TrimSpace(string(out)) == done
 	}, 20*time.Second, 10*time.Millisecond, "tmux did not finish %s", it.name)
+	return session, x.capture(session, it.cols, it.rows)
+}
+
+// capture reads what tmux shows in a session of the given size.
+func (x *termTmux) capture(session string, cols, rows int) termOracleScreen {
+	x.t.Helper()
 	size := strings.TrimSpace(x.run("display", "-p", "-t", session, "#{pane_width}x#{pane_height}"))
-	require.Equal(x.t, fmt.Sprintf("%dx%d", it.cols, it.rows), size, "tmux pane size")
+	require.Equal(x.t, fmt.Sprintf("%dx%d", cols, rows), size, "tmux pane size")
 	var scr termOracleScreen
 	esc := x.run("capture-pane", "-p", "-e", "-t", session)
 	scr.cells = termParseCaptureE(strings.Split(strings.TrimSuffix(esc, "\n"), "\n"))
@@ -478,7 +486,8 @@ const termRandomStreams = 80
 
 func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, data []byte) {
 	x.t = t
-	want := x.play(it, n)
+	session, want := x.play(it, n)
+	defer x.run("kill-session", "-t", session)
 	tm := NewTerm(it.cols, it.rows, TermOptions{Scrollback: termOracleHistory})
 	// Feed in uneven chunks so sequences split across writes.
 	for len(data) > 0 {
@@ -488,6 +497,19 @@ func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, d
 	}
 	if diff := termCompareScreens(tm, want); diff != "" {
 		t.Errorf("%s (%dx%d, %s) differs from tmux:\n%s", it.name, it.cols, it.rows, it.path, diff)
+		return
+	}
+	// Then the height changes, shrinking and growing: rows go to and come
+	// back from history the way tmux moves them. (Width changes reflow in
+	// tmux, which Term does not do.)
+	for _, rows := range []int{max(1, it.rows/2), it.rows + 5} {
+		x.run("resize-window", "-t", session, "-y", strconv.Itoa(rows))
+		want := x.capture(session, it.cols, rows)
+		tm.Resize(it.cols, rows)
+		if diff := termCompareScreens(tm, want); diff != "" {
+			t.Errorf("%s (%s) after resizing to %dx%d differs from tmux:\n%s", it.name, it.path, it.cols, rows, diff)
+			return
+		}
 	}
 }
 

@@ -185,12 +185,33 @@ runs:
 		}
 		for len(seg) > 0 {
 			r, size := utf8.DecodeRune(seg)
+			seg = seg[size:]
+			if r == termOrphanContMark {
+				// A right half alone: nothing in text, a blank in a window.
+				if pad && x < cols {
+					buf = append(buf, ' ')
+					x++
+				}
+				continue
+			}
 			w := termRuneWidth(r)
+			if m, n := utf8.DecodeRune(seg); m == termOrphanHeadMark {
+				// A left half alone: tmux prints the character; a window
+				// draws the one cell it has as a blank.
+				seg = seg[n:]
+				if pad {
+					if x >= cols {
+						break runs
+					}
+					buf = append(buf, ' ')
+					x++
+					continue
+				}
+			}
 			if pad && x+w > cols {
 				break runs // a line wider than a narrowed pane
 			}
-			buf = append(buf, seg[:size]...)
-			seg = seg[size:]
+			buf = utf8.AppendRune(buf, r)
 			x += w
 		}
 	}

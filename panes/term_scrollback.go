@@ -173,6 +173,20 @@ func termTrimmedLen(cells []termCell) int {
 	return n
 }
 
+// Cells tmux leaves half a wide character in (an overwritten or erased
+// other half) keep their place through scrollback with two marker runes,
+// Unicode noncharacters no program prints: a left half alone is followed by
+// termOrphanHeadMark, a right half alone is termOrphanContMark.
+const (
+	termOrphanHeadMark rune = 0x10FFFE
+	termOrphanContMark rune = 0x10FFFD
+)
+
+// termIsWideHead says whether a cell rune is a two-column character.
+func termIsWideHead(ct *termClusterTable, r rune) bool {
+	return r >= 0x1100 && termCellWidth(ct, r) == 2
+}
+
 // termEncRun is a run of text bytes in one style, while encoding a line.
 type termEncRun struct {
 	n int
@@ -208,10 +222,17 @@ func (t *Term) encodeLine(l *termLine) string {
 		} else {
 			switch {
 			case c.r == termWideCont:
+				if i == 0 || !termIsWideHead(&t.clusters, cells[i-1].r) {
+					text = utf8.AppendRune(text, termOrphanContMark)
+				}
 			case c.r >= termClusterBase:
 				text = append(text, t.clusters.text(c.r)...)
 			default:
 				text = utf8.AppendRune(text, c.r)
+			}
+			if c.r != termWideCont && termIsWideHead(&t.clusters, c.r) &&
+				(i+1 >= len(cells) || cells[i+1].r != termWideCont) {
+				text = utf8.AppendRune(text, termOrphanHeadMark)
 			}
 			i++
 		}
@@ -317,6 +338,21 @@ func (t *Term) decodeLine(s string, cols int) termLine {
 		for len(seg) > 0 {
 			r, size := utf8.DecodeRune(seg)
 			seg = seg[size:]
+			switch r {
+			case termOrphanHeadMark: // the character before has one cell
+				if x > 0 && x-1 < len(cells) && cells[x-1].r == termWideCont {
+					cells[x-1] = termCell{}
+					x--
+				}
+				continue
+			case termOrphanContMark:
+				for x >= len(cells) {
+					cells = append(cells, termCell{})
+				}
+				cells[x] = termCell{termWideCont, sid}
+				x++
+				continue
+			}
 			w := termRuneWidth(r)
 			if w == 0 {
 				if x > 0 {

@@ -441,6 +441,7 @@ func (t *Term) eraseDisplay(mode int) {
 		t.eraseLines(0, t.rows)
 	case 3:
 		t.sb.clear()
+		t.sbScrolled = 0
 	}
 }
 
@@ -461,6 +462,7 @@ func (t *Term) clearIntoScrollback() {
 	for y := range last {
 		t.sb.push(t.encodeLine(&t.main.lines[y]))
 	}
+	t.sbScrolled = 0
 }
 
 func (t *Term) eraseLine(mode int) {
@@ -569,7 +571,12 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		t.x, t.y = t.altSavedMain.x, t.altSavedMain.y
 		t.pen, t.penDirty = t.altSavedPen, true
 	}
-	t.x, t.y = min(t.x, t.cols-1), min(t.y, t.rows-1)
+	// A resize while the alternate screen was up reaches the main screen
+	// now, with the cursor it comes back with.
+	t.x, t.y = min(t.x, t.cols-1), min(t.y, len(t.main.lines)-1)
+	if len(t.main.lines) != t.rows {
+		t.y = t.resizeScreenRows(t.main, t.rows, t.y)
+	}
 }
 
 func (t *Term) handleOsc(cmd int, data []byte) {

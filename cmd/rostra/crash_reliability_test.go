@@ -445,20 +445,42 @@ workers:
 	})
 }
 
-// TestReliabilityStateFilesArePrivateOnARealRun: under umask 0, a real run
-// leaves 0700 folders and 0600 files in its state dir, and writes nothing
-// into the workspace besides what its workers write.
+// TestReliabilityStateFilesArePrivateOnARealRun: under umask 0, real runs
+// (panes, wrappers, a retry, an archived earlier run, a report) leave 0700
+// folders and 0600 files in the state dir, and write nothing into the
+// workspace besides what the workers write.
 func TestReliabilityStateFilesArePrivateOnARealRun(t *testing.T) {
-	ws := demoWorkspace(t)
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+name: private
+providers:
+  sh: { command: ["bash", "-c", "{prompt}"] }
+defaults: { retry_backoff: 10ms }
+workers:
+  - id: sh-pane
+    role: pane
+    prompt: "mkdir -p out/{worker}; echo ok > out/{worker}/result.json"
+    completion: { result: "out/{worker}/result.json" }
+  - id: sh-wrapper
+    role: wrapper
+    surfaces: [wrapper]
+    prompt: "[ {attempt} -ge 2 ] || exit 1; mkdir -p out/{worker}; echo ok > out/{worker}/result.json"
+    completion: { result: "out/{worker}/result.json" }
+`), 0o644))
 	before := listTree(t, ws)
 	old := syscall.Umask(0)
-	r := runBin(t, ws, "run", "--headless", "rostra.yaml")
+	first := runBin(t, ws, "run", "--headless")
+	second := runBin(t, ws, "run", "--headless") // archives the first
+	stateDir := filepath.Join(ws, ".rostra", "private")
+	report := runBin(t, ws, "report", stateDir)
 	syscall.Umask(old)
-	require.Equal(t, 0, r.code, r.stderr)
-	stateDir := filepath.Join(ws, ".rostra", "demo")
+	require.Equal(t, 0, first.code, first.stdout+first.stderr)
+	require.Equal(t, 0, second.code, second.stdout+second.stderr)
+	require.Equal(t, 0, report.code, report.stderr)
+	require.Contains(t, second.stderr, "was archived to")
 	checkPrivate(t, stateDir)
 	for p := range listTree(t, ws) {
-		if before[p] || strings.HasPrefix(p, ".rostra/") || p == ".rostra" || strings.HasPrefix(p, "out/") || p == "out" {
+		if before[p] || p == ".rostra" || strings.HasPrefix(p, ".rostra/") || p == "out" || strings.HasPrefix(p, "out/") {
 			continue
 		}
 		t.Errorf("rostra wrote %s outside its state dir", p)
@@ -466,6 +488,12 @@ func TestReliabilityStateFilesArePrivateOnARealRun(t *testing.T) {
 	info, err := os.Stat(filepath.Join(ws, ".rostra"))
 	require.NoError(t, err)
 	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm(), ".rostra")
+	archived, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", "attempts", "sh-wrapper", "2", "output.log"))
+	require.NoError(t, err)
+	assert.Len(t, archived, 1, "the walk covered an archived run")
+	reports, err := filepath.Glob(filepath.Join(stateDir, "reports", "*.md"))
+	require.NoError(t, err)
+	assert.Len(t, reports, 1, "the walk covered a report")
 }
 
 func listTree(t *testing.T, root string) map[string]bool {

@@ -1,10 +1,16 @@
-// lingering.go answers the engine's question after an attempt's leader has
-// exited: is anything of the attempt still there to stop (SPEC §4.4)?
+// lingering.go finds what is left of attempts: after an attempt's leader has
+// exited, is anything of it still there to stop (SPEC §4.4)? And after a
+// rostra died without stopping its attempts (SIGKILL, OOM), which processes
+// of that run are still running, for the rostra that resumes it to stop?
 package panes
 
 import (
+	"bytes"
 	"errors"
+	"os"
+	"strconv"
 	"syscall"
+	"time"
 )
 
 // Lingering reports whether a process of the attempt is left after its
@@ -21,4 +27,97 @@ func (p *process) Lingering() bool {
 	}
 	p.mu.Unlock()
 	return !gone || len(p.linked()) > 0
+}
+
+// StopRunLeftovers stops the processes a dead rostra left of a run: every
+// live process whose initial environment holds key=value (the engine gives
+// each attempt ROSTRA_STATE_DIR=<state dir>, and descendants inherit it),
+// except this process and its ancestors. A wrapper child's own children
+// outlive a SIGKILLed rostra (Pdeathsig is not inherited and a pipe has no
+// hangup), as do pty descendants that ignore SIGHUP; the caller must hold
+// the run's lock, which proves the rostra that started them is gone.
+// SIGTERM first, SIGKILL to what is left after grace; it returns the pids
+// found and those still present at the end (another user's, say). Call it
+// before the resumed run starts its own attempts: they carry the same entry.
+func StopRunLeftovers(key, value string, grace time.Duration) (found, left []int) {
+	want := []byte(key + "=" + value)
+	spare := map[int]bool{}
+	for pid := os.Getpid(); pid > 1 && !spare[pid]; {
+		spare[pid] = true
+		st, ok := readProcStat(pid)
+		if !ok {
+			break
+		}
+		pid = st.ppid
+	}
+	starts := map[int]uint64{}
+	for _, pid := range listPIDs() {
+		if spare[pid] {
+			continue
+		}
+		st, ok := readProcStat(pid)
+		if !ok || dead(st) || !environHas(pid, want) {
+			continue
+		}
+		starts[pid] = st.start
+		found = append(found, pid)
+	}
+	if len(found) == 0 {
+		return nil, nil
+	}
+	signal := func(sig syscall.Signal) {
+		for pid, start := range starts {
+			// The same process, not one that took its pid since the scan.
+			if st, ok := readProcStat(pid); ok && st.start == start && !dead(st) {
+				_ = syscall.Kill(pid, sig)
+			}
+		}
+	}
+	remaining := func() []int {
+		var out []int
+		for pid, start := range starts {
+			st, ok := readProcStat(pid)
+			if !ok || st.start != start {
+				continue
+			}
+			if dead(st) {
+				if st.ppid == os.Getpid() { // reparented to this subreaper
+					var ws syscall.WaitStatus
+					_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+				}
+				continue
+			}
+			out = append(out, pid)
+		}
+		return out
+	}
+	waitGone := func(d time.Duration) []int {
+		deadline := time.Now().Add(d)
+		for {
+			left := remaining()
+			if len(left) == 0 || !time.Now().Before(deadline) {
+				return left
+			}
+			time.Sleep(10 * time.Millisecond) // no event tells a stranger's exit
+		}
+	}
+	signal(syscall.SIGTERM)
+	if len(waitGone(grace)) > 0 {
+		signal(syscall.SIGKILL)
+	}
+	return found, waitGone(goneLimit)
+}
+
+// environHas reports whether pid's initial environment holds the entry kv.
+func environHas(pid int, kv []byte) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for e := range bytes.SplitSeq(b, []byte{0}) {
+		if bytes.Equal(e, kv) {
+			return true
+		}
+	}
+	return false
 }

@@ -575,3 +575,67 @@ workers:
 			"ROSTRA_STATE_DIR=<this state dir> (the lock proves its rostra is dead)", gc)
 	}
 }
+
+// TestReliabilityResumeAfterATruncatedTeamState is fault 13 through the
+// CLI: rostra dies, its team-state.json is then found cut in half (a file
+// system that lost the end of the last write); --resume goes on from
+// team-state.json.prev, keeps the damaged file aside and notes it in
+// events.jsonl.
+func TestReliabilityResumeAfterATruncatedTeamState(t *testing.T) {
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+name: torn
+providers:
+  sh: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s }
+workers:
+  - id: sh-a
+    role: a
+    prompt: "if [ {attempt} -ge 2 ]; then exit 0; fi; echo started; exec sleep 30"
+  - id: sh-b
+    role: b
+    prompt: "exit 0"
+`), 0o644))
+	stateDir := filepath.Join(ws, ".rostra", "torn")
+	path := filepath.Join(stateDir, engine.TeamStateFile)
+	cmd, _ := startBin(t, ws, "sh-a#1 started on pane", "run", "--headless")
+	require.Eventually(t, func() bool {
+		st, err := engine.ReadTeamState(stateDir)
+		return err == nil && len(st.Dispatches) == 2 && st.Workers[1].Status == engine.StatusCompleted
+	}, 10*time.Second, 5*time.Millisecond)
+	// The copy is one write older: both attempts running.
+	prev, err := os.ReadFile(path + engine.PreviousSuffix)
+	require.NoError(t, err)
+	require.Contains(t, string(prev), `"dispatchId": "sh-a#1"`)
+	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
+	_ = cmd.Wait()
+	full, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, full[:len(full)/2], 0o600))
+
+	r := runBin(t, ws, "run", "--headless", "--resume")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	st, err := engine.ReadTeamState(stateDir)
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunFinished, st.Status)
+	for _, w := range st.Workers {
+		assert.Equal(t, engine.StatusCompleted, w.Status, w.WorkerID)
+	}
+	assert.Equal(t, 2, st.Workers[0].Attempts, "sh-a's interrupted attempt, from the copy, then the resumed one")
+	damaged, err := filepath.Glob(path + ".damaged-*")
+	require.NoError(t, err)
+	require.Len(t, damaged, 1)
+	kept, err := os.ReadFile(damaged[0])
+	require.NoError(t, err)
+	assert.Equal(t, full[:len(full)/2], kept, "the damaged file is kept as it was")
+	events, err := engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	require.NoError(t, err)
+	var recovered []string
+	for _, ev := range events {
+		if ev.Type == engine.EventStateRecovered {
+			recovered = append(recovered, ev.Reason)
+		}
+	}
+	require.Len(t, recovered, 1)
+	assert.Contains(t, recovered[0], "using the previous good copy")
+}

@@ -12,6 +12,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"time"
 )
 
@@ -105,7 +107,7 @@ func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, erro
 			}
 			prep.DamagedKept = kept
 		}
-		prep.Interrupted = markInterrupted(st, now)
+		prep.Interrupted = markInterrupted(st, now) + recordUnsavedAttempts(plan, st, now)
 		prep.Resumed = st
 		return prep, nil
 	case unfinished:
@@ -155,6 +157,58 @@ func markInterrupted(st *TeamState, now time.Time) int {
 		if w.Status == StatusRunning || w.Status == StatusRetrying || w.Status == StatusPending {
 			w.Status = StatusError
 			w.Reason = reason
+		}
+	}
+	return n
+}
+
+// recordUnsavedAttempts adds a row for each attempt folder that the state
+// does not know: rostra died after starting the attempt and before the batch
+// that recorded it was saved. Its output.log is there (and its process died
+// with rostra), so it is recorded interrupted, and the resumed worker's next
+// attempt is numbered after it instead of appending to its files.
+func recordUnsavedAttempts(plan *Plan, st *TeamState, now time.Time) int {
+	known := map[string]bool{}
+	for _, d := range st.Dispatches {
+		known[d.DispatchID] = true
+	}
+	reason := fmt.Sprintf("interrupted (rostra pid %d died) before the attempt was recorded", st.Pid)
+	ended := now.UTC()
+	n := 0
+	for i := range st.Workers {
+		w := &st.Workers[i]
+		entries, err := os.ReadDir(filepath.Join(plan.StateDir, "attempts", w.WorkerID))
+		if err != nil {
+			continue
+		}
+		var found []int
+		for _, e := range entries {
+			if a, err := strconv.Atoi(e.Name()); err == nil && a > 0 && e.IsDir() && !known[DispatchID(w.WorkerID, a)] {
+				found = append(found, a)
+			}
+		}
+		slices.Sort(found)
+		for _, a := range found {
+			dir := plan.AttemptDir(w.WorkerID, a)
+			row := DispatchRow{
+				DispatchID:        DispatchID(w.WorkerID, a),
+				WorkerID:          w.WorkerID,
+				Attempt:           a,
+				Status:            StatusError,
+				Reason:            reason,
+				EndedAt:           &ended,
+				OutputLogPath:     filepath.Join(dir, "output.log"),
+				StatusSidecarPath: filepath.Join(dir, "status.json"),
+			}
+			if info, err := os.Stat(dir); err == nil {
+				row.StartedAt = info.ModTime().UTC()
+			}
+			st.Dispatches = append(st.Dispatches, row)
+			w.Attempts = max(w.Attempts, a)
+			if w.Status != StatusCompleted {
+				w.Status, w.Reason = StatusError, reason
+			}
+			n++
 		}
 	}
 	return n

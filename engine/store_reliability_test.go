@@ -288,3 +288,45 @@ func TestReliabilityEventLogNeverWritesOverOthersLines(t *testing.T) {
 	}
 	assert.Equal(t, []string{EventRunStarted, "added-by-another-writer", EventRunFinished}, types)
 }
+
+// TestReliabilityResumeRecordsAnAttemptTheDeadRostraDidNotSave: rostra died
+// after starting attempt 1 (its folder and output are there) but before the
+// batch that recorded it was saved. The resume records it interrupted and
+// numbers the next attempt 2, so nothing is appended to the dead one's files.
+func TestReliabilityResumeRecordsAnAttemptTheDeadRostraDidNotSave(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}))
+	st := TeamState{Version: 1, Run: "t", Status: RunRunning, Pid: 777,
+		Workers: []WorkerRow{{WorkerID: "a", Status: StatusPending}, {WorkerID: "b", Status: StatusPending}}}
+	require.NoError(t, WriteFileAtomic(filepath.Join(plan.StateDir, TeamStateFile), stateBytes(t, st), 0o600))
+	dir := plan.AttemptDir("a", 1)
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "output.log"), []byte("output of the unrecorded attempt\n"), 0o600))
+
+	prep, err := PrepareStateDir(plan, true, t0)
+	require.NoError(t, err)
+	assert.Equal(t, 1, prep.Interrupted)
+	require.Len(t, prep.Resumed.Dispatches, 1)
+	d := prep.Resumed.Dispatches[0]
+	assert.Equal(t, "a#1", d.DispatchID)
+	assert.Equal(t, StatusError, d.Status)
+	assert.Equal(t, "interrupted (rostra pid 777 died) before the attempt was recorded", d.Reason)
+	assert.Equal(t, filepath.Join(dir, "output.log"), d.OutputLogPath)
+	assert.Equal(t, 1, prep.Resumed.Workers[0].Attempts)
+	assert.Equal(t, 0, prep.Resumed.Workers[1].Attempts)
+
+	pane, wrapper, clock := newFakeSurface(SurfacePane), newFakeSurface(SurfaceWrapper), NewFakeClock(t0)
+	eng := New(plan, Options{Surfaces: map[SurfaceKind]Surface{SurfacePane: pane, SurfaceWrapper: wrapper},
+		Clock: clock, Environ: []string{}, Resumed: prep.Resumed})
+	require.NoError(t, eng.Start())
+	h := &harness{t: t, plan: plan, clock: clock, pane: pane, wrapper: wrapper, eng: eng}
+	t.Cleanup(func() { h.shutdown(); _ = prep.Lock.Release() })
+	attempts := map[string]int{}
+	for range 2 {
+		fh := h.opened(pane)
+		attempts[fh.spec.Worker] = fh.spec.Attempt
+	}
+	assert.Equal(t, map[string]int{"a": 2, "b": 1}, attempts)
+	log, err := os.ReadFile(filepath.Join(dir, "output.log"))
+	require.NoError(t, err)
+	assert.Equal(t, "output of the unrecorded attempt\n", string(log), "the dead attempt's output is left as it was")
+}

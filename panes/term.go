@@ -75,13 +75,17 @@ type Term struct {
 	parser *ansi.Parser
 
 	cols, rows int
+	mainCols   int // width of the main screen's rows (lags behind cols while the alternate screen is up)
 	main, alt  *termScreen
 	scr        *termScreen // active screen
 	sb         termScrollback
 	// sbScrolled counts the newest scrollback lines that scrolled there
 	// (rather than being pushed by a clear): growing the pane pulls only
 	// those back, as tmux's hscrolled.
-	sbScrolled int
+	sbScrolled    int
+	deletingLines bool // scrollUpLines is doing DL
+	// reflowScrolled is sbScrolled while a reflow adjusts it.
+	reflowScrolled int
 
 	x, y          int // cursor; x == cols is the pending-wrap column
 	top, bot      int // scroll region, inclusive
@@ -174,6 +178,7 @@ func termClampSize(cols, rows int) (int, int) {
 // resetState is RIS: everything but the scrollback back to power-on.
 func (t *Term) resetState() {
 	t.main = t.newScreen()
+	t.mainCols = t.cols
 	t.alt = nil
 	t.scr = t.main
 	t.x, t.y = 0, 0

@@ -286,6 +286,17 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	// reused for the rows entering.
 	leaving := append(t.scratchLines[:0], lines[top:top+n]...)
 	copy(lines[top:], lines[top+n:bot+1])
+	if !toHistory && !t.deletingLines {
+		// Scrolling without history clears each row entering with
+		// grid_clear_lines, which ends the soft wrap of the row above it.
+		for y := max(top, bot-n); y < bot; y++ {
+			lines[y].wrapped = false
+		}
+	} else if t.deletingLines && 2*n > bot-top+1 && bot-n >= top {
+		// DL clears the rows left at the bottom only when it deletes
+		// more than it moves (grid_view_delete_lines_region).
+		lines[bot-n].wrapped = false
+	}
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped, l.used = false, 0
@@ -419,40 +430,32 @@ func termCellWidth(ct *termClusterTable, r rune) int {
 	return termRuneWidth(r)
 }
 
-// resize changes the grid size. Rows are cut at the bottom, but rows above
-// the cursor that would be lost go to scrollback first; growing pulls rows
-// back from scrollback onto the main screen, as tmux does.
+// resize changes the grid size the way tmux's screen_resize does: the
+// height first (rows below the cursor go, then rows from the top into
+// scrollback; growing pulls scrolled rows back), then, on the main screen,
+// reflow at the new width. The alternate screen is cut or padded instead
+// (full-screen programs redraw), and the main screen behind it is resized
+// when it comes back.
 func (t *Term) resize(cols, rows int) {
 	oldCols := t.cols
-	for _, s := range []*termScreen{t.main, t.alt} {
-		if s == nil {
-			continue
+	t.cols, t.rows = cols, rows
+	if t.scr == t.main {
+		t.y = t.resizeScreenRows(t.main, rows, t.y)
+		if t.mainCols != cols {
+			t.reflow(cols)
+			t.mainCols = cols
 		}
-		for i := range s.lines {
-			s.lines[i].cells = termResizeCells(s.lines[i].cells, oldCols, cols)
-			s.lines[i].used = min(s.lines[i].used, cols)
-		}
-	}
-	t.cols = cols
-	if t.x > cols {
-		t.x = cols
-	}
-	// Rows. The main screen behind the alternate one keeps its height
-	// until the alternate screen closes (tmux resizes its saved grid
-	// then), so its rows do not reach scrollback meanwhile.
-	t.y = t.resizeScreenRows(t.scr, rows, t.y)
-	if t.alt != nil && t.scr == t.main {
 		t.alt = nil // blank anyway when it next comes up
+	} else {
+		for i := range t.alt.lines {
+			t.alt.lines[i].cells = termResizeCells(t.alt.lines[i].cells, oldCols, cols)
+			t.alt.lines[i].used = min(t.alt.lines[i].used, cols)
+		}
+		t.y = t.resizeScreenRows(t.alt, rows, t.y)
 	}
+	t.x = min(t.x, cols)
 	t.saved.x, t.saved.y = min(t.saved.x, cols), min(t.saved.y, rows-1)
-	t.rows = rows
 	t.top, t.bot = 0, rows-1
-	if t.altSavedMain.y >= rows {
-		t.altSavedMain.y = rows - 1
-	}
-	if t.altSavedMain.x > cols {
-		t.altSavedMain.x = cols
-	}
 	oldTabs := t.tabs
 	t.resetTabs()
 	copy(t.tabs, oldTabs)

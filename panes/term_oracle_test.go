@@ -128,6 +128,11 @@ func (x *termTmux) capture(session string, cols, rows int) termOracleScreen {
 			scr.history = append(scr.history, strings.TrimRight(b.String(), " "))
 		}
 	}
+	if len(scr.history) > termOracleHistory {
+		// tmux trims history to its limit lazily (a reflow can leave it
+		// over); Term's ring never holds more than its cap.
+		scr.history = scr.history[len(scr.history)-termOracleHistory:]
+	}
 	cur := strings.Fields(x.run("display", "-p", "-t", session, "#{cursor_x} #{cursor_y}"))
 	scr.cx, _ = strconv.Atoi(cur[0])
 	scr.cy, _ = strconv.Atoi(cur[1])
@@ -481,6 +486,9 @@ func TestTermMatchesTmux(t *testing.T) {
 	}
 }
 
+// termOracleWidthSteps turns on the width-change checks (reflow).
+var termOracleWidthSteps = os.Getenv("ROSTRA_TERM_REFLOW_ORACLE") != ""
+
 // termRandomStreams is how many random streams the oracle test plays.
 const termRandomStreams = 80
 
@@ -499,15 +507,20 @@ func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, d
 		t.Errorf("%s (%dx%d, %s) differs from tmux:\n%s", it.name, it.cols, it.rows, it.path, diff)
 		return
 	}
-	// Then the height changes, shrinking and growing: rows go to and come
-	// back from history the way tmux moves them. (Width changes reflow in
-	// tmux, which Term does not do.)
-	for _, rows := range []int{max(1, it.rows/2), it.rows + 5} {
-		x.run("resize-window", "-t", session, "-y", strconv.Itoa(rows))
-		want := x.capture(session, it.cols, rows)
-		tm.Resize(it.cols, rows)
+	// Then resizes: the height (rows go to and come back from history the
+	// way tmux moves them), then the width (reflow), unless the alternate
+	// screen is up: Term does not reflow that one (the program redraws).
+	sizes := [][2]int{{it.cols, max(1, it.rows/2)}, {it.cols, it.rows + 5}}
+	if termOracleWidthSteps && !tm.Modes().AltScreen {
+		sizes = append(sizes, [2]int{max(2, it.cols/2), it.rows}, [2]int{it.cols + 7, it.rows + 2},
+			[2]int{max(2, it.cols/3), max(1, it.rows-2)})
+	}
+	for _, sz := range sizes {
+		x.run("resize-window", "-t", session, "-x", strconv.Itoa(sz[0]), "-y", strconv.Itoa(sz[1]))
+		want := x.capture(session, sz[0], sz[1])
+		tm.Resize(sz[0], sz[1])
 		if diff := termCompareScreens(tm, want); diff != "" {
-			t.Errorf("%s (%s) after resizing to %dx%d differs from tmux:\n%s", it.name, it.path, it.cols, rows, diff)
+			t.Errorf("%s (%s) after resizing to %dx%d differs from tmux:\n%s", it.name, it.path, sz[0], sz[1], diff)
 			return
 		}
 	}

@@ -2,6 +2,8 @@
 // each line one immutable string so it costs one allocation:
 //
 //	flags byte (bit 0: soft-wrapped onto the next line)
+//	used cells, columns they span (uvarints: what reflow needs, without
+//	decoding the line)
 //	run count (uvarint), then per run: text bytes (uvarint) and the style
 //	the UTF-8 text of the line, trailing default blanks trimmed
 //
@@ -182,6 +184,22 @@ const (
 	termOrphanContMark rune = 0x10FFFD
 )
 
+// cellsWidth is the columns a row's cells span: a wide character's left
+// half counts two, its right half none (tmux's data.width).
+func (t *Term) cellsWidth(cells []termCell) int {
+	w := 0
+	for _, c := range cells {
+		switch {
+		case c.r == termWideCont:
+		case c.r < 0x1100:
+			w++
+		default:
+			w += termCellWidth(&t.clusters, c.r)
+		}
+	}
+	return w
+}
+
 // termIsWideHead says whether a cell rune is a two-column character.
 func termIsWideHead(ct *termClusterTable, r rune) bool {
 	return r >= 0x1100 && termCellWidth(ct, r) == 2
@@ -250,6 +268,9 @@ func (t *Term) encodeLine(l *termLine) string {
 		flags = 1
 	}
 	b = append(b, flags)
+	used := min(l.used, len(l.cells[:cap(l.cells)]))
+	b = binary.AppendUvarint(b, uint64(used))
+	b = binary.AppendUvarint(b, uint64(t.cellsWidth(l.cells[:cap(l.cells)][:used])))
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(r.n))
@@ -268,6 +289,8 @@ type termLineReader struct {
 	hdr    []byte // remaining run headers
 	text   []byte // remaining text
 	runs   int
+	used   int // cells in use
+	width  int // columns they span
 	wraps  bool
 	curLen int
 	cur    termStyle
@@ -280,12 +303,17 @@ func termReadLine(s string) termLineReader {
 		return r
 	}
 	r.wraps = b[0]&1 != 0
-	n, k := binary.Uvarint(b[1:])
-	if k <= 0 {
-		return r
+	i := 1
+	var v [3]uint64
+	for j := range v {
+		n, k := binary.Uvarint(b[i:])
+		if k <= 0 {
+			return r
+		}
+		v[j] = n
+		i += k
 	}
-	r.runs = int(n)
-	i := 1 + k
+	r.used, r.width, r.runs = int(v[0]), int(v[1]), int(v[2])
 	// Find where the text starts by skipping the run headers once.
 	hdrStart := i
 	for range r.runs {
@@ -325,8 +353,8 @@ func (r *termLineReader) next() (termStyle, []byte, bool) {
 // (for rows pulled back by a resize). Text beyond cols is kept past the
 // row's width, as a narrowed row keeps it.
 func (t *Term) decodeLine(s string, cols int) termLine {
-	cells := termBlankCells(make([]termCell, cols), 0)
 	rd := termReadLine(s)
+	cells := termBlankCells(make([]termCell, max(cols, rd.used)), 0)
 	wrapped := rd.wraps
 	x := 0
 	for {
@@ -376,5 +404,5 @@ func (t *Term) decodeLine(s string, cols int) termLine {
 			x += w
 		}
 	}
-	return termLine{cells: cells[:cols], wrapped: wrapped, used: min(x, cols)}
+	return termLine{cells: cells[:cols], wrapped: wrapped, used: rd.used}
 }

@@ -499,7 +499,9 @@ func (t *Term) deleteLines(n int) {
 	if t.y < t.top || t.y > t.bot {
 		bot = t.rows - 1
 	}
+	t.deletingLines = true
 	t.scrollUpLines(t.y, bot, n, false, t.bgID())
+	t.deletingLines = false
 }
 
 func (t *Term) setPrivateModes(params ansi.Params, on bool) {
@@ -572,11 +574,17 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		t.pen, t.penDirty = t.altSavedPen, true
 	}
 	// A resize while the alternate screen was up reaches the main screen
-	// now, with the cursor it comes back with.
-	t.x, t.y = min(t.x, t.cols-1), min(t.y, len(t.main.lines)-1)
+	// now, with the cursor it comes back with (tmux resizes its saved
+	// grid then).
+	t.x, t.y = min(t.x, t.mainCols), min(t.y, len(t.main.lines)-1)
 	if len(t.main.lines) != t.rows {
 		t.y = t.resizeScreenRows(t.main, t.rows, t.y)
 	}
+	if t.mainCols != t.cols {
+		t.reflow(t.cols)
+		t.mainCols = t.cols
+	}
+	t.x, t.y = min(t.x, t.cols-1), min(t.y, t.rows-1)
 }
 
 func (t *Term) handleOsc(cmd int, data []byte) {

@@ -86,7 +86,7 @@ func TestTermRenderRoundTrip(t *testing.T) {
 		tm := NewTerm(it.cols, it.rows, TermOptions{})
 		_, _ = tm.Write(data)
 		for _, line := range tm.Window(0, true) {
-			require.Equal(t, it.cols, ansi.StringWidthWc(line), "%s: window line %q", it.name, line)
+			require.Equal(t, it.cols, termTestWidth(line), "%s: window line %q", it.name, line)
 			require.True(t, !strings.Contains(line, "\x1b[") || strings.HasSuffix(strings.TrimRight(line, " "), "\x1b[m") ||
 				!termHasStyleAtEnd(line), "%s: line must end in the default style: %q", it.name, line)
 		}
@@ -95,6 +95,16 @@ func TestTermRenderRoundTrip(t *testing.T) {
 		again := termFromANSI(tm)
 		assert.Equal(t, tm.Window(tm.ScrollbackLen(), true), again.Window(again.ScrollbackLen(), true), it.name)
 	}
+}
+
+// termTestWidth is the columns a rendered line takes, by Term's own
+// character widths (x/ansi's differ for U+00AD, which wcwidth counts).
+func termTestWidth(line string) int {
+	w := 0
+	for _, r := range ansi.Strip(line) {
+		w += termRuneWidth(r)
+	}
+	return w
 }
 
 func termHasStyleAtEnd(line string) bool {
@@ -272,7 +282,8 @@ func TestTermFind(t *testing.T) {
 	assert.False(t, ok)
 }
 
-func TestTermResizeKeepsContent(t *testing.T) {
+// Expectations from tmux 3.3a given the same bytes and resizes.
+func TestTermResizeReflowsLikeTmux(t *testing.T) {
 	tm := NewTerm(10, 4, TermOptions{})
 	termWrite(t, tm, "one\r\ntwo\r\nthree\r\nfour中")
 	g := tm.Generation()
@@ -280,33 +291,51 @@ func TestTermResizeKeepsContent(t *testing.T) {
 	assert.Greater(t, tm.Generation(), g)
 	c, r := tm.Size()
 	assert.Equal(t, []int{6, 2}, []int{c, r})
-	assert.Equal(t, []string{"three", "four中"}, termRows(tm), "rows above the cursor go to scrollback")
+	assert.Equal(t, "one\ntwo\nthree\nfour中\n", tm.Text(true), "rows above the cursor go to scrollback")
 	assert.Equal(t, 2, tm.ScrollbackLen())
-	tm.Resize(5, 4)
-	assert.Equal(t, []string{"one  ", "two  ", "three", "four "}, tm.Window(tm.ScrollbackLen(), false),
-		"growing pulls them back; a cut wide character is not drawn")
 	x, y, _ := tm.Cursor()
-	assert.Equal(t, []int{4, 3}, []int{x, y})
+	assert.Equal(t, []int{5, 1}, []int{x, y}, "pending wrap at column 6 shows on the last column")
+
+	tm.Resize(5, 4)
+	assert.Equal(t, "one\ntwo\nthree\nfour\n中\n", tm.Text(true), "the wide character wraps onto a row of its own")
+	assert.Equal(t, 1, tm.ScrollbackLen())
+	x, y, _ = tm.Cursor()
+	assert.Equal(t, []int{2, 3}, []int{x, y})
+
 	tm.Resize(20, 6)
-	assert.Equal(t, []string{"one", "two", "three", "four中", "", ""}, termRows(tm), "columns cut by a narrower pane come back")
+	assert.Equal(t, "one\ntwo\nthree\nfour中\n\n\n", tm.Text(true), "widening joins the soft-wrapped rows")
+	x, y, _ = tm.Cursor()
+	assert.Equal(t, []int{6, 3}, []int{x, y})
 	termWrite(t, tm, "\r\nwide enough now")
 	assert.Contains(t, tm.Text(false), "wide enough now")
 
-	// A row erased while narrow does not bring back its old tail.
 	tm = NewTerm(10, 2, TermOptions{})
 	termWrite(t, tm, "0123456789\r\nabcdefghij")
 	tm.Resize(4, 2)
-	termWrite(t, tm, "\x1b[1;1H\x1b[2K\x1b[2;3H\x1b[K")
-	tm.Resize(10, 2)
-	assert.Equal(t, []string{"", "ab"}, termRows(tm))
+	assert.Equal(t, "0123\n4567\n89\nabcd\nefgh\nij\n", tm.Text(true))
+	x, y, _ = tm.Cursor()
+	assert.Equal(t, []int{2, 1}, []int{x, y})
 
-	// A row pulled back from scrollback while narrow keeps its tail too.
 	tm = NewTerm(10, 2, TermOptions{})
 	termWrite(t, tm, "0123456789\r\nab\r\ncd")
 	tm.Resize(4, 3)
-	assert.Equal(t, []string{"0123", "ab  ", "cd  "}, tm.Window(0, false))
+	assert.Equal(t, "0123\n4567\n89\nab\ncd\n", tm.Text(true))
 	tm.Resize(10, 3)
-	assert.Equal(t, []string{"0123456789", "ab", "cd"}, termRows(tm))
+	assert.Equal(t, "0123456789\nab\ncd\n", tm.Text(true))
+	assert.Equal(t, []string{"0123456789", "ab        ", "cd        "}, tm.Window(0, false))
+}
+
+// The alternate screen is cut and padded, not reflowed, and keeps what a
+// narrower pane cannot show.
+func TestTermResizeAltScreenKeepsColumns(t *testing.T) {
+	tm := NewTerm(10, 2, TermOptions{})
+	termWrite(t, tm, "\x1b[?1049h0123456789\r\nabcdefghij")
+	tm.Resize(4, 2)
+	assert.Equal(t, []string{"0123", "abcd"}, tm.Window(0, false))
+	tm.Resize(10, 2)
+	assert.Equal(t, []string{"0123456789", "abcdefghij"}, tm.Window(0, false))
+	termWrite(t, tm, "\x1b[?1049l")
+	assert.False(t, tm.Modes().AltScreen)
 }
 
 func TestTermResizeRandomNoPanic(t *testing.T) {
@@ -331,7 +360,7 @@ func termCheckInvariants(t testing.TB, tm *Term) {
 	win := tm.Window(0, true)
 	require.Len(t, win, rows)
 	for _, line := range win {
-		require.Equal(t, cols, ansi.StringWidthWc(line), "window line %q", line)
+		require.Equal(t, cols, termTestWidth(line), "window line %q", line)
 	}
 }
 

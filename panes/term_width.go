@@ -26,6 +26,10 @@ func termBuildWidthTable() {
 			tab[r] = 0
 		case r < 0x7f:
 			tab[r] = 1
+		case r == 0xad:
+			// SOFT HYPHEN is a format character but takes a column in
+			// glibc's wcwidth, which tmux uses.
+			tab[r] = 1
 		case unicode.In(r, termZeroWidthTables...):
 			tab[r] = 0
 		case r >= 0xd800 && r < 0xe000:

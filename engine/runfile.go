@@ -24,6 +24,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -77,6 +78,25 @@ func (e *ValidationError) Error() string {
 		lines[i] = p.String()
 	}
 	return strings.Join(lines, "\n")
+}
+
+// firstInvalidUTF8 finds the line and column (in characters, 1-based) of
+// the first byte that is not valid UTF-8.
+func firstInvalidUTF8(data []byte) (line, col int, ok bool) {
+	line, col = 1, 1
+	for len(data) > 0 {
+		r, size := utf8.DecodeRune(data)
+		if r == utf8.RuneError && size <= 1 {
+			return line, col, false
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		data = data[size:]
+	}
+	return 0, 0, true
 }
 
 // Load reads, validates and completes the run file at path. A bad run file
@@ -290,6 +310,13 @@ func flowDepth(data []byte) int {
 func (l *loader) load(data []byte) *Plan {
 	if len(data) > maxRunFileSize {
 		l.add(nil, "", "the run file is %d bytes; a run file is at most %d bytes", len(data), maxRunFileSize)
+		return nil
+	}
+	if line, col, ok := firstInvalidUTF8(data); !ok {
+		// The YAML reader would turn such bytes into U+FFFD without a word,
+		// and a prompt or env value would reach the worker changed.
+		l.problems = append(l.problems, Problem{File: l.file, Line: line, Col: col,
+			Message: "the run file is not valid UTF-8 here; save it as UTF-8 (YAML cannot carry other bytes)"})
 		return nil
 	}
 	if d := flowDepth(data); d > maxFlowDepth {

@@ -15,7 +15,17 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes"
 )
+
+// longestStopGrace is the grace the slowest worker of plan is given.
+func longestStopGrace(plan *engine.Plan) time.Duration {
+	grace := engine.DefaultStopGrace
+	for _, w := range plan.Workers {
+		grace = max(grace, w.StopGrace)
+	}
+	return grace
+}
 
 const runUsage = `usage: rostra run [--headless] [--resume] [RUNFILE]
 
@@ -68,6 +78,17 @@ func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Opti
 	if prep.Resumed != nil {
 		fmt.Fprintf(stderr, "rostra: resuming run %s (was %s; %d attempt(s) left running by rostra pid %d marked interrupted)\n",
 			plan.Name, prep.Resumed.Status, prep.Interrupted, prep.Resumed.Pid)
+		// Holding the lock proves the rostra that started them is gone:
+		// whatever of its attempts still runs (a wrapper child's children,
+		// pty descendants that ignore SIGHUP) is stopped before new
+		// attempts start with the same ROSTRA_STATE_DIR.
+		found, left := panes.StopRunLeftovers("ROSTRA_STATE_DIR", plan.StateDir, longestStopGrace(plan))
+		if len(found) > 0 {
+			fmt.Fprintf(stderr, "rostra: stopped %d process(es) the dead rostra left running\n", len(found))
+		}
+		if len(left) > 0 {
+			fmt.Fprintf(stderr, "rostra: could not stop pids %v left by the dead rostra\n", left)
+		}
 	}
 	if opts.Surfaces == nil {
 		opts.Surfaces = surfaces(nil)

@@ -234,8 +234,8 @@ func TestReliabilityFloodingPaneIsBoundedAndOthersStayLive(t *testing.T) {
 
 	peak := heap.Peak()
 	t.Logf("heap in use: %d MB before, peak %d MB while %d MB went through", base>>20, peak>>20, flooded>>20)
-	assert.Less(t, peak, base+96<<20, "rostra's heap grew with the flood")
-	assert.Less(t, peak-base, uint64(flooded)/2, "heap is not proportional to the output")
+	// Measured: a 4 MB peak whether 20 MB (-race) or 150 MB went through.
+	assert.Less(t, peak, base+32<<20, "rostra's heap grew with the flood")
 	_, err := echo.Write([]byte{4})
 	require.NoError(t, err)
 	waitFinished(t, eng, 10*time.Second)
@@ -263,7 +263,7 @@ func TestReliabilityFiftyMegabytesWithoutANewline(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, int64(size), info.Size(), "every byte in output.log")
 	t.Logf("heap in use: %d MB before, peak %d MB for a %d MB line", base>>20, peak>>20, size>>20)
-	assert.Less(t, peak, base+96<<20, "rostra's heap grew with the line")
+	assert.Less(t, peak, base+32<<20, "rostra's heap grew with the line")
 }
 
 // TestReliabilityInstantExitsSettleFromWait is fault 9: children that exit

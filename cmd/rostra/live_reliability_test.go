@@ -222,7 +222,7 @@ func TestReliabilityFloodingPaneIsBoundedAndOthersStayLive(t *testing.T) {
 	// The child is held back by the pty when rostra reads slower than it
 	// writes (under -race, ~6 MB/s): that back-pressure is what keeps the
 	// heap flat. The drain must still move.
-	assert.Greater(t, flooded, int64(5e6), "the flood was drained, not stalled")
+	assert.Greater(t, flooded, int64(1e6), "the flood was drained, not stalled (a pty buffers only a few KB)")
 
 	cancelAt := time.Now()
 	require.NoError(t, eng.Cancel("sh-flood"))

@@ -218,6 +218,7 @@ func (t *Term) encodeLine(l *termLine) string {
 	cells = cells[:termTrimmedLen(cells)]
 	text := t.encText[:0]
 	rs := t.encRuns[:0]
+	asciiCells := 0 // cells of the ASCII runs, for the width below
 	for i := 0; i < len(cells); {
 		c := cells[i]
 		start := len(text)
@@ -227,6 +228,7 @@ func (t *Term) encodeLine(l *termLine) string {
 			for j < len(cells) && cells[j].s == c.s && cells[j].r >= 0 && cells[j].r < 0x80 {
 				j++
 			}
+			asciiCells += j - i
 			text = slices.Grow(text, j-i)[:start+j-i]
 			dst := text[start:]
 			for m, cc := range cells[i:j] {
@@ -270,7 +272,15 @@ func (t *Term) encodeLine(l *termLine) string {
 	b = append(b, flags)
 	used := min(l.used, len(l.cells[:cap(l.cells)]))
 	b = binary.AppendUvarint(b, uint64(used))
-	b = binary.AppendUvarint(b, uint64(t.cellsWidth(l.cells[:cap(l.cells)][:used])))
+	var width int
+	switch {
+	case asciiCells == len(cells) && used >= len(cells):
+		// All ASCII, and the used cells past the trimmed ones are blanks.
+		width = used
+	default:
+		width = t.cellsWidth(l.cells[:cap(l.cells)][:used])
+	}
+	b = binary.AppendUvarint(b, uint64(width))
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(r.n))

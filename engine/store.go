@@ -126,7 +126,7 @@ type RecoveredStateError struct {
 }
 
 func (e *RecoveredStateError) Error() string {
-	return fmt.Sprintf("%s is not valid JSON (%v); using the previous good copy %s, written %s: the last change to the run may be missing",
+	return fmt.Sprintf("%s is not valid JSON (%v); its previous good copy %s, written %s, stands in for it and may lack the last change to the run",
 		e.Path, e.Cause, e.From, e.SavedAt.Local().Format(time.DateTime))
 }
 

@@ -82,7 +82,7 @@ func TestReliabilityTruncatedTeamStateFallsBackToThePreviousCopy(t *testing.T) {
 		assert.Equal(t, path, rec.Path)
 		assert.Equal(t, path+PreviousSuffix, rec.From)
 		assert.Contains(t, err.Error(), TeamStateFile+" is not valid JSON (")
-		assert.Contains(t, err.Error(), "using the previous good copy "+path+PreviousSuffix)
+		assert.Contains(t, err.Error(), "its previous good copy "+path+PreviousSuffix)
 		after, rerr := os.ReadFile(path)
 		require.NoError(t, rerr)
 		assert.Equal(t, full[:cut], after, "a reader never rewrites the damaged file")
@@ -128,7 +128,7 @@ func TestReliabilityResumeFromATruncatedTeamState(t *testing.T) {
 	var unfinished *ErrUnfinishedRun
 	require.ErrorAs(t, err, &unfinished)
 	assert.Contains(t, err.Error(), "rostra run --resume")
-	assert.Contains(t, err.Error(), "using the previous good copy")
+	assert.Contains(t, err.Error(), "previous good copy")
 	after, _ := os.ReadFile(path)
 	assert.Equal(t, damaged, after, "a refused start changes nothing")
 

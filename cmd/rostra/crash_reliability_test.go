@@ -623,5 +623,5 @@ workers:
 		}
 	}
 	require.Len(t, recovered, 1)
-	assert.Contains(t, recovered[0], "using the previous good copy")
+	assert.Contains(t, recovered[0], "previous good copy")
 }

@@ -1,0 +1,134 @@
+// ui_reliability_test.go is the part of issue 6's fault 17 that can be shown
+// without a way to make the UI panic: rostra's terminal UI, stopped from
+// outside (SIGTERM, as a closing terminal or a `kill` would), gives the
+// terminal back as it found it (no alternate screen, mouse and keypad modes
+// off, cursor shown, canonical mode and echo on), stops its workers and
+// leaves complete state. It runs the real binary in a tmux server of its own.
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+// paneModes reads the terminal modes tmux tracks for the pane.
+func (s tmuxServer) paneModes() map[string]string {
+	s.t.Helper()
+	keys := []string{"alternate_on", "mouse_any_flag", "mouse_sgr_flag", "keypad_flag", "keypad_cursor_flag", "cursor_flag"}
+	var f strings.Builder
+	for _, k := range keys {
+		f.WriteString(k + "=#{" + k + "} ")
+	}
+	modes := map[string]string{}
+	for _, kv := range strings.Fields(s.run("display-message", "-p", "-t", "ui", f.String())) {
+		k, v, _ := strings.Cut(kv, "=")
+		modes[k] = v
+	}
+	return modes
+}
+
+// childOf is the one child of pid (the rostra under the pane's shell).
+func childOf(t *testing.T, pid int) int {
+	t.Helper()
+	var child int
+	require.Eventually(t, func() bool {
+		data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/task/" + strconv.Itoa(pid) + "/children")
+		if err != nil {
+			return false
+		}
+		f := strings.Fields(string(data))
+		if len(f) != 1 {
+			return false
+		}
+		child, err = strconv.Atoi(f[0])
+		return err == nil
+	}, 5*time.Second, 10*time.Millisecond)
+	return child
+}
+
+func TestReliabilityUIStoppedBySignalRestoresTheTerminal(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
+	}
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+name: sig
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s, attention_after: 1h }
+workers:
+  - id: stubborn
+    role: stubborn
+    provider: shell
+    prompt: "trap '' TERM; echo stubborn is up; exec sleep 300"
+  - id: piper
+    role: piper
+    provider: shell
+    surfaces: [wrapper]
+    prompt: "echo piper is up; exec sleep 300"
+`), 0o644))
+	exitFile := filepath.Join(ws, "exit-code")
+	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid())}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	shell := rostraBin + " run rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
+	s.run("new-session", "-d", "-s", "ui", "-x", "160", "-y", "45", "-c", ws, shell)
+	s.waitScreen("the panes open", "stubborn is up", "piper is up", "2 running")
+
+	during := s.paneModes()
+	t.Logf("modes while the UI runs: %v", during)
+	require.Equal(t, "1", during["alternate_on"], "the UI draws on the alternate screen")
+	tty := strings.TrimSpace(s.run("display-message", "-p", "-t", "ui", "#{pane_tty}"))
+	sttyDuring, err := exec.Command("stty", "-a", "-F", tty).CombinedOutput()
+	require.NoError(t, err, "%s", sttyDuring)
+	require.Contains(t, string(sttyDuring), "-icanon", "the UI puts the terminal in raw mode")
+
+	shellPid, err := strconv.Atoi(strings.TrimSpace(s.run("display-message", "-p", "-t", "ui", "#{pane_pid}")))
+	require.NoError(t, err)
+	rostra := childOf(t, shellPid)
+	require.NoError(t, syscall.Kill(rostra, syscall.SIGTERM))
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile(exitFile)
+		return err == nil && len(b) > 0
+	}, 20*time.Second, 20*time.Millisecond, "rostra did not exit after SIGTERM; screen:\n%s", s.screen())
+	code, _ := os.ReadFile(exitFile)
+	assert.Equal(t, "130", strings.TrimSpace(string(code)), "stopped by a signal while workers ran")
+
+	// The terminal is as the shell left it.
+	after := s.paneModes()
+	assert.Equal(t, map[string]string{
+		"alternate_on": "0", "mouse_any_flag": "0", "mouse_sgr_flag": "0",
+		"keypad_flag": "0", "keypad_cursor_flag": "0", "cursor_flag": "1",
+	}, after)
+	sttyAfter, err := exec.Command("stty", "-a", "-F", tty).CombinedOutput()
+	require.NoError(t, err, "%s", sttyAfter)
+	for _, mode := range []string{"icanon", "echo", "icrnl", "opost", "isig"} {
+		assert.Regexp(t, `(^|\s)`+mode+`(\s|$)`, string(sttyAfter), "%s restored", mode)
+	}
+
+	// Workers stopped, state complete.
+	st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "sig"))
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunInterrupted, st.Status)
+	require.Len(t, st.Dispatches, 2)
+	for _, d := range st.Dispatches {
+		assert.Equal(t, engine.StatusCancelled, d.Status, d.DispatchID)
+		assert.NotNil(t, d.EndedAt, d.DispatchID)
+		assert.True(t, groupGone(d.Pid), "%s: group %d is gone (the stubborn one after SIGKILL)", d.DispatchID, d.Pid)
+	}
+	events, err := engine.ReadEvents(filepath.Join(ws, ".rostra", "sig", engine.EventsFile))
+	require.NoError(t, err)
+	assert.Equal(t, engine.EventRunInterrupted, events[len(events)-1].Type)
+	stderr, _ := os.ReadFile(filepath.Join(ws, "stderr"))
+	assert.Contains(t, string(stderr), "rostra: state in "+filepath.Join(ws, ".rostra", "sig"))
+}

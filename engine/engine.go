@@ -72,6 +72,7 @@ type Engine struct {
 	stopped      chan struct{} // closed once every worker is stopped after a shutdown
 	stoppedOnce  bool
 	persistErr   error
+	logErr       error // the first failed append to events.jsonl
 	dirty        bool
 	afterBatch   []chan struct{} // do() callers waiting for the batch to be saved
 }
@@ -250,9 +251,13 @@ func (e *Engine) loop() {
 			}
 			waiters := e.afterBatch
 			e.afterBatch = nil
+			logErr := e.logErr
 			e.mu.Unlock()
 			if data != nil {
 				err = e.writeState(data)
+			}
+			if err == nil && logErr != nil {
+				err = logErr
 			}
 			if err != nil {
 				e.mu.Lock()
@@ -335,8 +340,8 @@ func (e *Engine) Err() error {
 func (e *Engine) emit(ev Event) {
 	ev.TS = e.clock.Now().UTC()
 	if e.log != nil {
-		if err := e.log.Append(ev); err != nil && e.persistErr == nil {
-			e.persistErr = err
+		if err := e.log.Append(ev); err != nil && e.logErr == nil {
+			e.logErr = err // the loop stops the run once this batch is over
 		}
 	}
 	e.subsMu.Lock()

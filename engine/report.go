@@ -406,6 +406,12 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 		return "", summary, fmt.Errorf("%w: %s is a file, not a state dir; pass the folder that holds %s", ErrNoRunState, stateDir, TeamStateFile)
 	}
 	st, err := ReadTeamState(stateDir)
+	var recovered *RecoveredStateError
+	note := ""
+	if errors.As(err, &recovered) {
+		// The previous good copy stands in; the report says so.
+		note, err = recovered.Error(), nil
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "", summary, fmt.Errorf("%w: %s has no %s; is it a rostra state dir? pass the run's state_dir (by default <workspace>/.rostra/<name>)", ErrNoRunState, stateDir, TeamStateFile)
@@ -419,6 +425,10 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 		return "", summary, fmt.Errorf("read events: %w", err)
 	}
 	markdown, summary := BuildReport(st, events, now)
+	if note != "" {
+		title, rest, _ := strings.Cut(markdown, "\n")
+		markdown = title + "\n\n> Note: " + note + "\n" + rest
+	}
 	dir := filepath.Join(stateDir, ReportsDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", summary, fmt.Errorf("create reports folder: %w", err)

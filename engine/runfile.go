@@ -1223,6 +1223,11 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 				if !ok {
 					continue
 				}
+				if strings.ContainsRune(s, 0) {
+					// exec cannot pass it: every attempt would fail to start.
+					l.addAt(e.val, "an environment value cannot hold a NUL byte (\\0); remove it")
+					continue
+				}
 				w.Env[e.key] = s
 				wn.templates = l.template(e.val, s, nil) && wn.templates
 			}

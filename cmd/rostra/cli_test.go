@@ -256,3 +256,38 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+func TestStatusAndReportReadThroughADamagedTeamState(t *testing.T) {
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+name: dmg
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+workers:
+  - { id: shell-ok, role: ok, prompt: "true" }
+`), 0o644))
+	require.Equal(t, 0, runBin(t, ws, "run", "--headless").code)
+	stateDir := filepath.Join(ws, ".rostra", "dmg")
+	path := filepath.Join(stateDir, engine.TeamStateFile)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(path, data[:len(data)/2], 0o600)) // a file system lost the end
+
+	s := runBin(t, ws, "status", stateDir)
+	require.Equal(t, 0, s.code, s.stderr)
+	assert.Contains(t, s.stderr, "is not valid JSON")
+	assert.Contains(t, s.stderr, engine.TeamStateFile+engine.PreviousSuffix)
+	assert.Contains(t, s.stdout, "shell-ok")
+
+	r := runBin(t, ws, "report", stateDir)
+	require.Equal(t, 0, r.code, r.stderr)
+	reports, err := filepath.Glob(filepath.Join(stateDir, "reports", "report-*.md"))
+	require.NoError(t, err)
+	require.Len(t, reports, 1)
+	md, err := os.ReadFile(reports[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(md), "> Note: "+path+" is not valid JSON")
+	damaged, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, data[:len(data)/2], damaged, "readers change nothing")
+}

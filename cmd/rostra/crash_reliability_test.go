@@ -350,7 +350,7 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 // id of 64 characters (65 refused with the place), env values with newlines
 // (passed as they are), bytes that are not UTF-8 (a run file holding them is
 // refused with the place; rostra's own environment passes them byte for
-// byte), a NUL (the attempt fails, saying so).
+// byte), a NUL (the run file is refused with the place).
 func TestReliabilityHostileInputs(t *testing.T) {
 	ws := t.TempDir()
 	id := "w" + strings.Repeat("x", 62) + "z"
@@ -428,9 +428,9 @@ workers:
 		dir := t.TempDir()
 		require.NoError(t, os.WriteFile(filepath.Join(dir, "rostra.yaml"), []byte("version: 1\nname: h\ndefaults: { max_attempts: 1 }\nworkers:\n  - id: a\n    command: [\"true\"]\n    env: { K: \"a\\0b\" }\n"), 0o644))
 		r := runBin(t, dir, "run", "--headless")
-		assert.Equal(t, 1, r.code, r.stdout+r.stderr)
+		assert.Equal(t, 2, r.code, r.stdout+r.stderr)
 		assert.NotContains(t, r.stderr, "panic")
-		assert.Contains(t, r.stdout, "a#1 failed: no surface could open: pane: start true: exec: environment variable contains NUL; wrapper: start true: exec: environment variable contains NUL")
+		assert.Contains(t, r.stderr, "rostra.yaml:7:15: workers[0].env.K: an environment value cannot hold a NUL byte")
 	})
 }
 

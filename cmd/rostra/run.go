@@ -75,6 +75,12 @@ func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Opti
 	if prep.ArchivedTo != "" {
 		fmt.Fprintf(stderr, "rostra: the finished run in %s was archived to %s\n", plan.StateDir, prep.ArchivedTo)
 	}
+	if prep.Recovered != "" {
+		fmt.Fprintf(stderr, "rostra: note: %s\n", prep.Recovered)
+	}
+	if prep.DamagedKept != "" {
+		fmt.Fprintf(stderr, "rostra: the damaged state file was kept as %s\n", prep.DamagedKept)
+	}
 	if prep.Resumed != nil {
 		fmt.Fprintf(stderr, "rostra: resuming run %s (was %s; %d attempt(s) left running by rostra pid %d marked interrupted)\n",
 			plan.Name, prep.Resumed.Status, prep.Interrupted, prep.Resumed.Pid)

@@ -42,6 +42,11 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	st, err := engine.ReadTeamState(fs.Arg(0))
+	var recovered *engine.RecoveredStateError
+	if errors.As(err, &recovered) {
+		fmt.Fprintf(stderr, "rostra status: note: %v\n", recovered)
+		err = nil
+	}
 	if err != nil {
 		if errors.Is(err, iofsNotExist) {
 			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", fs.Arg(0), engine.TeamStateFile)

@@ -100,7 +100,7 @@ func TestGrandchildHoldingThePtyIsStopped(t *testing.T) {
 	eng, _ := liveRun(t, shellRun(`
   - id: sh-forker
     role: forker
-    prompt: "sleep 300 & echo $! > grandchild.pid; echo parent done"
+    prompt: 'bash -c "trap \"\" HUP; exec sleep 300" & echo $! > grandchild.pid; echo parent done'
 `), nil)
 	waitFinished(t, eng, 5*time.Second)
 	d := row(t, eng, "sh-forker#1")

@@ -1,9 +1,10 @@
-// ui_reliability_test.go is the part of issue 6's fault 17 that can be shown
-// without a way to make the UI panic: rostra's terminal UI, stopped from
-// outside (SIGTERM, as a closing terminal or a `kill` would), gives the
-// terminal back as it found it (no alternate screen, mouse and keypad modes
-// off, cursor shown, canonical mode and echo on), stops its workers and
-// leaves complete state. It runs the real binary in a tmux server of its own.
+// ui_reliability_test.go is issue 6's fault 17: rostra's terminal UI,
+// stopped from outside (SIGTERM, as a closing terminal or a `kill` would) or
+// by a panic inside it (ROSTRA_TEST_PANIC_KEY makes a key panic in Update,
+// as a bug would), gives the terminal back as it found it (no alternate
+// screen, mouse and keypad modes off, cursor shown, canonical mode and echo
+// on), stops its workers and leaves complete state; a panic is printed after
+// the restore. It runs the real binary in a tmux server of its own.
 package main
 
 import (
@@ -58,6 +59,25 @@ func childOf(t *testing.T, pid int) int {
 }
 
 func TestReliabilityUIStoppedBySignalRestoresTheTerminal(t *testing.T) {
+	stderr := uiStopped(t, "", func(s tmuxServer, rostra int) {
+		require.NoError(t, syscall.Kill(rostra, syscall.SIGTERM))
+	}, "130")
+	assert.NotContains(t, stderr, "panic")
+}
+
+func TestReliabilityUIPanicRestoresTheTerminal(t *testing.T) {
+	stderr := uiStopped(t, "f9", func(s tmuxServer, rostra int) {
+		s.run("send-keys", "-t", "ui", "F9")
+	}, "1")
+	assert.Contains(t, stderr, "rostra test: ROSTRA_TEST_PANIC_KEY f9 pressed")
+	assert.Contains(t, stderr, "the terminal UI failed")
+}
+
+// uiStopped runs the UI on two workers that run until stopped, stops it
+// the given way, checks the terminal, the workers and the state, and
+// returns what rostra wrote to stderr.
+func uiStopped(t *testing.T, panicKey string, stopUI func(s tmuxServer, rostra int), wantCode string) string {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
 	}
@@ -81,7 +101,7 @@ workers:
 	exitFile := filepath.Join(ws, "exit-code")
 	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid())}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	shell := rostraBin + " run rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
+	shell := panicKeyEnv + "=" + panicKey + " " + rostraBin + " run rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
 	s.run("new-session", "-d", "-s", "ui", "-x", "160", "-y", "45", "-c", ws, shell)
 	s.waitScreen("the panes open", "stubborn is up", "piper is up", "2 running")
 
@@ -96,13 +116,13 @@ workers:
 	shellPid, err := strconv.Atoi(strings.TrimSpace(s.run("display-message", "-p", "-t", "ui", "#{pane_pid}")))
 	require.NoError(t, err)
 	rostra := childOf(t, shellPid)
-	require.NoError(t, syscall.Kill(rostra, syscall.SIGTERM))
+	stopUI(s, rostra)
 	require.Eventually(t, func() bool {
 		b, err := os.ReadFile(exitFile)
 		return err == nil && len(b) > 0
-	}, 20*time.Second, 20*time.Millisecond, "rostra did not exit after SIGTERM; screen:\n%s", s.screen())
+	}, 20*time.Second, 20*time.Millisecond, "rostra did not exit; screen:\n%s", s.screen())
 	code, _ := os.ReadFile(exitFile)
-	assert.Equal(t, "130", strings.TrimSpace(string(code)), "stopped by a signal while workers ran")
+	assert.Equal(t, wantCode, strings.TrimSpace(string(code)))
 
 	// The terminal is as the shell left it.
 	after := s.paneModes()
@@ -131,4 +151,5 @@ workers:
 	assert.Equal(t, engine.EventRunInterrupted, events[len(events)-1].Type)
 	stderr, _ := os.ReadFile(filepath.Join(ws, "stderr"))
 	assert.Contains(t, string(stderr), "rostra: state in "+filepath.Join(ws, ".rostra", "sig"))
+	return string(stderr)
 }

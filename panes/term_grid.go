@@ -271,10 +271,10 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 		return
 	}
 	lines := t.scr.lines
-	if !toHistory && top > 0 {
+	if !toHistory && !t.deletingLines {
 		// Moving rows ends the soft wrap of the row above them
 		// (grid_move_lines); scrolling into history does not.
-		lines[top-1].wrapped = false
+		t.unwrapRow(top - 1)
 	}
 	for i := 0; i < n; i++ {
 		if toHistory {
@@ -288,14 +288,14 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	copy(lines[top:], lines[top+n:bot+1])
 	if !toHistory && !t.deletingLines {
 		// Scrolling without history clears each row entering with
-		// grid_clear_lines, which ends the soft wrap of the row above it.
+		// grid_clear_lines, which ends the soft wrap of the row above it;
+		// a two-row region also loses the top row's.
 		for y := max(top, bot-n); y < bot; y++ {
 			lines[y].wrapped = false
 		}
-	} else if t.deletingLines && 2*n > bot-top+1 && bot-n >= top {
-		// DL clears the rows left at the bottom only when it deletes
-		// more than it moves (grid_view_delete_lines_region).
-		lines[bot-n].wrapped = false
+		if top+1 >= bot {
+			lines[top].wrapped = false
+		}
 	}
 	for i := range leaving {
 		l := leaving[i]
@@ -307,7 +307,12 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 }
 
 // scrollDown scrolls rows top..bot down by n, blank rows entering at top.
-func (t *Term) scrollDown(top, bot, n int) {
+func (t *Term) scrollDown(top, bot, n int) { t.scrollDownLines(top, bot, n, false) }
+
+// scrollDownLines moves rows top..bot down by n. insert is IL; otherwise
+// RI/SD. The soft-wrap marks tmux's grid_move_lines ends differ between
+// the two, and reflow depends on them.
+func (t *Term) scrollDownLines(top, bot, n int, insert bool) {
 	t.changed = true
 	if n > bot-top+1 {
 		n = bot - top + 1
@@ -316,8 +321,9 @@ func (t *Term) scrollDown(top, bot, n int) {
 		return
 	}
 	lines := t.scr.lines
-	if top > 0 {
-		lines[top-1].wrapped = false
+	if !insert { // IL does its own marks (insertLines)
+		lines[top].wrapped = false
+		t.unwrapRow(top - 1)
 	}
 	leaving := append(t.scratchLines[:0], lines[bot-n+1:bot+1]...)
 	copy(lines[top+n:bot+1], lines[top:bot-n+1])
@@ -329,6 +335,18 @@ func (t *Term) scrollDown(top, bot, n int) {
 		lines[top+i] = l
 	}
 	t.scratchLines = leaving[:0]
+}
+
+// unwrapRow ends the soft wrap of row y; row -1 is the newest scrollback
+// line (tmux's grid is one array, history and screen).
+func (t *Term) unwrapRow(y int) {
+	if y >= 0 {
+		t.scr.lines[y].wrapped = false
+		return
+	}
+	if y == -1 && t.scr == t.main {
+		t.sb.unwrapNewest()
+	}
 }
 
 // eraseCells blanks cells [from, to) of row y in the pen's background,
@@ -352,9 +370,7 @@ func (t *Term) eraseCells(y, from, to int) {
 		// A whole row cleared is an empty row, and the row above no
 		// longer wraps into it (grid_clear_lines).
 		line.used, line.wrapped = 0, false
-		if y > 0 {
-			t.scr.lines[y-1].wrapped = false
-		}
+		t.unwrapRow(y - 1)
 	}
 	cells := line.cells
 	if to == t.cols {
@@ -411,10 +427,12 @@ func (t *Term) deleteCells(n int) {
 	line := &t.scr.lines[t.y]
 	cells := line.cells
 	copy(cells[x:], cells[x+n:])
-	termBlankCells(cells[t.cols-n:], t.bgID())
 	if x+n < t.cols {
 		line.used = max(line.used, t.cols-n)
 	}
+	// The cells freed at the end are cleared as tmux's grid_clear does:
+	// all of them from column 0 is a whole-row clear.
+	t.eraseCells(t.y, t.cols-n, t.cols)
 }
 
 // termCellWidth is the width of the character a cell rune stands for.

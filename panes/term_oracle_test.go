@@ -486,8 +486,28 @@ func TestTermMatchesTmux(t *testing.T) {
 	}
 }
 
-// termOracleWidthSteps turns on the width-change checks (reflow).
-var termOracleWidthSteps = os.Getenv("ROSTRA_TERM_REFLOW_ORACLE") != ""
+// termHasHalfWide says whether a row, on screen or in scrollback, holds
+// half of a wide character without the other half. tmux's reflow of those
+// is not modelled (it can even drop cells), so width checks skip them.
+func termHasHalfWide(tm *Term) bool {
+	for i := range tm.sb.len() {
+		if strings.ContainsRune(tm.sb.get(i), termOrphanHeadMark) || strings.ContainsRune(tm.sb.get(i), termOrphanContMark) {
+			return true
+		}
+	}
+	for _, l := range tm.scr.lines {
+		for x, c := range l.cells {
+			head := c.r > 0 && termIsWideHead(&tm.clusters, c.r)
+			if head && (x+1 >= len(l.cells) || l.cells[x+1].r != termWideCont) {
+				return true
+			}
+			if c.r == termWideCont && (x == 0 || !termIsWideHead(&tm.clusters, l.cells[x-1].r)) {
+				return true
+			}
+		}
+	}
+	return false
+}
 
 // termRandomStreams is how many random streams the oracle test plays.
 const termRandomStreams = 80
@@ -511,7 +531,7 @@ func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, d
 	// way tmux moves them), then the width (reflow), unless the alternate
 	// screen is up: Term does not reflow that one (the program redraws).
 	sizes := [][2]int{{it.cols, max(1, it.rows/2)}, {it.cols, it.rows + 5}}
-	if termOracleWidthSteps && !tm.Modes().AltScreen {
+	if !tm.Modes().AltScreen && !termHasHalfWide(tm) {
 		sizes = append(sizes, [2]int{max(2, it.cols/2), it.rows}, [2]int{it.cols + 7, it.rows + 2},
 			[2]int{max(2, it.cols/3), max(1, it.rows-2)})
 	}

@@ -69,6 +69,32 @@ func (r *termScrollback) popNewest() string {
 	return s
 }
 
+// unwrapNewest clears the soft-wrap flag of the newest line.
+func (r *termScrollback) unwrapNewest() { r.setNewestWrapped(false) }
+
+// newestWrapped reports the soft-wrap flag of the newest line.
+func (r *termScrollback) newestWrapped() bool {
+	if r.n == 0 {
+		return false
+	}
+	s := r.lines[(r.head+r.n-1)%len(r.lines)]
+	return len(s) > 0 && s[0]&1 != 0
+}
+
+func (r *termScrollback) setNewestWrapped(on bool) {
+	if r.n == 0 {
+		return
+	}
+	i := (r.head + r.n - 1) % len(r.lines)
+	s := r.lines[i]
+	if len(s) == 0 || (s[0]&1 != 0) == on {
+		return
+	}
+	b := []byte(s)
+	b[0] ^= 1
+	r.lines[i] = string(b)
+}
+
 func (r *termScrollback) clear() {
 	r.lines, r.head, r.n = nil, 0, 0
 }

@@ -429,7 +429,8 @@ func (t *Term) eraseDisplay(mode int) {
 	switch mode {
 	case 0:
 		if x == 0 && t.y == 0 {
-			t.clearIntoScrollback()
+			t.clearScreenIntoScrollback()
+			return
 		}
 		t.eraseCells(t.y, x, t.cols)
 		t.eraseLines(t.y+1, t.rows)
@@ -437,8 +438,7 @@ func (t *Term) eraseDisplay(mode int) {
 		t.eraseLines(0, t.y)
 		t.eraseCells(t.y, 0, x+1)
 	case 2:
-		t.clearIntoScrollback()
-		t.eraseLines(0, t.rows)
+		t.clearScreenIntoScrollback()
 	case 3:
 		t.sb.clear()
 		t.sbScrolled = 0
@@ -449,9 +449,9 @@ func (t *Term) eraseDisplay(mode int) {
 // to erase: rows down to the last one in use go to scrollback first, as
 // tmux's scroll-on-clear (on by default) does. An agent CLI that clears
 // the screen does not lose its earlier output.
-func (t *Term) clearIntoScrollback() {
+func (t *Term) clearIntoScrollback() int {
 	if t.scr != t.main {
-		return
+		return 0
 	}
 	last := 0
 	for y := range t.rows {
@@ -463,6 +463,19 @@ func (t *Term) clearIntoScrollback() {
 		t.sb.push(t.encodeLine(&t.main.lines[y]))
 	}
 	t.sbScrolled = 0
+	return last
+}
+
+// clearScreenIntoScrollback is a full clear: on the main screen the used
+// rows go to scrollback first; when all of them went, tmux clears nothing
+// after, so the newest scrollback line keeps its soft-wrap mark.
+func (t *Term) clearScreenIntoScrollback() {
+	last := t.clearIntoScrollback()
+	wrapped := t.sb.newestWrapped()
+	t.eraseLines(0, t.rows)
+	if last == t.rows && t.scr == t.main {
+		t.sb.setNewestWrapped(wrapped)
+	}
 }
 
 func (t *Term) eraseLine(mode int) {
@@ -480,28 +493,60 @@ func (t *Term) eraseLine(mode int) {
 // insertLines is IL: inside the scroll region it shifts the region;
 // outside it, the rest of the screen, except that inserting as many rows
 // as are left does nothing there (tmux's grid_view_insert_lines moves zero
-// rows). The cursor stays.
+// rows). The cursor stays. The soft-wrap marks it ends are tmux's
+// (grid_move_lines and grid_clear_lines, unsigned wrap-around included):
+// reflow depends on them.
 func (t *Term) insertLines(n int) {
-	if t.y < t.top || t.y > t.bot {
-		if n >= t.rows-t.y {
+	y := t.y
+	if y < t.top || y > t.bot {
+		if n >= t.rows-y {
 			return
 		}
-		t.scrollDown(t.y, t.rows-1, n)
+		t.scr.lines[y+n-1].wrapped = false
+		t.scrollDownLines(y, t.rows-1, n, true)
+		t.unwrapRow(y - 1)
 		return
 	}
-	t.scrollDown(t.y, t.bot, n)
+	n = min(n, t.bot+1-y)
+	moved := t.bot + 1 - y - n
+	if moved > 0 {
+		t.scr.lines[y+n-1].wrapped = false
+	}
+	t.scrollDownLines(y, t.bot, n, true)
+	if moved > 0 {
+		t.unwrapRow(y - 1)
+	}
+	if n != moved {
+		t.unwrapRow(y + moved - 1)
+	}
 }
 
 // deleteLines is DL, the same way round; deleted rows never go to
 // scrollback.
 func (t *Term) deleteLines(n int) {
-	bot := t.bot
-	if t.y < t.top || t.y > t.bot {
+	y, bot := t.y, t.bot
+	outside := y < t.top || y > t.bot
+	if outside {
 		bot = t.rows - 1
 	}
+	n = min(n, bot+1-y)
+	moved := bot + 1 - y - n
+	if moved > 0 {
+		t.unwrapRow(y - 1)
+	}
 	t.deletingLines = true
-	t.scrollUpLines(t.y, bot, n, false, t.bgID())
+	t.scrollUpLines(y, bot, n, false, t.bgID())
 	t.deletingLines = false
+	if moved > 0 && n >= moved {
+		t.unwrapRow(y + n - 1)
+	}
+	if outside {
+		if y+2*n != t.rows {
+			t.unwrapRow(t.rows - n - 1)
+		}
+	} else if n != moved {
+		t.unwrapRow(y + moved - 1)
+	}
 }
 
 func (t *Term) setPrivateModes(params ansi.Params, on bool) {
@@ -551,6 +596,9 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		}
 		// tmux saves the pen on every switch, the position only for 1049.
 		t.altSavedPen = t.pen
+		// It clears the screen rows of its one grid for the alternate
+		// screen, which ends the soft wrap of the newest history line.
+		t.sb.unwrapNewest()
 		if saveCursor {
 			t.altSavedMain = termSaved{x: t.x, y: t.y, valid: true}
 		}

@@ -114,52 +114,12 @@ func (m *Model) logEvent(ev engine.Event) {
 	}
 }
 
-// formatEvent is one event as a line of the panel.
+// formatEvent is one event as a line of the panel: its time, then what
+// happened, worded as in the headless log.
 func formatEvent(ev engine.Event, plan *engine.Plan) string {
-	at := ev.TS.Local().Format(time.TimeOnly)
-	id := ev.WorkerID
-	if ev.Attempt > 0 {
-		id = engine.DispatchID(ev.WorkerID, ev.Attempt)
+	role := ""
+	if w, ok := plan.Worker(ev.WorkerID); ok {
+		role = w.Role
 	}
-	var msg string
-	switch ev.Type {
-	case engine.EventRunStarted:
-		msg = "run started, state in " + plan.StateDir
-	case engine.EventWorkerDispatched:
-		msg = id + " started on " + string(ev.Surface)
-		if ev.Manual {
-			msg += " (manual)"
-		}
-	case engine.EventWorkerDegraded:
-		role := ""
-		if w, ok := plan.Worker(ev.WorkerID); ok {
-			role = w.Role
-		}
-		return at + "  DEGRADED " + role + ": " + string(ev.From) + " -> " + string(ev.To) + " (" + ev.Reason + ")"
-	case engine.EventWorkerCompleted:
-		msg = id + " completed"
-	case engine.EventWorkerFailed:
-		msg = id + " failed"
-	case engine.EventWorkerTimeout:
-		msg = id + " timed out"
-	case engine.EventWorkerCancelled:
-		msg = id + " cancelled"
-	case engine.EventWorkerRetry:
-		if ev.Manual {
-			return at + "  " + ev.WorkerID + " retried by hand"
-		}
-		msg = ev.WorkerID + " will retry"
-	case engine.EventWorkerPromptDelivered:
-		msg = id + " prompt delivered (" + ev.Delivery + ")"
-	case engine.EventRunFinished:
-		msg = "run finished"
-	case engine.EventRunInterrupted:
-		msg = "run interrupted"
-	default:
-		msg = strings.TrimSpace(ev.Type + " " + id)
-	}
-	if ev.Reason != "" {
-		msg += ": " + ev.Reason
-	}
-	return at + "  " + msg
+	return ev.TS.Local().Format(time.TimeOnly) + "  " + ev.Describe(role, plan.StateDir)
 }

@@ -6,7 +6,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -32,56 +31,12 @@ func (p *eventPrinter) print(ev engine.Event) {
 	}
 }
 
-// formatEvent is one event as a line a person reads in a log.
+// formatEvent is one event as a line of the headless log: its time, then
+// what happened; a degradation is the bare DEGRADED line.
 func formatEvent(ev engine.Event, role, stateDir string) string {
+	line := ev.Describe(role, stateDir)
 	if ev.Type == engine.EventWorkerDegraded {
-		return fmt.Sprintf("DEGRADED %s: %s -> %s (%s)", role, ev.From, ev.To, ev.Reason)
+		return line
 	}
-	at := ev.TS.Local().Format(time.TimeOnly)
-	id := ev.WorkerID
-	if ev.Attempt > 0 {
-		id = engine.DispatchID(ev.WorkerID, ev.Attempt)
-	}
-	var msg string
-	switch ev.Type {
-	case engine.EventRunStarted:
-		msg = "run started, state in " + stateDir
-	case engine.EventWorkerDispatched:
-		msg = fmt.Sprintf("%s started on %s (pid %d)", id, ev.Surface, ev.Pid)
-		if ev.Manual {
-			msg += ", manual"
-		}
-	case engine.EventWorkerCompleted:
-		msg = id + " completed"
-	case engine.EventWorkerFailed:
-		msg = id + " failed"
-	case engine.EventWorkerTimeout:
-		msg = id + " timed out"
-	case engine.EventWorkerCancelled:
-		msg = id + " cancelled"
-	case engine.EventWorkerRetry:
-		if ev.Manual {
-			msg = ev.WorkerID + " retried by hand"
-		} else {
-			msg = ev.WorkerID + " will retry: " + ev.Reason
-		}
-		return at + "  " + msg
-	case engine.EventWorkerRosterNotUpdated:
-		msg = id + " " + ev.Reason
-		return at + "  " + msg
-	case engine.EventWorkerPromptDelivered:
-		msg = fmt.Sprintf("%s prompt delivered (%s)", id, ev.Delivery)
-	case engine.EventRunFinished:
-		msg = "run finished: " + ev.Reason
-		return at + "  " + msg
-	case engine.EventRunInterrupted:
-		msg = "run interrupted: " + ev.Reason
-		return at + "  " + msg
-	default:
-		msg = strings.TrimSpace(ev.Type + " " + id)
-	}
-	if ev.Reason != "" {
-		msg += ": " + ev.Reason
-	}
-	return at + "  " + msg
+	return ev.TS.Local().Format(time.TimeOnly) + "  " + line
 }

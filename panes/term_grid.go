@@ -286,16 +286,10 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	// reused for the rows entering.
 	leaving := append(t.scratchLines[:0], lines[top:top+n]...)
 	copy(lines[top:], lines[top+n:bot+1])
-	if !toHistory && !t.deletingLines {
-		// Scrolling without history clears each row entering with
-		// grid_clear_lines, which ends the soft wrap of the row above it;
-		// a two-row region also loses the top row's.
-		for y := max(top, bot-n); y < bot; y++ {
-			lines[y].wrapped = false
-		}
-		if top+1 >= bot {
-			lines[top].wrapped = false
-		}
+	if !toHistory && !t.deletingLines && top+1 >= bot {
+		// Scrolling without history moves rows with grid_move_lines,
+		// which in a two-row region ends the top row's soft wrap too.
+		lines[top].wrapped = false
 	}
 	for i := range leaving {
 		l := leaving[i]

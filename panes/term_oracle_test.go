@@ -510,7 +510,7 @@ func termHasHalfWide(tm *Term) bool {
 }
 
 // termRandomStreams is how many random streams the oracle test plays.
-const termRandomStreams = 80
+const termRandomStreams = 100
 
 func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, data []byte) {
 	x.t = t

@@ -462,7 +462,9 @@ func (t *Term) clearIntoScrollback() int {
 	for y := range last {
 		t.sb.push(t.encodeLine(&t.main.lines[y]))
 	}
-	t.sbScrolled = 0
+	if last > 0 {
+		t.sbScrolled = 0 // tmux resets hscrolled only when it moved rows
+	}
 	return last
 }
 

@@ -216,3 +216,19 @@ func BenchmarkMemory(b *testing.B) {
 		b.ReportMetric(v, "bytes/line")
 	})
 }
+
+// BenchmarkResizeReflow narrows and widens a pane holding 10,000 lines of
+// coloured logs in scrollback: every long line is split and joined again.
+func BenchmarkResizeReflow(b *testing.B) {
+	tm := NewTerm(termBenchCols, termBenchRows, TermOptions{Scrollback: 10000})
+	termFeedChunks(tm, termGenColouredLogs(4<<20))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := range b.N {
+		if i%2 == 0 {
+			tm.Resize(80, termBenchRows)
+		} else {
+			tm.Resize(termBenchCols, termBenchRows)
+		}
+	}
+}

@@ -82,6 +82,9 @@ const (
 	// disappear (and be reaped) before it reports them.
 	goneLimit = 2 * time.Second
 	readChunk = 32 * 1024
+	// screenBuffers is how many chunks may wait between the reader and
+	// the screen.
+	screenBuffers = 4
 )
 
 // process is the part of a started attempt both surfaces share.
@@ -281,19 +284,62 @@ func (p *process) run() {
 // rostra dies next), then to the screen.
 func (p *process) drain() {
 	defer close(p.readerDone)
-	buf := make([]byte, readChunk)
-	for {
-		n, err := p.out.Read(buf)
-		if n > 0 {
-			p.consume(buf[:n])
+	if p.screen == nil {
+		buf := make([]byte, readChunk)
+		for {
+			if _, ok := p.readN(buf); !ok {
+				return
+			}
 		}
-		if err != nil {
-			// io.EOF on a pipe, EIO on a pty master once the last holder of
-			// the slave closed it, os.ErrClosed when the waiter cut the
-			// stream off: each is the end of the output.
+	}
+	// The screen is fed from its own goroutine, so the reader drains the
+	// child while the emulator parses the chunk before: on two cores the
+	// cost per byte is the larger of the two, not their sum. Buffers go
+	// round between the two; when the emulator falls behind, the reader
+	// waits for a free one and the child is held back by the pty, never
+	// by rostra's memory.
+	free := make(chan []byte, screenBuffers)
+	for range screenBuffers {
+		free <- make([]byte, readChunk)
+	}
+	full := make(chan []byte, screenBuffers)
+	fed := make(chan struct{})
+	go func() {
+		defer close(fed)
+		for b := range full {
+			p.toScreenWrite(b)
+			free <- b[:cap(b)]
+		}
+	}()
+	defer func() {
+		close(full)
+		<-fed // Done means the screen has seen every byte too
+	}()
+	for {
+		buf := <-free
+		n, ok := p.readN(buf)
+		if n > 0 {
+			full <- buf[:n]
+		} else {
+			free <- buf
+		}
+		if !ok {
 			return
 		}
 	}
+}
+
+// readN reads one chunk into buf, logs and counts it, and reports how many
+// bytes it read and whether the stream goes on.
+func (p *process) readN(buf []byte) (int, bool) {
+	n, err := p.out.Read(buf)
+	if n > 0 {
+		p.consume(buf[:n])
+	}
+	// io.EOF on a pipe, EIO on a pty master once the last holder of the
+	// slave closed it, os.ErrClosed when the waiter cut the stream off:
+	// each is the end of the output.
+	return n, err == nil
 }
 
 func (p *process) consume(b []byte) {
@@ -307,15 +353,18 @@ func (p *process) consume(b []byte) {
 	if p.onOutput != nil {
 		p.onOutput(b)
 	}
-	if p.screen != nil {
-		s := b
-		if p.toScreen != nil {
-			s = p.toScreen(b)
-		}
-		p.screenMu.Lock()
-		_, _ = p.screen.Write(s)
-		p.screenMu.Unlock()
+}
+
+// toScreenWrite writes a chunk to the screen, translated as the surface
+// needs, never in the middle of a resize.
+func (p *process) toScreenWrite(b []byte) {
+	s := b
+	if p.toScreen != nil {
+		s = p.toScreen(b)
 	}
+	p.screenMu.Lock()
+	_, _ = p.screen.Write(s)
+	p.screenMu.Unlock()
 }
 
 // wait reaps the leader (its status comes from cmd.Wait, never from a

@@ -24,13 +24,7 @@ import (
 // real surfaces; the engine is shut down when the test ends.
 func liveRun(t testing.TB, runYAML string, open panes.PTYOpener) (*engine.Engine, *engine.Plan) {
 	t.Helper()
-	ws := t.TempDir()
-	file := filepath.Join(ws, "rostra.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(runYAML), 0o644))
-	plan, err := engine.Load(file)
-	require.NoError(t, err)
-	prep, err := engine.PrepareStateDir(plan, false, time.Now())
-	require.NoError(t, err)
+	plan, prep := prepareRun(t, runYAML)
 	eng := engine.New(plan, engine.Options{Surfaces: surfaces(open)})
 	require.NoError(t, eng.Start())
 	t.Cleanup(func() {
@@ -38,6 +32,19 @@ func liveRun(t testing.TB, runYAML string, open panes.PTYOpener) (*engine.Engine
 		prep.Lock.Release()
 	})
 	return eng, plan
+}
+
+// prepareRun writes runYAML into a temp workspace, loads it and takes its
+// state dir.
+func prepareRun(t testing.TB, runYAML string) (*engine.Plan, *engine.PreparedRun) {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "rostra.yaml")
+	require.NoError(t, os.WriteFile(file, []byte(runYAML), 0o644))
+	plan, err := engine.Load(file)
+	require.NoError(t, err)
+	prep, err := engine.PrepareStateDir(plan, false, time.Now())
+	require.NoError(t, err)
+	return plan, prep
 }
 
 func waitFinished(t testing.TB, eng *engine.Engine, within time.Duration) {
@@ -203,13 +210,7 @@ func BenchmarkDispatch(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		b.StopTimer()
-		ws := b.TempDir()
-		file := filepath.Join(ws, "rostra.yaml")
-		require.NoError(b, os.WriteFile(file, []byte(runYAML), 0o644))
-		plan, err := engine.Load(file)
-		require.NoError(b, err)
-		prep, err := engine.PrepareStateDir(plan, false, time.Now())
-		require.NoError(b, err)
+		plan, prep := prepareRun(b, runYAML)
 		b.StartTimer()
 		eng := engine.New(plan, engine.Options{Surfaces: surfaces(nil)})
 		require.NoError(b, eng.Start())

@@ -54,6 +54,8 @@ func (ev Event) Describe(role, stateDir string) string {
 		msg = id + " timed out"
 	case EventWorkerCancelled:
 		msg = id + " cancelled"
+	case EventWorkerWatchFailed:
+		msg = id + " cannot watch its completion files"
 	default:
 		msg = strings.TrimSpace(ev.Type + " " + id)
 	}

@@ -541,14 +541,39 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 		e.armIdle(a, spec.IdleTimeout)
 	}
 	if spec.Completion.Settle == SettleOnFiles {
-		fw, err := watchCompletion(e.plan.Workspace, completionTargets(&a.plan), func() {
+		fw, err := startFileWatch(e.plan.Workspace, completionTargets(&a.plan), func() {
 			e.post(func() { e.onFilesChanged(a) })
 		})
 		if err == nil {
 			a.watch = fw
+		} else {
+			// Without file-system events (inotify limits reached) the files
+			// are looked at on a timer instead, so an agent that stays open
+			// still settles.
+			every := max(spec.Completion.Stable, time.Second)
+			e.emit(Event{Type: EventWorkerWatchFailed, WorkerID: spec.ID, Attempt: a.plan.Attempt,
+				Reason: fmt.Sprintf("%v; looking for the completion files every %s instead", err, every)})
+			e.pollFiles(a, every)
 		}
 		e.onFilesChanged(a)
 	}
+}
+
+// startFileWatch is watchCompletion; tests replace it to make it fail.
+var startFileWatch = watchCompletion
+
+// pollFiles looks for an on-files attempt's files every interval until it
+// settles or exits: the fallback when they cannot be watched.
+func (e *Engine) pollFiles(a *attemptRT, every time.Duration) {
+	e.clock.AfterFunc(every, func() {
+		e.post(func() {
+			if a.settled || a.exited {
+				return
+			}
+			e.onFilesChanged(a)
+			e.pollFiles(a, every)
+		})
+	})
 }
 
 // armIdle checks the output counter a quarter of the idle timeout apart, so

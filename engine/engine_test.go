@@ -6,6 +6,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -471,4 +472,23 @@ func TestWorkersWithoutWritesAreNotAudited(t *testing.T) {
 	d := h.dispatch("a#1")
 	assert.Nil(t, d.WritePolicy)
 	assert.Empty(t, d.WritePolicyDigest)
+}
+
+func TestOnFilesWithoutFileEventsLooksOnATimer(t *testing.T) {
+	defer func(f func(string, []string, func()) (*fileWatch, error)) { startFileWatch = f }(startFileWatch)
+	startFileWatch = func(string, []string, func()) (*fileWatch, error) {
+		return nil, errors.New("watch completion files: too many open files")
+	}
+	w := withResult(WorkerSpec{ID: "a"})
+	w.Completion.Settle = SettleOnFiles
+	h := startHarness(t, testPlan(t, w))
+	h.opened(h.pane)
+	ev := h.event(EventWorkerWatchFailed)
+	assert.Equal(t, "watch completion files: too many open files; looking for the completion files every 1s instead", ev.Reason)
+	h.write("out/a/result.json", "{}")
+	h.advance(time.Second) // the next look finds the file; the stability window starts
+	assert.Equal(t, StatusRunning, h.dispatch("a#1").Status)
+	h.advance(time.Second)
+	done := h.event(EventWorkerCompleted)
+	assert.Equal(t, "a", done.WorkerID)
 }

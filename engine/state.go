@@ -100,6 +100,7 @@ const (
 	EventWorkerCancelled        = "worker-cancelled"
 	EventWorkerRosterNotUpdated = "worker-roster-not-updated"
 	EventWorkerPromptDelivered  = "worker-prompt-delivered"
+	EventWorkerWatchFailed      = "worker-watch-failed" // on-files: no file-system events, polling instead
 	EventRunFinished            = "run-finished"
 	EventRunInterrupted         = "run-interrupted"
 	EventStateWriteFailed       = "state-write-failed"

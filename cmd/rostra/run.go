@@ -18,15 +18,6 @@ import (
 	"github.com/rostra-dev/rostra/panes"
 )
 
-// longestStopGrace is the grace the slowest worker of plan is given.
-func longestStopGrace(plan *engine.Plan) time.Duration {
-	grace := engine.DefaultStopGrace
-	for _, w := range plan.Workers {
-		grace = max(grace, w.StopGrace)
-	}
-	return grace
-}
-
 const runUsage = `usage: rostra run [--headless] [--resume] [RUNFILE]
 
 Runs the roster of RUNFILE (default ./rostra.yaml). Without a terminal on
@@ -102,6 +93,15 @@ func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Opti
 	opts.Resumed = prep.Resumed
 	eng := engine.New(plan, opts)
 	return eng, prep, 0
+}
+
+// longestStopGrace is the grace the slowest worker of plan is given.
+func longestStopGrace(plan *engine.Plan) time.Duration {
+	grace := engine.DefaultStopGrace
+	for _, w := range plan.Workers {
+		grace = max(grace, w.StopGrace)
+	}
+	return grace
 }
 
 func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {

@@ -138,12 +138,19 @@ func TestHeadlessDemoRun(t *testing.T) {
 	assert.Len(t, archived, 1)
 }
 
+// runWorkspace makes a temp workspace holding runYAML as rostra.yaml and
+// returns its path.
+func runWorkspace(t testing.TB, runYAML string) string {
+	t.Helper()
+	ws := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(runYAML), 0o644))
+	return ws
+}
+
 // slowRun writes a run file whose only worker runs until it is stopped.
 func slowRun(t *testing.T, extra string) string {
 	t.Helper()
-	ws := t.TempDir()
-	runFile := filepath.Join(ws, "rostra.yaml")
-	require.NoError(t, os.WriteFile(runFile, []byte(`version: 1
+	return runWorkspace(t, `version: 1
 name: slow
 providers:
   shell: { command: ["bash", "-c", "{prompt}"] }
@@ -153,8 +160,7 @@ workers:
   - id: shell-sleeper
     role: sleeper
     prompt: "echo started; `+extra+`sleep 60"
-`), 0o644))
-	return ws
+`)
 }
 
 // startBin starts rostra in the background and waits for a line on stdout.
@@ -224,8 +230,7 @@ func TestValidateReportsProblemsWithExitCode2(t *testing.T) {
 }
 
 func TestExitCode1WhenAWorkerFails(t *testing.T) {
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+	ws := runWorkspace(t, `version: 1
 name: fails
 providers:
   shell: { command: ["bash", "-c", "{prompt}"] }
@@ -234,7 +239,7 @@ workers:
   - id: shell-breaker
     role: breaker
     prompt: "exit 4"
-`), 0o644))
+`)
 	r := runBin(t, ws, "run", "--headless")
 	assert.Equal(t, 1, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stdout, "shell-breaker#1 failed: exited with code 4")
@@ -258,14 +263,13 @@ func (b *syncBuffer) String() string {
 }
 
 func TestStatusAndReportReadThroughADamagedTeamState(t *testing.T) {
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+	ws := runWorkspace(t, `version: 1
 name: dmg
 providers:
   shell: { command: ["bash", "-c", "{prompt}"] }
 workers:
   - { id: shell-ok, role: ok, prompt: "true" }
-`), 0o644))
+`)
 	require.Equal(t, 0, runBin(t, ws, "run", "--headless").code)
 	stateDir := filepath.Join(ws, ".rostra", "dmg")
 	path := filepath.Join(stateDir, engine.TeamStateFile)

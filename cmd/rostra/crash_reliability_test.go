@@ -276,8 +276,7 @@ workers:
 // kernel's own errors: (a) every pty of a private devpts instance in use,
 // (b) RLIMIT_NOFILE so low that the pty cannot be opened.
 func TestReliabilityPtyExhaustedForRealDegradesToWrapper(t *testing.T) {
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+	ws := runWorkspace(t, `version: 1
 name: pty
 providers:
   sh: { command: ["bash", "-c", "{prompt}"] }
@@ -286,7 +285,7 @@ workers:
   - id: sh-plain
     role: plain
     prompt: "echo ran on $([ -t 1 ] && echo a-tty || echo a-pipe)"
-`), 0o644))
+`)
 	stateDir := filepath.Join(ws, ".rostra", "pty")
 
 	t.Run("devpts full", func(t *testing.T) {
@@ -352,7 +351,6 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 // refused with the place; rostra's own environment passes them byte for
 // byte), a NUL (the run file is refused with the place).
 func TestReliabilityHostileInputs(t *testing.T) {
-	ws := t.TempDir()
 	id := "w" + strings.Repeat("x", 62) + "z"
 	require.Len(t, id, 64)
 	var prompt strings.Builder
@@ -372,7 +370,7 @@ workers:
       MULTI: "one\ntwo\tthree"
     prompt: |
 ` + prompt.String()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(runYAML), 0o644))
+	ws := runWorkspace(t, runYAML)
 	r := runBin(t, ws, "run", "--headless")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "hostile"))
@@ -390,8 +388,7 @@ workers:
 
 	refused := func(t *testing.T, yaml string, want ...string) {
 		t.Helper()
-		dir := t.TempDir()
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "rostra.yaml"), []byte(yaml), 0o644))
+		dir := runWorkspace(t, yaml)
 		r := runBin(t, dir, "run", "--headless")
 		assert.Equal(t, 2, r.code, r.stdout+r.stderr)
 		for _, w := range want {
@@ -409,8 +406,7 @@ workers:
 			"rostra.yaml:6:", "UTF-8")
 	})
 	t.Run("non-UTF-8 env value inherited by rostra", func(t *testing.T) {
-		dir := t.TempDir()
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "rostra.yaml"), []byte("version: 1\nname: h\ndefaults: { max_attempts: 1 }\nworkers:\n  - id: a\n    command: [\"bash\", \"-c\", \"printf '%s' \\\"$ROSTRA_T_K\\\" | od -An -tx1\"]\n    surfaces: [wrapper]\n"), 0o644))
+		dir := runWorkspace(t, "version: 1\nname: h\ndefaults: { max_attempts: 1 }\nworkers:\n  - id: a\n    command: [\"bash\", \"-c\", \"printf '%s' \\\"$ROSTRA_T_K\\\" | od -An -tx1\"]\n    surfaces: [wrapper]\n")
 		cmd := exec.Command(rostraBin, "run", "--headless")
 		cmd.Dir = dir
 		cmd.Env = append(os.Environ(), "ROSTRA_T_K=a\xff\xfe\nb")
@@ -425,8 +421,7 @@ workers:
 	t.Run("NUL in an env value", func(t *testing.T) {
 		// YAML's \0 escape: execve cannot carry it; the attempt must say so
 		// or the loader refuse it, never crash.
-		dir := t.TempDir()
-		require.NoError(t, os.WriteFile(filepath.Join(dir, "rostra.yaml"), []byte("version: 1\nname: h\ndefaults: { max_attempts: 1 }\nworkers:\n  - id: a\n    command: [\"true\"]\n    env: { K: \"a\\0b\" }\n"), 0o644))
+		dir := runWorkspace(t, "version: 1\nname: h\ndefaults: { max_attempts: 1 }\nworkers:\n  - id: a\n    command: [\"true\"]\n    env: { K: \"a\\0b\" }\n")
 		r := runBin(t, dir, "run", "--headless")
 		assert.Equal(t, 2, r.code, r.stdout+r.stderr)
 		assert.NotContains(t, r.stderr, "panic")
@@ -439,8 +434,7 @@ workers:
 // folders and 0600 files in the state dir, and write nothing into the
 // workspace besides what the workers write.
 func TestReliabilityStateFilesArePrivateOnARealRun(t *testing.T) {
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+	ws := runWorkspace(t, `version: 1
 name: private
 providers:
   sh: { command: ["bash", "-c", "{prompt}"] }
@@ -455,7 +449,7 @@ workers:
     surfaces: [wrapper]
     prompt: "[ {attempt} -ge 2 ] || exit 1; mkdir -p out/{worker}; echo ok > out/{worker}/result.json"
     completion: { result: "out/{worker}/result.json" }
-`), 0o644))
+`)
 	before := listTree(t, ws)
 	old := syscall.Umask(0)
 	first := runBin(t, ws, "run", "--headless")
@@ -528,8 +522,7 @@ func checkPrivate(t *testing.T, dir string) {
 // starts new attempts, so nothing of the dead run is left running.
 func TestReliabilityWrapperGrandchildAfterRostraSIGKILL(t *testing.T) {
 	require.NoError(t, unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+	ws := runWorkspace(t, `version: 1
 name: wgc
 providers:
   sh: { command: ["bash", "-c", "{prompt}"] }
@@ -539,7 +532,7 @@ workers:
     role: wrapped
     surfaces: [wrapper]
     prompt: "if [ {attempt} -ge 2 ]; then exit 0; fi; sleep 30 & echo $! > gc.pid; wait"
-`), 0o644))
+`)
 	cmd, _ := startBin(t, ws, "sh-wrapped#1 started on wrapper", "run", "--headless")
 	gc := readPidFile(t, filepath.Join(ws, "gc.pid"))
 	t.Cleanup(func() {
@@ -568,8 +561,7 @@ workers:
 // team-state.json.prev, keeps the damaged file aside and notes it in
 // events.jsonl.
 func TestReliabilityResumeAfterATruncatedTeamState(t *testing.T) {
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+	ws := runWorkspace(t, `version: 1
 name: torn
 providers:
   sh: { command: ["bash", "-c", "{prompt}"] }
@@ -581,7 +573,7 @@ workers:
   - id: sh-b
     role: b
     prompt: "exit 0"
-`), 0o644))
+`)
 	stateDir := filepath.Join(ws, ".rostra", "torn")
 	path := filepath.Join(stateDir, engine.TeamStateFile)
 	cmd, _ := startBin(t, ws, "sh-a#1 started on pane", "run", "--headless")

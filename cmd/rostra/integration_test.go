@@ -38,9 +38,7 @@ func liveRun(t testing.TB, runYAML string, open panes.PTYOpener) (*engine.Engine
 // state dir.
 func prepareRun(t testing.TB, runYAML string) (*engine.Plan, *engine.PreparedRun) {
 	t.Helper()
-	file := filepath.Join(t.TempDir(), "rostra.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(runYAML), 0o644))
-	plan, err := engine.Load(file)
+	plan, err := engine.Load(filepath.Join(runWorkspace(t, runYAML), "rostra.yaml"))
 	require.NoError(t, err)
 	prep, err := engine.PrepareStateDir(plan, false, time.Now())
 	require.NoError(t, err)

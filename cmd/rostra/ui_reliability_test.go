@@ -81,8 +81,7 @@ func uiStopped(t *testing.T, panicKey string, stopUI func(s tmuxServer, rostra i
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
 	}
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+	ws := runWorkspace(t, `version: 1
 name: sig
 providers:
   shell: { command: ["bash", "-c", "{prompt}"] }
@@ -97,7 +96,7 @@ workers:
     provider: shell
     surfaces: [wrapper]
     prompt: "echo piper is up; exec sleep 300"
-`), 0o644))
+`)
 	exitFile := filepath.Join(ws, "exit-code")
 	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid())}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })

@@ -498,21 +498,6 @@ func (p *process) signalGroup(sig syscall.Signal) error {
 	return nil
 }
 
-// Stop is the stopping rule of SPEC §4.4 in one call: SIGTERM to everything
-// of the attempt, up to grace for it to end, then Close (SIGKILL, reap).
-func (p *process) Stop(grace time.Duration) error {
-	deadline := time.Now().Add(grace)
-	_ = p.Signal(syscall.SIGTERM)
-	t := time.NewTimer(grace)
-	select {
-	case <-p.done:
-		t.Stop()
-		p.waitGone(time.Until(deadline))
-	case <-t.C:
-	}
-	return p.Close()
-}
-
 // Close kills whatever is left of the attempt (SIGKILL), waits for the end
 // of the attempt, reaps what rostra can reap and releases the fds. It
 // returns an error naming processes that are still there. Idempotent.

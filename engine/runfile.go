@@ -132,23 +132,19 @@ func (l *loader) overrides(m map[string]val, d runDefaults) runDefaults {
 			d.Surfaces = s
 		}
 	}
-	if v, ok := m["max_attempts"]; ok {
-		if n, ok := l.integer(v); ok {
-			if n < 1 {
-				l.addAt(v, "must be 1 or more (the first attempt counts), got %d", n)
-			} else {
-				d.MaxAttempts = n
-			}
+	if n, v, ok := l.optInt(m, "max_attempts"); ok {
+		if n < 1 {
+			l.addAt(v, "must be 1 or more (the first attempt counts), got %d", n)
+		} else {
+			d.MaxAttempts = n
 		}
 	}
 	for key, dst := range map[string]*time.Duration{
 		"timeout": &d.Timeout, "idle_timeout": &d.IdleTimeout,
 		"retry_backoff": &d.RetryBackoff, "stop_grace": &d.StopGrace,
 	} {
-		if v, ok := m[key]; ok {
-			if dur, ok := l.duration(v); ok {
-				*dst = dur
-			}
+		if dur, _, ok := l.optDuration(m, key); ok {
+			*dst = dur
 		}
 	}
 	return d
@@ -212,17 +208,11 @@ func (l *loader) run(root val) *Plan {
 	}
 	l.stateDir(p, top)
 
-	if v, ok := top["panes"]; ok {
-		if m, ok := l.fields(v, panesKeys); ok {
-			if mv, ok := m["max"]; ok {
-				if n, ok := l.integer(mv); ok {
-					if n < 0 {
-						l.addAt(mv, "must be 0 or more (0 runs every worker on its next surface), got %d", n)
-					} else {
-						p.PanesMax = n
-					}
-				}
-			}
+	if n, v, ok := l.optInt(l.optFields(top, "panes", panesKeys), "max"); ok {
+		if n < 0 {
+			l.addAt(v, "must be 0 or more (0 runs every worker on its next surface), got %d", n)
+		} else {
+			p.PanesMax = n
 		}
 	}
 
@@ -236,14 +226,10 @@ func (l *loader) run(root val) *Plan {
 		RetryBackoff: DefaultRetryBackoff,
 		StopGrace:    DefaultStopGrace,
 	}
-	if v, ok := top["defaults"]; ok {
-		if m, ok := l.fields(v, defaultsKeys); ok {
-			d = l.overrides(m, d)
-			if av, ok := m["attention_after"]; ok {
-				if dur, ok := l.duration(av); ok {
-					p.AttentionAfter = dur
-				}
-			}
+	if m := l.optFields(top, "defaults", defaultsKeys); m != nil {
+		d = l.overrides(m, d)
+		if dur, _, ok := l.optDuration(m, "attention_after"); ok {
+			p.AttentionAfter = dur
 		}
 	}
 
@@ -338,22 +324,18 @@ func (l *loader) providers(top map[string]val) map[string]Provider {
 		} else {
 			pr.Command = l.command(cv)
 		}
-		if xv, ok := m["no_result_exit_code"]; ok {
-			if n, ok := l.integer(xv); ok {
-				if n < 0 || n > 255 {
-					l.addAt(xv, "an exit code is 0 to 255, got %d", n)
-				} else {
-					pr.NoResultExitCode = &n
-				}
+		if n, xv, ok := l.optInt(m, "no_result_exit_code"); ok {
+			if n < 0 || n > 255 {
+				l.addAt(xv, "an exit code is 0 to 255, got %d", n)
+			} else {
+				pr.NoResultExitCode = &n
 			}
 		}
-		if dv, ok := m["delivery"]; ok {
-			if s, ok := l.str(dv); ok {
-				if s != DeliveryArgs && s != DeliveryType {
-					l.addAt(dv, "unknown delivery %q; use one of: args, type", s)
-				} else {
-					pr.Delivery = s
-				}
+		if s, dv, ok := l.optStr(m, "delivery"); ok {
+			if s != DeliveryArgs && s != DeliveryType {
+				l.addAt(dv, "unknown delivery %q; use one of: args, type", s)
+			} else {
+				pr.Delivery = s
 			}
 		}
 		out[e.key] = pr
@@ -498,12 +480,7 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 		wn.at = v
 	}
 	wn.provider = wn.at
-	explicitRole := ""
-	if v, ok := m["role"]; ok {
-		if s, ok := l.str(v); ok {
-			explicitRole = s
-		}
-	}
+	explicitRole, _, _ := l.optStr(m, "role")
 	// A worker without a role is its own role: the UI and the DEGRADED line
 	// always have something to show.
 	w.Role = explicitRole
@@ -511,14 +488,12 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 		w.Role = w.ID
 	}
 	w.Provider = ProviderName(w.ID, explicitRole)
-	if v, ok := m["provider"]; ok {
-		if s, ok := l.str(v); ok {
-			if s == "" {
-				l.addAt(v, "is empty; name one of the run's providers or leave the key out")
-			} else {
-				w.Provider = s
-				wn.provider = v
-			}
+	if s, v, ok := l.optStr(m, "provider"); ok {
+		if s == "" {
+			l.addAt(v, "is empty; name one of the run's providers or leave the key out")
+		} else {
+			w.Provider = s
+			wn.provider = v
 		}
 	}
 	pr, known := p.Providers[w.Provider]
@@ -535,23 +510,19 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 		wn.unsupported = true
 	}
 
-	if v, ok := m["prompt"]; ok {
-		if s, ok := l.str(v); ok {
-			w.Prompt = s
-			wn.templates = l.template(v, s, map[string]string{
-				"prompt": "the prompt cannot contain itself",
-			}) && wn.templates
-		}
+	if s, v, ok := l.optStr(m, "prompt"); ok {
+		w.Prompt = s
+		wn.templates = l.template(v, s, map[string]string{
+			"prompt": "the prompt cannot contain itself",
+		}) && wn.templates
 	}
 
-	if v, ok := m["cwd"]; ok {
-		if s, ok := l.str(v); ok {
-			w.Cwd = filepath.Clean(s)
-			if s == "" || w.Cwd == "." {
-				w.Cwd = ""
-			}
-			wn.cwd = v
+	if s, v, ok := l.optStr(m, "cwd"); ok {
+		w.Cwd = filepath.Clean(s)
+		if s == "" || w.Cwd == "." {
+			w.Cwd = ""
 		}
+		wn.cwd = v
 	}
 
 	if v, ok := m["env"]; ok {
@@ -619,19 +590,17 @@ func (l *loader) completion(v val, w *WorkerSpec, wn *workerNodes) {
 		return
 	}
 	c := &w.Completion
-	if rv, ok := m["result"]; ok {
-		if s, ok := l.str(rv); ok {
-			if s == "" {
-				l.addAt(rv, "is empty; name the result file, like out/{worker}/result.json, or leave the key out")
-			}
-			c.Result = s
-			wn.result = rv
-			// Expand fills {result} and {prompt} only after the result.
-			wn.templates = l.template(rv, s, map[string]string{
-				"result": "the result path cannot contain itself",
-				"prompt": pathForbidden["prompt"],
-			}) && wn.templates
+	if s, rv, ok := l.optStr(m, "result"); ok {
+		if s == "" {
+			l.addAt(rv, "is empty; name the result file, like out/{worker}/result.json, or leave the key out")
 		}
+		c.Result = s
+		wn.result = rv
+		// Expand fills {result} and {prompt} only after the result.
+		wn.templates = l.template(rv, s, map[string]string{
+			"result": "the result path cannot contain itself",
+			"prompt": pathForbidden["prompt"],
+		}) && wn.templates
 	}
 	for _, key := range []string{"aliases", "paths"} {
 		lv, ok := m[key]
@@ -657,22 +626,18 @@ func (l *loader) completion(v val, w *WorkerSpec, wn *workerNodes) {
 			c.Paths, wn.paths = list, vals
 		}
 	}
-	if sv, ok := m["settle"]; ok {
-		if s, ok := l.str(sv); ok {
-			if s != SettleOnExit && s != SettleOnFiles {
-				l.addAt(sv, "unknown settle %q; use on-exit or on-files", s)
-			} else {
-				c.Settle = s
-			}
+	if s, sv, ok := l.optStr(m, "settle"); ok {
+		if s != SettleOnExit && s != SettleOnFiles {
+			l.addAt(sv, "unknown settle %q; use on-exit or on-files", s)
+		} else {
+			c.Settle = s
 		}
 	}
 	if c.Settle == SettleOnFiles && c.Result == "" && len(c.Paths) == 0 {
 		l.addAt(v, "settle: on-files needs files to wait for; set result or paths")
 	}
-	if sv, ok := m["stable"]; ok {
-		if d, ok := l.duration(sv); ok {
-			c.Stable = d
-		}
+	if d, _, ok := l.optDuration(m, "stable"); ok {
+		c.Stable = d
 	}
 }
 

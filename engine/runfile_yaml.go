@@ -643,6 +643,44 @@ func (l *loader) duration(v val) (time.Duration, bool) {
 	return 0, false
 }
 
+// The optional getters read the key of a mapping read by fields. ok is
+// false when the key is not set or its value is not of the type (a problem
+// is then recorded), so a caller handles only a value it can use; v is
+// where the value was written, for problems about the value itself.
+
+func (l *loader) optStr(m map[string]val, key string) (s string, v val, ok bool) {
+	if v, ok = m[key]; ok {
+		s, ok = l.str(v)
+	}
+	return s, v, ok
+}
+
+func (l *loader) optInt(m map[string]val, key string) (n int, v val, ok bool) {
+	if v, ok = m[key]; ok {
+		n, ok = l.integer(v)
+	}
+	return n, v, ok
+}
+
+func (l *loader) optDuration(m map[string]val, key string) (d time.Duration, v val, ok bool) {
+	if v, ok = m[key]; ok {
+		d, ok = l.duration(v)
+	}
+	return d, v, ok
+}
+
+// optFields reads the key of m as a mapping with the allowed keys; nil when
+// the key is not set or is not such a mapping (a problem is then recorded).
+// Reading from a nil map finds nothing, so getters chain through it.
+func (l *loader) optFields(m map[string]val, key string, allowed []string) map[string]val {
+	v, ok := m[key]
+	if !ok {
+		return nil
+	}
+	f, _ := l.fields(v, allowed)
+	return f
+}
+
 // strList reads a list of strings; the nodes come back for per-item problems.
 func (l *loader) strList(v val) ([]string, []val, bool) {
 	s, ok := v.n.(*ast.SequenceNode)

@@ -24,6 +24,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 // Launch is everything a surface needs to start one attempt. It mirrors
@@ -54,13 +56,9 @@ type Exit struct {
 	Signal string // signal name when killed by one ("killed", "terminated")
 }
 
-// Screen is where a surface copies the child's output for display, usually
-// the pane's terminal emulator. It must be safe for use by two goroutines:
-// the reader writes, and the owner may read it to draw.
-type Screen interface {
-	Write([]byte) (int, error)
-	Resize(cols, rows int)
-}
+// Screen is where a surface copies the child's output for display (vt.Screen:
+// the pane's terminal emulator, or a wrapper around one).
+type Screen = vt.Screen
 
 const (
 	// DefaultStopGrace is used when Launch.StopGrace is zero; it is the

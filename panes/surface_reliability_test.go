@@ -1,5 +1,5 @@
 // surface_reliability_test.go puts the surfaces through issue 6's faults on
-// real processes and real ptys, each with the Term a pane draws attached: a
+// real processes and real ptys, each with the Terminal a pane draws attached: a
 // burst then an immediate exit, 200 times over (4), malformed escape
 // sequences and invalid UTF-8 through a pty (7), a resize storm while the
 // child traps WINCH (8), leaders that exit at once (9).
@@ -19,10 +19,12 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 	"go.uber.org/goleak"
+
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 func paneTerm(cols, rows int, reply func([]byte)) Screen {
-	return NewTerm(cols, rows, TermOptions{OnReply: reply})
+	return vt.New(cols, rows, vt.Options{OnReply: reply})
 }
 
 // TestReliabilityBurstThenExitStress is fault 4: 200 KB then `exit 3` at
@@ -76,7 +78,7 @@ func TestReliabilityBurstThenExitStress(t *testing.T) {
 // TestReliabilityMalformedOutputThroughAPty is fault 7 end to end: what
 // tmux's input-malformed cases feed a terminal (an 80-parameter CSI, a 1 MB
 // OSC, bytes that are not UTF-8, truncated sequences) comes out of a real
-// child; the pane's Term neither panics nor stalls, and text after it is
+// child; the pane's Terminal neither panics nor stalls, and text after it is
 // drawn.
 func TestReliabilityMalformedOutputThroughAPty(t *testing.T) {
 	params := make([]string, 80)
@@ -102,7 +104,7 @@ func TestReliabilityMalformedOutputThroughAPty(t *testing.T) {
 	waitDone(t, p, 20*time.Second)
 	require.NoError(t, p.Close())
 	assert.Equal(t, Exit{Code: 0}, p.Exit())
-	term := p.Screen().(*Term)
+	term := p.Screen().(*vt.Terminal)
 	assert.Contains(t, term.Text(true), "AFTER-GARBAGE")
 	x, y, _ := term.Cursor()
 	c, r := term.Size()
@@ -114,7 +116,7 @@ func TestReliabilityMalformedOutputThroughAPty(t *testing.T) {
 
 // TestReliabilityResizeStorm is fault 8: 1,000 resizes while the child
 // traps WINCH and prints on each, with keys typed in between; nothing
-// deadlocks, and the last size is the Term's and the pty's (stty size).
+// deadlocks, and the last size is the Terminal's and the pty's (stty size).
 func TestReliabilityResizeStorm(t *testing.T) {
 	defer goleak.VerifyNone(t, ignoreSpawnLoop(), goleak.IgnoreCurrent())
 	l := newLaunch(t, []string{"bash", "-c", `trap 'echo "winch $((++n))"' WINCH; echo ready
@@ -127,7 +129,7 @@ done`})
 	p, err := StartPTY(l, PTYOptions{NewScreen: paneTerm})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	term := p.Screen().(*Term)
+	term := p.Screen().(*vt.Terminal)
 	waitLog(t, l.OutputLog, "ready", 5*time.Second)
 
 	rng := rand.New(rand.NewPCG(6, 8))
@@ -149,7 +151,7 @@ done`})
 		t.Fatalf("resize storm deadlocked: %s", describeGroup(p.Pid()))
 	}
 	cols, rows := term.Size()
-	assert.Equal(t, [2]int{133, 41}, [2]int{cols, rows}, "the Term has the last size")
+	assert.Equal(t, [2]int{133, 41}, [2]int{cols, rows}, "the Terminal has the last size")
 	_, err = p.Write([]byte("size\r"))
 	require.NoError(t, err)
 	waitLog(t, l.OutputLog, "final:41 133", 10*time.Second)

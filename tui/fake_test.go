@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
-	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 var testNow = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
@@ -22,8 +22,8 @@ var testNow = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 // need no stub; calling one would panic and fail the test.
 type fakeHandle struct {
 	engine.Handle
-	term   *panes.Term
-	screen panes.Screen // what Screen returns; nil: term
+	term   *vt.Terminal
+	screen vt.Screen // what Screen returns; nil: term
 	done   chan struct{}
 
 	mu      sync.Mutex
@@ -32,14 +32,14 @@ type fakeHandle struct {
 }
 
 func newFakeHandle(cols, rows int, output string) *fakeHandle {
-	h := &fakeHandle{term: panes.NewTerm(cols, rows, panes.TermOptions{}), done: make(chan struct{})}
+	h := &fakeHandle{term: vt.New(cols, rows, vt.Options{}), done: make(chan struct{})}
 	_, _ = h.term.Write([]byte(output))
 	return h
 }
 
 func (h *fakeHandle) Pid() int              { return 4242 }
 func (h *fakeHandle) Done() <-chan struct{} { return h.done }
-func (h *fakeHandle) Screen() panes.Screen {
+func (h *fakeHandle) Screen() vt.Screen {
 	if h.screen != nil {
 		return h.screen
 	}

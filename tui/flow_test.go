@@ -200,7 +200,7 @@ func TestAttentionBellQuietAndJump(t *testing.T) {
 	f := fakeRun(t, 3, 120, 20)
 	act := NewActivity()
 	bellScreen := act.NewScreen(40, 10, nil).(*Screen)
-	f.handles["gemini-reviewer"].term = bellScreen.Term
+	f.handles["gemini-reviewer"].term = bellScreen.Terminal
 	f.handles["gemini-reviewer"].screen = bellScreen
 	now := testNow
 	m := New(f, Options{Now: func() time.Time { return now }, Activity: act})

@@ -13,7 +13,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 // historyLogCap bounds how much of a log is replayed: its tail, which is
@@ -43,7 +43,7 @@ func (m *Model) loadHistory(i, attempt int) tea.Cmd {
 }
 
 // replayLog feeds a log's tail through a new emulator.
-func replayLog(path string, cols, rows int) (*panes.Term, error) {
+func replayLog(path string, cols, rows int) (*vt.Terminal, error) {
 	if path == "" {
 		return nil, fmt.Errorf("the attempt has no output.log")
 	}
@@ -57,7 +57,7 @@ func replayLog(path string, cols, rows int) (*panes.Term, error) {
 			return nil, fmt.Errorf("read output.log: %w", err)
 		}
 	}
-	t := panes.NewTerm(cols, rows, panes.TermOptions{})
+	t := vt.New(cols, rows, vt.Options{})
 	if _, err := io.Copy(t, f); err != nil {
 		return nil, fmt.Errorf("read output.log: %w", err)
 	}

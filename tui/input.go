@@ -12,8 +12,10 @@ import (
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
@@ -134,7 +136,7 @@ func (m *Model) whyNotTypeable(p *pane) string {
 
 // onInputKey forwards a key to the child; Ctrl-] gives the keyboard back.
 func (m *Model) onInputKey(k tea.Key) tea.Cmd {
-	if k.Code == ']' && k.Mod&keyMods == tea.ModCtrl {
+	if k.Code == ']' && k.Mod&(tea.ModShift|tea.ModAlt|tea.ModCtrl|tea.ModMeta) == tea.ModCtrl {
 		m.mode = modeNormal
 		return nil
 	}
@@ -147,7 +149,7 @@ func (m *Model) onInputKey(k tea.Key) tea.Cmd {
 	}
 	p.goLive()
 	p.touch()
-	if b := encodeKey(k, p.term.Modes()); b != nil && !kw.send(b) {
+	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil && !kw.send(b) {
 		m.note = p.spec.ID + " is not reading its input: keys dropped"
 	}
 	return nil
@@ -160,7 +162,7 @@ func (m *Model) onPaste(text string) tea.Cmd {
 	case m.mode == modeInput:
 		p := m.focused()
 		if kw := p.writer(); kw != nil && p.term != nil {
-			if !kw.send(encodePaste(text, p.term.Modes())) {
+			if !kw.send(vt.EncodePaste(text, p.term.Modes())) {
 				m.note = p.spec.ID + " is not reading its input: paste dropped"
 			}
 		}
@@ -425,16 +427,16 @@ func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
 	}
 	// A child that asked for mouse reports gets them while it has the keyboard.
 	if m.mode == modeInput && hit.idx == m.focus && p.term != nil && in.contains(ev.X, ev.Y) {
-		kind := mousePress
+		kind := vt.MousePress
 		switch msg.(type) {
 		case tea.MouseReleaseMsg:
-			kind = mouseRelease
+			kind = vt.MouseRelease
 		case tea.MouseMotionMsg:
-			kind = mouseMotion
+			kind = vt.MouseMotion
 		case tea.MouseWheelMsg:
-			kind = mouseWheel
+			kind = vt.MouseWheel
 		}
-		if b := encodeMouse(kind, ev, ev.X-in.x, ev.Y-in.y, p.term.Modes()); b != nil {
+		if b := vt.EncodeMouse(kind, uv.Mouse(ev), ev.X-in.x, ev.Y-in.y, p.term.Modes()); b != nil {
 			if kw := p.writer(); kw != nil {
 				kw.send(b)
 			}

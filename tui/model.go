@@ -19,7 +19,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rostra-dev/rostra/engine"
-	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 // Options are what the UI is given besides the engine.
@@ -105,7 +105,7 @@ type (
 	historyMsg   struct {
 		worker  string
 		attempt int
-		term    *panes.Term
+		term    *vt.Terminal
 		err     error
 	}
 	interruptMsg struct{ reason string }

@@ -22,7 +22,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rostra-dev/rostra/engine"
-	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 type pane struct {
@@ -32,17 +32,17 @@ type pane struct {
 
 	handle  engine.Handle
 	attempt int
-	term    *panes.Term
+	term    *vt.Terminal
 	bells   func() int64
 	keys    *keyWriter
 	// sizedTerm is the emulator the UI last sized (sizes.go).
-	sizedTerm *panes.Term
+	sizedTerm *vt.Terminal
 
 	top   int // -1: live
 	match int // absolute line of the last search hit; -1: none
 
 	view    int // 0: the current attempt; else an earlier attempt shown from its log
-	hist    map[int]*panes.Term
+	hist    map[int]*vt.Terminal
 	histErr map[int]string
 	loading map[int]bool
 
@@ -56,7 +56,7 @@ type pane struct {
 
 // bodyCache is the last rendered body and what it was rendered from.
 type bodyCache struct {
-	term       *panes.Term
+	term       *vt.Terminal
 	gen        uint64
 	top, match int
 	w, h       int
@@ -64,7 +64,7 @@ type bodyCache struct {
 }
 
 func newPane(spec *engine.WorkerSpec) *pane {
-	return &pane{spec: spec, top: -1, match: -1, hist: map[int]*panes.Term{}, histErr: map[int]string{}, loading: map[int]bool{}}
+	return &pane{spec: spec, top: -1, match: -1, hist: map[int]*vt.Terminal{}, histErr: map[int]string{}, loading: map[int]bool{}}
 }
 
 // cur is the row of the attempt the engine runs (or ran last), nil before
@@ -175,7 +175,7 @@ func (p *pane) attention(now time.Time, after time.Duration) string {
 func (p *pane) touch() { p.bell = false }
 
 // viewTerm is the emulator of the attempt on screen (nil when it has none).
-func (p *pane) viewTerm() *panes.Term {
+func (p *pane) viewTerm() *vt.Terminal {
 	if p.view != 0 {
 		return p.hist[p.view]
 	}
@@ -411,7 +411,7 @@ func (p *pane) placeholder(d *engine.DispatchRow) string {
 }
 
 // window renders the emulator lines the pane shows, cached by generation.
-func (p *pane) window(t *panes.Term, w, h int) []string {
+func (p *pane) window(t *vt.Terminal, w, h int) []string {
 	if h <= 0 {
 		return nil
 	}

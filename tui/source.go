@@ -15,7 +15,7 @@ import (
 	"sync/atomic"
 
 	"github.com/rostra-dev/rostra/engine"
-	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 // Engine is the part of *engine.Engine the UI uses.
@@ -36,7 +36,7 @@ type Events interface {
 // handle has all three; the wrapper's has no keys worth sending (its child
 // reads no terminal), so the UI only types into handles on the pane surface.
 type (
-	screenHandle interface{ Screen() panes.Screen }
+	screenHandle interface{ Screen() vt.Screen }
 	keyHandle    interface{ Write([]byte) (int, error) }
 	resizeHandle interface{ Resize(cols, rows int) error }
 )
@@ -58,22 +58,22 @@ func (a *Activity) poke() {
 
 // NewScreen is a panes.PTYOptions/WrapperOptions NewScreen: an emulator that
 // answers the child's queries through reply, counts bells and wakes the UI.
-func (a *Activity) NewScreen(cols, rows int, reply func([]byte)) panes.Screen {
+func (a *Activity) NewScreen(cols, rows int, reply func([]byte)) vt.Screen {
 	s := &Screen{act: a}
-	s.Term = panes.NewTerm(cols, rows, panes.TermOptions{OnReply: reply, OnBell: func() { s.bells.Add(1) }})
+	s.Terminal = vt.New(cols, rows, vt.Options{OnReply: reply, OnBell: func() { s.bells.Add(1) }})
 	return s
 }
 
 // Screen is a pane's emulator as the UI sees it.
 type Screen struct {
-	*panes.Term
+	*vt.Terminal
 	act   *Activity
 	bells atomic.Int64
 }
 
 // Write feeds the emulator, then wakes the UI (never blocking).
 func (s *Screen) Write(p []byte) (int, error) {
-	n, err := s.Term.Write(p)
+	n, err := s.Terminal.Write(p)
 	if s.act != nil {
 		s.act.poke()
 	}
@@ -84,15 +84,15 @@ func (s *Screen) Write(p []byte) (int, error) {
 func (s *Screen) Bells() int64 { return s.bells.Load() }
 
 // emulatorOf finds the Term behind a handle, if it has one.
-func emulatorOf(h engine.Handle) (*panes.Term, func() int64) {
+func emulatorOf(h engine.Handle) (*vt.Terminal, func() int64) {
 	sh, ok := h.(screenHandle)
 	if !ok {
 		return nil, nil
 	}
 	switch s := sh.Screen().(type) {
 	case *Screen:
-		return s.Term, s.Bells
-	case *panes.Term:
+		return s.Terminal, s.Bells
+	case *vt.Terminal:
 		return s, nil
 	}
 	return nil, nil

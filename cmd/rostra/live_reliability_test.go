@@ -1,5 +1,5 @@
 // live_reliability_test.go runs the engine over the real surfaces (real
-// ptys, real process groups, panes.Term attached as in `rostra run`) through
+// ptys, real process groups, vt.Terminal attached as in `rostra run`) through
 // issue 6's faults that need a live run: a grandchild holding the pty (2,
 // with goleak), a setsid escapee (3), a flooding pane and 50 MB without a
 // newline (5, 6), children that exit at once (9), a worker that fails

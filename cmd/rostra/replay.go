@@ -1,6 +1,6 @@
 // replay.go wires `rostra replay [--size 120x40] [--ansi] [--scrollback] LOG`
 // (SPEC §5): it streams a raw byte log through the pane's terminal emulator
-// (panes.Term) and prints the final screen, as plain text or with colours.
+// (vt.Terminal) and prints the final screen, as plain text or with colours.
 package main
 
 import (
@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 func runReplay(args []string, stdout, stderr io.Writer) int {
@@ -47,7 +47,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	defer f.Close()
-	term := panes.NewTerm(cols, rows, panes.TermOptions{})
+	term := vt.New(cols, rows, vt.Options{})
 	// 64 KiB reads: large enough that the copy costs nothing next to the
 	// parse, small enough to keep memory flat on any log size.
 	if _, err := io.CopyBuffer(term, f, make([]byte, 64<<10)); err != nil {

@@ -36,7 +36,7 @@ func TestReplayPrintsFinalScreen(t *testing.T) {
 
 func TestReplayRealProgram(t *testing.T) {
 	var out, errOut bytes.Buffer
-	code := runReplay([]string{"--size", "80x24", "../../testdata/term/vim-scroll@80x24.bin"}, &out, &errOut)
+	code := runReplay([]string{"--size", "80x24", "../../panes/vt/testdata/term/vim-scroll@80x24.bin"}, &out, &errOut)
 	require.Equal(t, 0, code, errOut.String())
 	lines := strings.Split(out.String(), "\n")
 	require.Len(t, lines, 25) // 24 rows and the final newline

@@ -10,12 +10,13 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 // newScreen gives every pane and wrapper attempt a terminal emulator, also
 // in a headless run: agents that ask for the cursor position get an answer.
-func newScreen(cols, rows int, reply func([]byte)) panes.Screen {
-	return panes.NewTerm(cols, rows, panes.TermOptions{OnReply: reply})
+func newScreen(cols, rows int, reply func([]byte)) vt.Screen {
+	return vt.New(cols, rows, vt.Options{OnReply: reply})
 }
 
 func surfaces(open panes.PTYOpener) map[engine.SurfaceKind]engine.Surface {
@@ -24,7 +25,7 @@ func surfaces(open panes.PTYOpener) map[engine.SurfaceKind]engine.Surface {
 
 // surfacesWith is surfaces with another emulator maker: the UI's
 // (tui.Activity.NewScreen) also counts bells and wakes the UI on output.
-func surfacesWith(open panes.PTYOpener, screen func(cols, rows int, reply func([]byte)) panes.Screen) map[engine.SurfaceKind]engine.Surface {
+func surfacesWith(open panes.PTYOpener, screen func(cols, rows int, reply func([]byte)) vt.Screen) map[engine.SurfaceKind]engine.Surface {
 	return map[engine.SurfaceKind]engine.Surface{
 		engine.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, NewScreen: screen}},
 		engine.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{NewScreen: screen}},

@@ -1,8 +1,8 @@
-// term_fuzz_test.go holds FuzzTerm: arbitrary bytes, written in arbitrary
+// fuzz_test.go holds FuzzTerm: arbitrary bytes, written in arbitrary
 // chunks with resizes in between, never panic and never put the cursor or
 // a rendered line outside the screen. Seeds: the corpus streams and a few
 // hand-made edge cases.
-package panes
+package vt
 
 import (
 	"os"
@@ -12,7 +12,7 @@ import (
 )
 
 func FuzzTerm(f *testing.F) {
-	for _, it := range termCorpus(f) {
+	for _, it := range loadCorpus(f) {
 		data, err := os.ReadFile(it.path)
 		require.NoError(f, err)
 		f.Add(data[:min(len(data), 8192)], uint8(it.cols), uint8(it.rows))
@@ -29,7 +29,7 @@ func FuzzTerm(f *testing.F) {
 		f.Add([]byte(s), uint8(7), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cols, rows uint8) {
-		tm := NewTerm(int(cols%200)+1, int(rows%60)+1, TermOptions{
+		tm := New(int(cols%200)+1, int(rows%60)+1, Options{
 			Scrollback: 50,
 			OnReply:    func([]byte) {},
 			OnBell:     func() {},
@@ -46,7 +46,7 @@ func FuzzTerm(f *testing.F) {
 			c, r := tm.Size()
 			require.True(t, x >= 0 && x < c && y >= 0 && y < r, "cursor %d,%d outside %dx%d", x, y, c, r)
 		}
-		termCheckInvariants(t, tm)
+		checkInvariants(t, tm)
 		_ = tm.Text(true)
 		_ = tm.ANSI(true)
 		_, _ = tm.Find("a", 0, true)

@@ -1,16 +1,16 @@
-// term_reflow.go holds reflow: when the width of the main screen changes,
+// reflow.go holds reflow: when the width of the main screen changes,
 // soft-wrapped lines (scrollback and screen alike) are joined and split
 // again at the new width, and the cursor keeps its place in the text. It
 // follows tmux's grid_reflow (join, split, move), grid_wrap_position and
 // screen_resize_cursor step for step, so a resized pane shows what tmux
 // shows. Scrollback lines that need no change are carried over encoded.
-package panes
+package vt
 
-// termReflowRow is one row of the grid being reflowed: a scrollback line
+// reflowRow is one row of the grid being reflowed: a scrollback line
 // still encoded, or a decoded row.
-type termReflowRow struct {
+type reflowRow struct {
 	enc     string
-	line    termLine
+	line    gridLine
 	decoded bool
 	dead    bool
 	used    int
@@ -19,7 +19,7 @@ type termReflowRow struct {
 }
 
 // reflowRows decodes row r if it is not yet.
-func (t *Term) reflowDecode(r *termReflowRow) {
+func (t *Terminal) reflowDecode(r *reflowRow) {
 	if r.decoded {
 		return
 	}
@@ -30,20 +30,20 @@ func (t *Term) reflowDecode(r *termReflowRow) {
 
 // reflow re-wraps scrollback and the main screen at cols (t.cols is still
 // the old width) and places the cursor. The main screen must be active.
-func (t *Term) reflow(cols int) {
+func (t *Terminal) reflow(cols int) {
 	n := t.sb.len()
-	rows := make([]termReflowRow, 0, n+t.rows)
+	rows := make([]reflowRow, 0, n+t.rows)
 	for i := range n {
 		s := t.sb.get(i)
-		rd := termReadLine(s)
-		rows = append(rows, termReflowRow{enc: s, used: rd.used, width: rd.width, wrapped: rd.wraps})
+		rd := readLine(s)
+		rows = append(rows, reflowRow{enc: s, used: rd.used, width: rd.width, wrapped: rd.wraps})
 	}
 	for i := range t.main.lines {
 		l := t.main.lines[i]
 		full := l.cells[:cap(l.cells)]
 		used := min(l.used, len(full))
-		rows = append(rows, termReflowRow{
-			line:    termLine{cells: full, used: used, wrapped: l.wrapped},
+		rows = append(rows, reflowRow{
+			line:    gridLine{cells: full, used: used, wrapped: l.wrapped},
 			decoded: true, used: used, width: t.cellsWidth(full[:used]), wrapped: l.wrapped,
 		})
 	}
@@ -65,9 +65,9 @@ func (t *Term) reflow(cols int) {
 
 	// tmux moves its count of scrolled history lines (hscrolled, what
 	// growing the pane pulls back) as rows split and join, comparing it
-	// with row numbers; Term follows it to the letter.
+	// with row numbers; Terminal follows it to the letter.
 	t.reflowScrolled = t.sbScrolled
-	var out []termReflowRow
+	var out []reflowRow
 	for yy := range rows {
 		r := &rows[yy]
 		if r.dead {
@@ -87,7 +87,7 @@ func (t *Term) reflow(cols int) {
 		}
 	}
 	for len(out) < t.rows {
-		out = append(out, termReflowRow{decoded: true, line: termLine{}})
+		out = append(out, reflowRow{decoded: true, line: gridLine{}})
 	}
 	hsize := len(out) - t.rows
 
@@ -132,26 +132,26 @@ func (t *Term) reflow(cols int) {
 		t.sb.push(t.encodeLine(&r.line))
 	}
 	t.sbScrolled = max(0, min(t.reflowScrolled, hsize))
-	lines := make([]termLine, t.rows)
+	lines := make([]gridLine, t.rows)
 	for i := range t.rows {
 		r := &out[hsize+i]
 		if !r.decoded {
 			t.reflowDecode(r)
 		}
-		cells := make([]termCell, max(cols, r.line.used))
-		termBlankCells(cells, 0)
+		cells := make([]gridCell, max(cols, r.line.used))
+		blankCells(cells, 0)
 		copy(cells, r.line.cells[:min(r.line.used, len(r.line.cells))])
-		lines[i] = termLine{cells: cells[:cols], used: r.line.used, wrapped: r.wrapped}
+		lines[i] = gridLine{cells: cells[:cols], used: r.line.used, wrapped: r.wrapped}
 	}
 	t.main.lines = lines
 	t.x = min(t.x, cols)
 }
 
 // reflowSetRow makes r a decoded row holding cells.
-func (t *Term) reflowSetRow(r *termReflowRow, cells []termCell, wrapped bool) {
+func (t *Terminal) reflowSetRow(r *reflowRow, cells []gridCell, wrapped bool) {
 	r.decoded = true
 	r.enc = ""
-	r.line = termLine{cells: cells, used: len(cells), wrapped: wrapped}
+	r.line = gridLine{cells: cells, used: len(cells), wrapped: wrapped}
 	r.used = len(cells)
 	r.width = t.cellsWidth(cells)
 	r.wrapped = wrapped
@@ -159,17 +159,17 @@ func (t *Term) reflowSetRow(r *termReflowRow, cells []termCell, wrapped bool) {
 
 // reflowJoin is grid_reflow_join: row yy (already the last output row when
 // already) takes as much of the rows it wraps into as fits.
-func (t *Term) reflowJoin(out, rows []termReflowRow, cols, yy, width int, already bool) []termReflowRow {
+func (t *Terminal) reflowJoin(out, rows []reflowRow, cols, yy, width int, already bool) []reflowRow {
 	if !already {
 		out = append(out, rows[yy])
 		rows[yy].dead = true
 	}
 	to := &out[len(out)-1]
 	t.reflowDecode(to)
-	target := append([]termCell(nil), to.line.cells[:to.used]...)
+	target := append([]gridCell(nil), to.line.cells[:to.used]...)
 	wrapped := true
 	lines, want := 0, 0
-	var from *termReflowRow
+	var from *reflowRow
 	for {
 		line := yy + 1 + lines
 		if line >= len(rows) {
@@ -188,7 +188,7 @@ func (t *Term) reflowJoin(out, rows []termReflowRow, cols, yy, width int, alread
 		}
 		t.reflowDecode(next)
 		first := next.line.cells[0]
-		w := t.cellsWidth([]termCell{first})
+		w := t.cellsWidth([]gridCell{first})
 		if width+w > cols {
 			break
 		}
@@ -197,7 +197,7 @@ func (t *Term) reflowJoin(out, rows []termReflowRow, cols, yy, width int, alread
 		from = next
 		for want = 1; want < next.used; want++ {
 			c := next.line.cells[want]
-			w := t.cellsWidth([]termCell{c})
+			w := t.cellsWidth([]gridCell{c})
 			if width+w > cols {
 				break
 			}
@@ -216,7 +216,7 @@ func (t *Term) reflowJoin(out, rows []termReflowRow, cols, yy, width int, alread
 	left := from.used - want
 	if left != 0 {
 		// The rest of the last row stays, moved to its start.
-		rest := append([]termCell(nil), from.line.cells[want:from.used]...)
+		rest := append([]gridCell(nil), from.line.cells[want:from.used]...)
 		t.reflowSetRow(from, rest, from.wrapped)
 		lines--
 	} else if !wrapped {
@@ -237,30 +237,30 @@ func (t *Term) reflowJoin(out, rows []termReflowRow, cols, yy, width int, alread
 
 // reflowSplit is grid_reflow_split: row yy is wider than cols; its first
 // `at` cells stay, the rest go to new rows of at most cols columns.
-func (t *Term) reflowSplit(out, rows []termReflowRow, cols, yy int) []termReflowRow {
+func (t *Terminal) reflowSplit(out, rows []reflowRow, cols, yy int) []reflowRow {
 	r := &rows[yy]
 	t.reflowDecode(r)
 	cells := r.line.cells[:r.used]
 	wrappedOrig := r.wrapped
 	at, width := 0, 0
 	for i, c := range cells {
-		w := t.cellsWidth([]termCell{c})
+		w := t.cellsWidth([]gridCell{c})
 		if width+w > cols {
 			at = i
 			break
 		}
 		width += w
 	}
-	var first termReflowRow
-	t.reflowSetRow(&first, append([]termCell(nil), cells[:at]...), true)
+	var first reflowRow
+	t.reflowSetRow(&first, append([]gridCell(nil), cells[:at]...), true)
 	firstIdx := len(out)
 	out = append(out, first)
-	var cur []termCell
+	var cur []gridCell
 	width = 0
 	for _, c := range cells[at:] {
-		w := t.cellsWidth([]termCell{c})
+		w := t.cellsWidth([]gridCell{c})
 		if width+w > cols && len(cur) > 0 {
-			var row termReflowRow
+			var row reflowRow
 			t.reflowSetRow(&row, cur, true)
 			out = append(out, row)
 			cur, width = nil, 0
@@ -268,7 +268,7 @@ func (t *Term) reflowSplit(out, rows []termReflowRow, cols, yy int) []termReflow
 		width += w
 		cur = append(cur, c)
 	}
-	var last termReflowRow
+	var last reflowRow
 	t.reflowSetRow(&last, cur, wrappedOrig)
 	out = append(out, last)
 	r.dead = true

@@ -1,8 +1,8 @@
-// term_seq.go holds what Term does for each control: C0 controls, ESC,
+// seq.go holds what Terminal does for each control: C0 controls, ESC,
 // CSI and OSC sequences, and the private modes. Semantics follow tmux
 // (input.c, screen-write.c) where it differs from xterm, since tmux is the
 // oracle the tests compare against.
-package panes
+package vt
 
 import (
 	"strconv"
@@ -13,9 +13,9 @@ import (
 
 // forgetLastRune: REP repeats only a character printed immediately
 // before it; any control or sequence in between cancels it (tmux).
-func (t *Term) forgetLastRune() { t.lastRune = 0 }
+func (t *Terminal) forgetLastRune() { t.lastRune = 0 }
 
-func (t *Term) handleExecute(b byte) {
+func (t *Terminal) handleExecute(b byte) {
 	t.lastRune = 0
 	switch b {
 	case 0x07:
@@ -38,13 +38,13 @@ func (t *Term) handleExecute(b byte) {
 
 // explicitLineFeed is LF, VT, FF, IND and NEL. (tmux 3.3a leaves the
 // row's soft-wrap mark alone here; BS looks at it.)
-func (t *Term) explicitLineFeed() {
+func (t *Terminal) explicitLineFeed() {
 	t.changed = true
 	t.lineFeed()
 }
 
 // backspace moves left; at column 0 it goes back up a soft-wrapped line.
-func (t *Term) backspace() {
+func (t *Terminal) backspace() {
 	t.changed = true
 	if t.x == 0 {
 		if t.y > 0 && t.scr.lines[t.y-1].wrapped {
@@ -56,7 +56,7 @@ func (t *Term) backspace() {
 	t.x--
 }
 
-func (t *Term) tab(n int) {
+func (t *Terminal) tab(n int) {
 	t.changed = true
 	for ; n > 0; n-- {
 		if t.x >= t.cols-1 {
@@ -71,7 +71,7 @@ func (t *Term) tab(n int) {
 	}
 }
 
-func (t *Term) backTab(n int) {
+func (t *Terminal) backTab(n int) {
 	t.changed = true
 	if t.x >= t.cols {
 		t.x = t.cols - 1
@@ -88,14 +88,14 @@ func (t *Term) backTab(n int) {
 
 // saveCursor is DECSC (and CSI s): one saved state per terminal, shared by
 // both screens, as in tmux.
-func (t *Term) saveCursor() {
-	t.saved = termSaved{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
+func (t *Terminal) saveCursor() {
+	t.saved = savedCursor{x: t.x, y: t.y, pen: t.pen, origin: t.origin,
 		charsets: t.charsets, shift: t.shift, valid: true}
 }
 
 // restoreCursor is DECRC: never-saved restores home and the default pen;
 // the column is clamped to the last one (no pending wrap).
-func (t *Term) restoreCursor() {
+func (t *Terminal) restoreCursor() {
 	s := t.saved
 	t.changed = true
 	t.x, t.y = min(s.x, t.cols-1), min(s.y, t.rows-1)
@@ -104,7 +104,7 @@ func (t *Term) restoreCursor() {
 	t.charsets, t.shift = s.charsets, s.shift
 }
 
-func (t *Term) handleEsc(cmd ansi.Cmd) {
+func (t *Terminal) handleEsc(cmd ansi.Cmd) {
 	t.lastRune = 0
 	final, inter := cmd.Final(), cmd.Intermediate()
 	switch inter {
@@ -121,7 +121,7 @@ func (t *Term) handleEsc(cmd ansi.Cmd) {
 			for y := range t.rows {
 				cells := t.scr.lines[y].cells
 				for x := range cells {
-					cells[x] = termCell{'E', 0}
+					cells[x] = gridCell{'E', 0}
 				}
 				t.scr.lines[y].used = t.cols
 			}
@@ -165,19 +165,19 @@ func csiParam(params ansi.Params, i, def int) int {
 	if i >= len(params) {
 		return def
 	}
-	v := termParam(params[i], def)
+	v := param(params[i], def)
 	if v == 0 {
 		return def
 	}
 	return v
 }
 
-// termParamMin is parameter i, def when missing, at least min.
-func termParamMin(params ansi.Params, i, min, def int) int {
+// paramMin is parameter i, def when missing, at least min.
+func paramMin(params ansi.Params, i, min, def int) int {
 	if i >= len(params) {
 		return def
 	}
-	v := termParam(params[i], -1)
+	v := param(params[i], -1)
 	if v < 0 {
 		return def
 	}
@@ -187,10 +187,10 @@ func termParamMin(params ansi.Params, i, min, def int) int {
 	return v
 }
 
-func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
+func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	defer t.forgetLastRune()
 	for _, p := range params {
-		if v := int(p) & ansiparser.ParamMask; v != ansiparser.MissingParam && v > termMaxParam {
+		if v := int(p) & ansiparser.ParamMask; v != ansiparser.MissingParam && v > maxParam {
 			return
 		}
 	}
@@ -308,7 +308,7 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	case 'b':
 		// tmux repeats only an ASCII character printed right before, and
 		// never past the end of the line (HPR, VPR and CHT it ignores
-		// altogether; so does Term, tmux being the reference).
+		// altogether; so does Terminal, tmux being the reference).
 		if r := t.lastRune; r != 0 && r < 0x80 {
 			n := min(csiParam(params, 0, 1), t.cols-t.x)
 			for range n {
@@ -334,7 +334,7 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 		}
 	case 'h', 'l':
 		for i := range params {
-			if termParam(params[i], 0) == 4 {
+			if param(params[i], 0) == 4 {
 				t.insert = final == 'h'
 			}
 		}
@@ -352,8 +352,8 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	case 'r':
 		// Missing means the default, zero means the minimum (tmux's
 		// input_get): "CSI 0;0 r" is a one-line region, refused.
-		top := termParamMin(params, 0, 1, 1) - 1
-		bot := termParamMin(params, 1, 1, t.rows) - 1
+		top := paramMin(params, 0, 1, 1) - 1
+		bot := paramMin(params, 1, 1, t.rows) - 1
 		if bot > t.rows-1 {
 			bot = t.rows - 1
 		}
@@ -369,17 +369,17 @@ func (t *Term) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 }
 
 // softReset is DECSTR.
-func (t *Term) softReset() {
+func (t *Terminal) softReset() {
 	t.cursorVisible, t.origin, t.insert, t.autoWrap = true, false, false, true
 	t.appCursor, t.appKeypad = false, false
 	t.top, t.bot = 0, t.rows-1
-	t.pen, t.penDirty = termStyle{}, true
+	t.pen, t.penDirty = cellStyle{}, true
 	t.charsets, t.shift = [2]bool{}, 0
 	t.changed = true
 }
 
 // cursorTo moves to (x, y), y relative to the scroll region in origin mode.
-func (t *Term) cursorTo(x, y int) {
+func (t *Terminal) cursorTo(x, y int) {
 	if t.origin {
 		y += t.top
 		if y > t.bot {
@@ -390,7 +390,7 @@ func (t *Term) cursorTo(x, y int) {
 	t.y = max(0, min(y, t.rows-1))
 }
 
-func (t *Term) cursorUp(n int) {
+func (t *Terminal) cursorUp(n int) {
 	if t.x >= t.cols {
 		t.x = t.cols - 1
 	}
@@ -401,7 +401,7 @@ func (t *Term) cursorUp(n int) {
 	t.y = max(t.y-n, lim)
 }
 
-func (t *Term) cursorDown(n int) {
+func (t *Terminal) cursorDown(n int) {
 	if t.x >= t.cols {
 		t.x = t.cols - 1
 	}
@@ -412,7 +412,7 @@ func (t *Term) cursorDown(n int) {
 	t.y = min(t.y+n, lim)
 }
 
-func (t *Term) cursorRight(n int) {
+func (t *Terminal) cursorRight(n int) {
 	if t.x >= t.cols {
 		t.x = t.cols - 1
 	}
@@ -420,11 +420,11 @@ func (t *Term) cursorRight(n int) {
 }
 
 // cursorLeft counts from the pending-wrap column when there (tmux).
-func (t *Term) cursorLeft(n int) {
+func (t *Terminal) cursorLeft(n int) {
 	t.x = max(t.x-n, 0)
 }
 
-func (t *Term) eraseDisplay(mode int) {
+func (t *Terminal) eraseDisplay(mode int) {
 	x := min(t.x, t.cols)
 	switch mode {
 	case 0:
@@ -449,7 +449,7 @@ func (t *Term) eraseDisplay(mode int) {
 // to erase: rows down to the last one in use go to scrollback first, as
 // tmux's scroll-on-clear (on by default) does. An agent CLI that clears
 // the screen does not lose its earlier output.
-func (t *Term) clearIntoScrollback() int {
+func (t *Terminal) clearIntoScrollback() int {
 	if t.scr != t.main {
 		return 0
 	}
@@ -471,7 +471,7 @@ func (t *Term) clearIntoScrollback() int {
 // clearScreenIntoScrollback is a full clear: on the main screen the used
 // rows go to scrollback first; when all of them went, tmux clears nothing
 // after, so the newest scrollback line keeps its soft-wrap mark.
-func (t *Term) clearScreenIntoScrollback() {
+func (t *Terminal) clearScreenIntoScrollback() {
 	last := t.clearIntoScrollback()
 	wrapped := t.sb.newestWrapped()
 	t.eraseLines(0, t.rows)
@@ -480,7 +480,7 @@ func (t *Term) clearScreenIntoScrollback() {
 	}
 }
 
-func (t *Term) eraseLine(mode int) {
+func (t *Terminal) eraseLine(mode int) {
 	x := min(t.x, t.cols)
 	switch mode {
 	case 0:
@@ -498,7 +498,7 @@ func (t *Term) eraseLine(mode int) {
 // rows). The cursor stays. The soft-wrap marks it ends are tmux's
 // (grid_move_lines and grid_clear_lines, unsigned wrap-around included):
 // reflow depends on them.
-func (t *Term) insertLines(n int) {
+func (t *Terminal) insertLines(n int) {
 	y := t.y
 	if y < t.top || y > t.bot {
 		if n >= t.rows-y {
@@ -525,7 +525,7 @@ func (t *Term) insertLines(n int) {
 
 // deleteLines is DL, the same way round; deleted rows never go to
 // scrollback.
-func (t *Term) deleteLines(n int) {
+func (t *Terminal) deleteLines(n int) {
 	y, bot := t.y, t.bot
 	outside := y < t.top || y > t.bot
 	if outside {
@@ -551,10 +551,10 @@ func (t *Term) deleteLines(n int) {
 	}
 }
 
-func (t *Term) setPrivateModes(params ansi.Params, on bool) {
+func (t *Terminal) setPrivateModes(params ansi.Params, on bool) {
 	t.changed = true
 	for i := range params {
-		switch termParam(params[i], 0) {
+		switch param(params[i], 0) {
 		case 1:
 			t.appCursor = on
 		case 6:
@@ -573,7 +573,7 @@ func (t *Term) setPrivateModes(params ansi.Params, on bool) {
 			t.setAltScreen(on, true)
 		case 1000, 1002, 1003:
 			if on {
-				t.mouse = termParam(params[i], 0)
+				t.mouse = param(params[i], 0)
 			} else {
 				t.mouse = 0
 			}
@@ -589,7 +589,7 @@ func (t *Term) setPrivateModes(params ansi.Params, on bool) {
 
 // setAltScreen switches to or from the alternate screen. The main screen
 // and its scrollback stay as they were while it is up.
-func (t *Term) setAltScreen(on, saveCursor bool) {
+func (t *Terminal) setAltScreen(on, saveCursor bool) {
 	t.changed = true
 	inAlt := t.scr == t.alt && t.alt != nil
 	if on {
@@ -602,13 +602,13 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 		// screen, which ends the soft wrap of the newest history line.
 		t.sb.unwrapNewest()
 		if saveCursor {
-			t.altSavedMain = termSaved{x: t.x, y: t.y, valid: true}
+			t.altSavedMain = savedCursor{x: t.x, y: t.y, valid: true}
 		}
 		if t.alt == nil || len(t.alt.lines) != t.rows || len(t.alt.lines[0].cells) != t.cols {
 			t.alt = t.newScreen()
 		} else {
 			for i := range t.alt.lines {
-				termBlankLine(t.alt.lines[i].cells, 0)
+				blankLine(t.alt.lines[i].cells, 0)
 				t.alt.lines[i].wrapped, t.alt.lines[i].used = false, 0
 			}
 		}
@@ -637,7 +637,7 @@ func (t *Term) setAltScreen(on, saveCursor bool) {
 	t.x, t.y = min(t.x, t.cols-1), min(t.y, t.rows-1)
 }
 
-func (t *Term) handleOsc(cmd int, data []byte) {
+func (t *Terminal) handleOsc(cmd int, data []byte) {
 	t.lastRune = 0
 	switch cmd {
 	case 0, 2:
@@ -658,6 +658,6 @@ func (t *Term) handleOsc(cmd int, data []byte) {
 	// prints as plain text.
 }
 
-func (t *Term) reply(s string) {
+func (t *Terminal) reply(s string) {
 	t.replies.push([]byte(s))
 }

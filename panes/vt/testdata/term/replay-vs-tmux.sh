@@ -3,7 +3,7 @@
 # 64 MiB of coloured logs through a 120x40 pane (stty raw -echo; cat), side
 # by side, as issue 3 asks. Usage: replay-vs-tmux.sh [ROSTRA_BINARY]
 set -euo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../../../.."
 work=$(mktemp -d)
 sock="rostra-bench-$$"
 trap 'tmux -L "$sock" kill-server 2>/dev/null || true; rm -rf "$work"' EXIT

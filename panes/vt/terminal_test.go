@@ -1,8 +1,8 @@
-// term_test.go holds behaviour tests of Term, one area each: printing,
+// terminal_test.go holds behaviour tests of Terminal, one area each: printing,
 // SGR, replies and callbacks, modes, alternate screen, scrollback, windows,
 // search, resize, concurrency and garbage input. Exact screen semantics are
-// checked against tmux in term_oracle_test.go.
-package panes
+// checked against tmux in oracle_test.go.
+package vt
 
 import (
 	"bytes"
@@ -18,108 +18,108 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func termWrite(t *testing.T, tm *Term, s string) {
+func feedString(t *testing.T, tm *Terminal, s string) {
 	t.Helper()
 	n, err := tm.Write([]byte(s))
 	require.NoError(t, err)
 	require.Equal(t, len(s), n)
 }
 
-func termRows(tm *Term) []string {
+func screenRows(tm *Terminal) []string {
 	return strings.Split(strings.TrimSuffix(tm.Text(false), "\n"), "\n")
 }
 
 func TestTermPrintWrapAndPendingColumn(t *testing.T) {
-	tm := NewTerm(5, 3, TermOptions{})
-	termWrite(t, tm, "abcde")
+	tm := New(5, 3, Options{})
+	feedString(t, tm, "abcde")
 	x, y, visible := tm.Cursor()
 	assert.Equal(t, []int{4, 0}, []int{x, y}, "pending wrap shows on the last column")
 	assert.True(t, visible)
-	termWrite(t, tm, "f")
-	assert.Equal(t, []string{"abcde", "f", ""}, termRows(tm))
-	termWrite(t, tm, "\x1b[?7l\r\nxyzuvwq")
-	assert.Equal(t, "xyzuq", termRows(tm)[2], "no autowrap: the last column is overwritten")
+	feedString(t, tm, "f")
+	assert.Equal(t, []string{"abcde", "f", ""}, screenRows(tm))
+	feedString(t, tm, "\x1b[?7l\r\nxyzuvwq")
+	assert.Equal(t, "xyzuq", screenRows(tm)[2], "no autowrap: the last column is overwritten")
 }
 
 func TestTermWideAndCombining(t *testing.T) {
-	tm := NewTerm(6, 2, TermOptions{})
-	termWrite(t, tm, "a中b")
+	tm := New(6, 2, Options{})
+	feedString(t, tm, "a中b")
 	x, _, _ := tm.Cursor()
 	assert.Equal(t, 4, x, "a wide character takes two cells")
-	termWrite(t, tm, "e\u0301")
-	assert.Equal(t, "a中be\u0301", termRows(tm)[0], "a combining mark joins the previous cell")
-	termWrite(t, tm, "文")
-	assert.Equal(t, []string{"a中be\u0301", "文"}, termRows(tm), "a wide character that does not fit wraps")
+	feedString(t, tm, "e\u0301")
+	assert.Equal(t, "a中be\u0301", screenRows(tm)[0], "a combining mark joins the previous cell")
+	feedString(t, tm, "文")
+	assert.Equal(t, []string{"a中be\u0301", "文"}, screenRows(tm), "a wide character that does not fit wraps")
 	// Overwriting half of a wide character blanks the other half.
-	termWrite(t, tm, "\x1b[1;3Hx")
-	assert.Equal(t, "a xbe\u0301", termRows(tm)[0])
+	feedString(t, tm, "\x1b[1;3Hx")
+	assert.Equal(t, "a xbe\u0301", screenRows(tm)[0])
 }
 
 func TestTermSGRForms(t *testing.T) {
-	tm := NewTerm(20, 2, TermOptions{})
-	termWrite(t, tm, "\x1b[1;3;4:3;38;5;196;48;2;1;2;3;58:2::9:8:7mX\x1b[0;38:2:10:20:30;4:0mY\x1b[7;9;53;21mZ\x1b[m")
+	tm := New(20, 2, Options{})
+	feedString(t, tm, "\x1b[1;3;4:3;38;5;196;48;2;1;2;3;58:2::9:8:7mX\x1b[0;38:2:10:20:30;4:0mY\x1b[7;9;53;21mZ\x1b[m")
 	cells := tm.scr.lines[0].cells
 	st := tm.styles.list[cells[0].s]
-	assert.Equal(t, termStyle{fg: termColorIndexed | 196, bg: termRGB(1, 2, 3), ulColor: termRGB(9, 8, 7),
-		attrs: termAttrBold | termAttrItalic, ul: termULCurly}, st)
-	assert.Equal(t, termStyle{fg: termRGB(10, 20, 30)}, tm.styles.list[cells[1].s])
-	assert.Equal(t, termStyle{fg: termRGB(10, 20, 30), attrs: termAttrReverse | termAttrStrike | termAttrOverline, ul: termULDouble},
+	assert.Equal(t, cellStyle{fg: colorIndexed | 196, bg: rGB(1, 2, 3), ulColor: rGB(9, 8, 7),
+		attrs: attrBold | attrItalic, ul: uLCurly}, st)
+	assert.Equal(t, cellStyle{fg: rGB(10, 20, 30)}, tm.styles.list[cells[1].s])
+	assert.Equal(t, cellStyle{fg: rGB(10, 20, 30), attrs: attrReverse | attrStrike | attrOverline, ul: uLDouble},
 		tm.styles.list[cells[2].s])
 	assert.Equal(t, "\x1b[1;3;4:3;38;5;196;48;2;1;2;3;58;2;9;8;7mX\x1b[0;38;2;10;20;30mY\x1b[7;9;53;4:2mZ\x1b[m",
 		strings.Split(tm.ANSI(false), "\n")[0], "minimal SGR changes, reset at the end")
 }
 
-// termFromANSI replays a Term's ANSI rendering into a fresh Term.
-func termFromANSI(tm *Term) *Term {
-	out := NewTerm(tm.cols, tm.rows, TermOptions{})
+// fromANSI replays a Terminal's ANSI rendering into a fresh Terminal.
+func fromANSI(tm *Terminal) *Terminal {
+	out := New(tm.cols, tm.rows, Options{})
 	lines := tm.Window(tm.ScrollbackLen(), true)
 	_, _ = out.Write([]byte(strings.Join(lines, "\r\n")))
 	return out
 }
 
-// The ANSI a Term renders, played into another Term, gives the same cells:
+// The ANSI a Terminal renders, played into another Terminal, gives the same cells:
 // on every corpus stream.
 func TestTermRenderRoundTrip(t *testing.T) {
-	for _, it := range termCorpus(t) {
+	for _, it := range loadCorpus(t) {
 		data, err := os.ReadFile(it.path)
 		require.NoError(t, err)
-		tm := NewTerm(it.cols, it.rows, TermOptions{})
+		tm := New(it.cols, it.rows, Options{})
 		_, _ = tm.Write(data)
 		for _, line := range tm.Window(0, true) {
-			require.Equal(t, it.cols, termTestWidth(line), "%s: window line %q", it.name, line)
+			require.Equal(t, it.cols, testWidth(line), "%s: window line %q", it.name, line)
 			require.True(t, !strings.Contains(line, "\x1b[") || strings.HasSuffix(strings.TrimRight(line, " "), "\x1b[m") ||
-				!termHasStyleAtEnd(line), "%s: line must end in the default style: %q", it.name, line)
+				!hasStyleAtEnd(line), "%s: line must end in the default style: %q", it.name, line)
 		}
 		// Rendering is exact except where tmux keeps a wide character
 		// whose right half was erased: that one is drawn as a blank.
-		again := termFromANSI(tm)
+		again := fromANSI(tm)
 		assert.Equal(t, tm.Window(tm.ScrollbackLen(), true), again.Window(again.ScrollbackLen(), true), it.name)
 	}
 }
 
-// termTestWidth is the columns a rendered line takes, by Term's own
+// testWidth is the columns a rendered line takes, by Terminal's own
 // character widths (x/ansi's differ for U+00AD, which wcwidth counts).
-func termTestWidth(line string) int {
+func testWidth(line string) int {
 	w := 0
 	for _, r := range ansi.Strip(line) {
-		w += termRuneWidth(r)
+		w += runeWidth(r)
 	}
 	return w
 }
 
-func termHasStyleAtEnd(line string) bool {
+func hasStyleAtEnd(line string) bool {
 	i := strings.LastIndex(line, "\x1b[")
 	return i >= 0 && !strings.HasPrefix(line[i:], "\x1b[m")
 }
 
 // Splitting a stream at every byte boundary changes nothing.
 func TestTermSplitWritesMatchWhole(t *testing.T) {
-	for _, it := range termCorpus(t) {
+	for _, it := range loadCorpus(t) {
 		data, err := os.ReadFile(it.path)
 		require.NoError(t, err)
-		whole := NewTerm(it.cols, it.rows, TermOptions{})
+		whole := New(it.cols, it.rows, Options{})
 		_, _ = whole.Write(data)
-		bytewise := NewTerm(it.cols, it.rows, TermOptions{})
+		bytewise := New(it.cols, it.rows, Options{})
 		for i := range data {
 			_, _ = bytewise.Write(data[i : i+1])
 		}
@@ -133,13 +133,13 @@ func TestTermSplitWritesMatchWhole(t *testing.T) {
 func TestTermRepliesNeverBlockWrite(t *testing.T) {
 	release := make(chan struct{})
 	got := make(chan string, 8)
-	tm := NewTerm(20, 5, TermOptions{OnReply: func(b []byte) {
+	tm := New(20, 5, Options{OnReply: func(b []byte) {
 		<-release // a child that does not read its input
 		got <- string(b)
 	}})
 	done := make(chan struct{})
 	go func() {
-		termWrite(t, tm, "\x1b[3;7H\x1b[6n\x1b[5n\x1b[c\x1b[>c")
+		feedString(t, tm, "\x1b[3;7H\x1b[6n\x1b[5n\x1b[c\x1b[>c")
 		close(done)
 	}()
 	select {
@@ -159,8 +159,8 @@ func TestTermRepliesNeverBlockWrite(t *testing.T) {
 func TestTermCPRInOriginMode(t *testing.T) {
 	var replies []string
 	var mu sync.Mutex
-	tm := NewTerm(20, 10, TermOptions{OnReply: func(b []byte) { mu.Lock(); replies = append(replies, string(b)); mu.Unlock() }})
-	termWrite(t, tm, "\x1b[4;8r\x1b[?6h\x1b[2;3H\x1b[6n")
+	tm := New(20, 10, Options{OnReply: func(b []byte) { mu.Lock(); replies = append(replies, string(b)); mu.Unlock() }})
+	feedString(t, tm, "\x1b[4;8r\x1b[?6h\x1b[2;3H\x1b[6n")
 	tm.FlushReplies()
 	mu.Lock()
 	defer mu.Unlock()
@@ -172,80 +172,80 @@ func TestTermCPRInOriginMode(t *testing.T) {
 func TestTermBellAndTitleCallbacks(t *testing.T) {
 	bells := 0
 	var titles []string
-	var tm *Term
-	tm = NewTerm(20, 5, TermOptions{
+	var tm *Terminal
+	tm = New(20, 5, Options{
 		OnBell: func() { bells++ },
 		OnTitle: func(s string) {
 			titles = append(titles, s)
 			_ = tm.Modes() // callbacks run outside the lock
 		},
 	})
-	termWrite(t, tm, "a\x07b\x07\x1b]0;first\x07\x1b]2;second\x1b\\\x1b]1;icon\x07")
+	feedString(t, tm, "a\x07b\x07\x1b]0;first\x07\x1b]2;second\x1b\\\x1b]1;icon\x07")
 	assert.Equal(t, 2, bells)
 	assert.Equal(t, []string{"first", "second"}, titles)
 	assert.Equal(t, "second", tm.Modes().Title)
-	assert.Equal(t, "ab", termRows(tm)[0], "OSC does not print")
+	assert.Equal(t, "ab", screenRows(tm)[0], "OSC does not print")
 }
 
 func TestTermModes(t *testing.T) {
-	tm := NewTerm(20, 5, TermOptions{})
-	assert.Equal(t, TermModes{AutoWrap: true}, tm.Modes())
-	termWrite(t, tm, "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?2026h\x1b[?7l\x1b[>5u\x1b[?1049h\x1b[?25l")
+	tm := New(20, 5, Options{})
+	assert.Equal(t, Modes{AutoWrap: true}, tm.Modes())
+	feedString(t, tm, "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?2026h\x1b[?7l\x1b[>5u\x1b[?1049h\x1b[?25l")
 	_, _, visible := tm.Cursor()
 	assert.False(t, visible)
-	assert.Equal(t, TermModes{AppCursor: true, AppKeypad: true, BracketedPaste: true, AltScreen: true,
+	assert.Equal(t, Modes{AppCursor: true, AppKeypad: true, BracketedPaste: true, AltScreen: true,
 		SyncOutput: true, Mouse: 1002, MouseSGR: true, KittyKeyboard: 5}, tm.Modes())
-	termWrite(t, tm, "\x1b[?1003h\x1b[=1;2u")
+	feedString(t, tm, "\x1b[?1003h\x1b[=1;2u")
 	assert.Equal(t, 1003, tm.Modes().Mouse)
 	assert.Equal(t, 5, tm.Modes().KittyKeyboard)
-	termWrite(t, tm, "\x1b[<u\x1b[?1l\x1b>\x1b[?2004l\x1b[?1003l\x1b[?1006l\x1b[?2026l\x1b[?7h\x1b[?1049l\x1b[?25h")
-	assert.Equal(t, TermModes{AutoWrap: true}, tm.Modes())
-	termWrite(t, tm, "\x1b[?1000h\x1bc")
-	assert.Equal(t, TermModes{AutoWrap: true}, tm.Modes(), "RIS resets modes")
+	feedString(t, tm, "\x1b[<u\x1b[?1l\x1b>\x1b[?2004l\x1b[?1003l\x1b[?1006l\x1b[?2026l\x1b[?7h\x1b[?1049l\x1b[?25h")
+	assert.Equal(t, Modes{AutoWrap: true}, tm.Modes())
+	feedString(t, tm, "\x1b[?1000h\x1bc")
+	assert.Equal(t, Modes{AutoWrap: true}, tm.Modes(), "RIS resets modes")
 }
 
 func TestTermAltScreenKeepsMainAndScrollback(t *testing.T) {
-	tm := NewTerm(10, 3, TermOptions{})
-	termWrite(t, tm, "one\r\ntwo\r\nthree\r\nfour")
+	tm := New(10, 3, Options{})
+	feedString(t, tm, "one\r\ntwo\r\nthree\r\nfour")
 	require.Equal(t, 1, tm.ScrollbackLen())
-	termWrite(t, tm, "\x1b[?1049h\x1b[2J\x1b[Hvim\r\n1\r\n2\r\n3\r\n4\r\n5")
+	feedString(t, tm, "\x1b[?1049h\x1b[2J\x1b[Hvim\r\n1\r\n2\r\n3\r\n4\r\n5")
 	assert.Equal(t, 1, tm.ScrollbackLen(), "the alternate screen never scrolls into scrollback")
 	assert.True(t, tm.Modes().AltScreen)
-	termWrite(t, tm, "\x1b[?1049l")
-	assert.Equal(t, []string{"two", "three", "four"}, termRows(tm))
+	feedString(t, tm, "\x1b[?1049l")
+	assert.Equal(t, []string{"two", "three", "four"}, screenRows(tm))
 	x, y, _ := tm.Cursor()
 	assert.Equal(t, []int{4, 2}, []int{x, y}, "1049 restores the cursor")
 	assert.Equal(t, "one\ntwo\nthree\nfour\n", tm.Text(true))
 }
 
 func TestTermScrollbackRingAndClear(t *testing.T) {
-	tm := NewTerm(10, 2, TermOptions{Scrollback: 5})
+	tm := New(10, 2, Options{Scrollback: 5})
 	for i := range 20 {
-		termWrite(t, tm, fmt.Sprintf("l%d\r\n", i))
+		feedString(t, tm, fmt.Sprintf("l%d\r\n", i))
 	}
 	assert.Equal(t, 5, tm.ScrollbackLen())
 	assert.Equal(t, 7, tm.LineCount())
 	assert.Equal(t, "l14\nl15\nl16\nl17\nl18\nl19\n\n", tm.Text(true))
-	termWrite(t, tm, "\x1b[3J")
+	feedString(t, tm, "\x1b[3J")
 	assert.Equal(t, 0, tm.ScrollbackLen())
 
 	// Lines scrolled out of a region go to scrollback too (tmux keeps
 	// them); deleted lines do not.
-	tm = NewTerm(10, 3, TermOptions{})
-	termWrite(t, tm, "top\x1b[2;3r\x1b[2;1Ha\r\nb\r\nc\r\nd\x1b[r")
-	assert.Equal(t, []string{"top", "c", "d"}, termRows(tm))
+	tm = New(10, 3, Options{})
+	feedString(t, tm, "top\x1b[2;3r\x1b[2;1Ha\r\nb\r\nc\r\nd\x1b[r")
+	assert.Equal(t, []string{"top", "c", "d"}, screenRows(tm))
 	assert.Equal(t, "a\nb\ntop\nc\nd\n", tm.Text(true))
-	termWrite(t, tm, "\x1b[H\x1b[M")
+	feedString(t, tm, "\x1b[H\x1b[M")
 	assert.Equal(t, 2, tm.ScrollbackLen())
 
 	// A full clear keeps the screen's used rows (tmux's scroll-on-clear).
-	termWrite(t, tm, "\x1b[2J")
+	feedString(t, tm, "\x1b[2J")
 	assert.Equal(t, "a\nb\nc\nd\n\n\n\n", tm.Text(true))
 }
 
 func TestTermScrollbackKeepsStylesAndWideText(t *testing.T) {
-	tm := NewTerm(14, 2, TermOptions{})
-	termWrite(t, tm, "\x1b[1;38;2;1;2;3mbold\x1b[m 中文 e\u0301\x1b[44m  \x1b[m\r\nx\r\ny\r\nz")
+	tm := New(14, 2, Options{})
+	feedString(t, tm, "\x1b[1;38;2;1;2;3mbold\x1b[m 中文 e\u0301\x1b[44m  \x1b[m\r\nx\r\ny\r\nz")
 	require.Equal(t, 2, tm.ScrollbackLen())
 	win := tm.Window(0, true)
 	require.Len(t, win, 2)
@@ -255,8 +255,8 @@ func TestTermScrollbackKeepsStylesAndWideText(t *testing.T) {
 }
 
 func TestTermWindowClampsAndPads(t *testing.T) {
-	tm := NewTerm(6, 3, TermOptions{})
-	termWrite(t, tm, "a\r\nb\r\nc\r\nd\r\n\x1b[31me")
+	tm := New(6, 3, Options{})
+	feedString(t, tm, "a\r\nb\r\nc\r\nd\r\n\x1b[31me")
 	assert.Equal(t, 5, tm.LineCount())
 	assert.Equal(t, []string{"a     ", "b     ", "c     "}, tm.Window(-5, false))
 	assert.Equal(t, []string{"c     ", "d     ", "e     "}, tm.Window(99, false))
@@ -265,8 +265,8 @@ func TestTermWindowClampsAndPads(t *testing.T) {
 }
 
 func TestTermFind(t *testing.T) {
-	tm := NewTerm(20, 3, TermOptions{})
-	termWrite(t, tm, "alpha\r\nBeta\r\ngamma\r\nalpha again\r\ndelta")
+	tm := New(20, 3, Options{})
+	feedString(t, tm, "alpha\r\nBeta\r\ngamma\r\nalpha again\r\ndelta")
 	line, ok := tm.Find("alpha", -1, true)
 	assert.True(t, ok)
 	assert.Equal(t, 0, line)
@@ -284,8 +284,8 @@ func TestTermFind(t *testing.T) {
 
 // Expectations from tmux 3.3a given the same bytes and resizes.
 func TestTermResizeReflowsLikeTmux(t *testing.T) {
-	tm := NewTerm(10, 4, TermOptions{})
-	termWrite(t, tm, "one\r\ntwo\r\nthree\r\nfour中")
+	tm := New(10, 4, Options{})
+	feedString(t, tm, "one\r\ntwo\r\nthree\r\nfour中")
 	g := tm.Generation()
 	tm.Resize(6, 2)
 	assert.Greater(t, tm.Generation(), g)
@@ -306,18 +306,18 @@ func TestTermResizeReflowsLikeTmux(t *testing.T) {
 	assert.Equal(t, "one\ntwo\nthree\nfour中\n\n\n", tm.Text(true), "widening joins the soft-wrapped rows")
 	x, y, _ = tm.Cursor()
 	assert.Equal(t, []int{6, 3}, []int{x, y})
-	termWrite(t, tm, "\r\nwide enough now")
+	feedString(t, tm, "\r\nwide enough now")
 	assert.Contains(t, tm.Text(false), "wide enough now")
 
-	tm = NewTerm(10, 2, TermOptions{})
-	termWrite(t, tm, "0123456789\r\nabcdefghij")
+	tm = New(10, 2, Options{})
+	feedString(t, tm, "0123456789\r\nabcdefghij")
 	tm.Resize(4, 2)
 	assert.Equal(t, "0123\n4567\n89\nabcd\nefgh\nij\n", tm.Text(true))
 	x, y, _ = tm.Cursor()
 	assert.Equal(t, []int{2, 1}, []int{x, y})
 
-	tm = NewTerm(10, 2, TermOptions{})
-	termWrite(t, tm, "0123456789\r\nab\r\ncd")
+	tm = New(10, 2, Options{})
+	feedString(t, tm, "0123456789\r\nab\r\ncd")
 	tm.Resize(4, 3)
 	assert.Equal(t, "0123\n4567\n89\nab\ncd\n", tm.Text(true))
 	tm.Resize(10, 3)
@@ -328,28 +328,28 @@ func TestTermResizeReflowsLikeTmux(t *testing.T) {
 // The alternate screen is cut and padded, not reflowed, and keeps what a
 // narrower pane cannot show.
 func TestTermResizeAltScreenKeepsColumns(t *testing.T) {
-	tm := NewTerm(10, 2, TermOptions{})
-	termWrite(t, tm, "\x1b[?1049h0123456789\r\nabcdefghij")
+	tm := New(10, 2, Options{})
+	feedString(t, tm, "\x1b[?1049h0123456789\r\nabcdefghij")
 	tm.Resize(4, 2)
 	assert.Equal(t, []string{"0123", "abcd"}, tm.Window(0, false))
 	tm.Resize(10, 2)
 	assert.Equal(t, []string{"0123456789", "abcdefghij"}, tm.Window(0, false))
-	termWrite(t, tm, "\x1b[?1049l")
+	feedString(t, tm, "\x1b[?1049l")
 	assert.False(t, tm.Modes().AltScreen)
 }
 
 func TestTermResizeRandomNoPanic(t *testing.T) {
-	data, err := os.ReadFile(termCorpusDir + "/vim-syntax@100x30.bin")
+	data, err := os.ReadFile(corpusDir + "/vim-syntax@100x30.bin")
 	require.NoError(t, err)
-	tm := NewTerm(100, 30, TermOptions{})
+	tm := New(100, 30, Options{})
 	for i := 0; i < len(data); i += 97 {
 		_, _ = tm.Write(data[i:min(i+97, len(data))])
 		tm.Resize(1+(i*7)%130, 1+(i*13)%45)
-		termCheckInvariants(t, tm)
+		checkInvariants(t, tm)
 	}
 }
 
-func termCheckInvariants(t testing.TB, tm *Term) {
+func checkInvariants(t testing.TB, tm *Terminal) {
 	cols, rows := tm.Size()
 	x, y, _ := tm.Cursor()
 	require.True(t, x >= 0 && x < cols && y >= 0 && y < rows, "cursor %d,%d outside %dx%d", x, y, cols, rows)
@@ -360,57 +360,57 @@ func termCheckInvariants(t testing.TB, tm *Term) {
 	win := tm.Window(0, true)
 	require.Len(t, win, rows)
 	for _, line := range win {
-		require.Equal(t, cols, termTestWidth(line), "window line %q", line)
+		require.Equal(t, cols, testWidth(line), "window line %q", line)
 	}
 }
 
 func TestTermGenerationBumps(t *testing.T) {
-	tm := NewTerm(10, 2, TermOptions{})
+	tm := New(10, 2, Options{})
 	g0 := tm.Generation()
-	termWrite(t, tm, "x")
+	feedString(t, tm, "x")
 	g1 := tm.Generation()
 	assert.Greater(t, g1, g0)
-	termWrite(t, tm, "\x1b[?1000h")
+	feedString(t, tm, "\x1b[?1000h")
 	assert.GreaterOrEqual(t, tm.Generation(), g1)
 	tm.Resize(10, 2)
 	g2 := tm.Generation()
-	termWrite(t, tm, "")
+	feedString(t, tm, "")
 	assert.Equal(t, g2, tm.Generation(), "nothing written, nothing changed")
 }
 
 func TestTermGarbageInput(t *testing.T) {
-	tm := NewTerm(20, 4, TermOptions{})
-	termWrite(t, tm, "\x1b]2;"+strings.Repeat("A", 1<<20)+"\x07ok")
-	assert.Equal(t, "ok", termRows(tm)[0])
+	tm := New(20, 4, Options{})
+	feedString(t, tm, "\x1b]2;"+strings.Repeat("A", 1<<20)+"\x07ok")
+	assert.Equal(t, "ok", screenRows(tm)[0])
 	params := make([]string, 80)
 	for i := range params {
 		params[i] = fmt.Sprint(i)
 	}
-	termWrite(t, tm, "\r\n\x1b["+strings.Join(params, ";")+"mX\x1b[m\x1b[99999999999999999999999A\x1b[9999999;9999999H")
-	termWrite(t, tm, "\xff\xfe\xc3\x1b[mY\x1b")
-	termWrite(t, tm, "[31mZ")
-	termCheckInvariants(t, tm)
+	feedString(t, tm, "\r\n\x1b["+strings.Join(params, ";")+"mX\x1b[m\x1b[99999999999999999999999A\x1b[9999999;9999999H")
+	feedString(t, tm, "\xff\xfe\xc3\x1b[mY\x1b")
+	feedString(t, tm, "[31mZ")
+	checkInvariants(t, tm)
 	assert.Contains(t, tm.Text(false), "X")
 	assert.Contains(t, tm.Text(false), "Z")
 }
 
 func TestTermStyleTableStaysBounded(t *testing.T) {
-	tm := NewTerm(40, 5, TermOptions{})
+	tm := New(40, 5, Options{})
 	var b bytes.Buffer
 	for i := range 100000 {
 		fmt.Fprintf(&b, "\x1b[38;2;%d;%d;%dm#", i&0xff, i>>8&0xff, i>>16&0xff)
 	}
 	_, _ = tm.Write(b.Bytes())
-	assert.LessOrEqual(t, len(tm.styles.list), termStyleCompactAt+1)
+	assert.LessOrEqual(t, len(tm.styles.list), styleCompactAt+1)
 	// The last cell still has the last colour.
 	last := tm.scr.lines[tm.y].cells[tm.x-1]
-	assert.Equal(t, termRGB(99999&0xff, 99999>>8&0xff, 99999>>16&0xff), tm.styles.list[last.s].fg)
+	assert.Equal(t, rGB(99999&0xff, 99999>>8&0xff, 99999>>16&0xff), tm.styles.list[last.s].fg)
 }
 
 func TestTermConcurrentReaders(t *testing.T) {
-	data, err := os.ReadFile(termCorpusDir + "/top@120x40.bin")
+	data, err := os.ReadFile(corpusDir + "/top@120x40.bin")
 	require.NoError(t, err)
-	tm := NewTerm(120, 40, TermOptions{})
+	tm := New(120, 40, Options{})
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 2 {
@@ -439,5 +439,5 @@ func TestTermConcurrentReaders(t *testing.T) {
 	tm.Resize(80, 24)
 	close(stop)
 	wg.Wait()
-	termCheckInvariants(t, tm)
+	checkInvariants(t, tm)
 }

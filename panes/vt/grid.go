@@ -1,39 +1,39 @@
-// term_grid.go holds the grid operations of Term: printing (with autowrap,
+// grid.go holds the grid operations of Terminal: printing (with autowrap,
 // wide characters and combining marks), erasing, inserting and deleting
 // cells and lines, scrolling inside the scroll region (lines leaving the top
 // of the main screen go to scrollback), and resize.
 //
 // A cell is a rune and a style-table index. r == 0 is a cell never written
-// or erased (drawn as a space); termWideCont is the right half of a wide
-// character; r >= termClusterBase indexes the cluster table.
-package panes
+// or erased (drawn as a space); wideCont is the right half of a wide
+// character; r >= clusterBase indexes the cluster table.
+package vt
 
 import (
 	"github.com/mattn/go-runewidth"
 )
 
-type termCell struct {
+type gridCell struct {
 	r rune
 	s uint32
 }
 
-// termBlankLine blanks a whole row, including the cells kept beyond the
+// blankLine blanks a whole row, including the cells kept beyond the
 // width after the pane narrowed: the row's old content is gone for good.
-func termBlankLine(cells []termCell, style uint32) {
-	termBlankCells(cells[:cap(cells)], style)
+func blankLine(cells []gridCell, style uint32) {
+	blankCells(cells[:cap(cells)], style)
 }
 
-func termBlankCells(cells []termCell, style uint32) []termCell {
-	c := termCell{0, style}
+func blankCells(cells []gridCell, style uint32) []gridCell {
+	c := gridCell{0, style}
 	for i := range cells {
 		cells[i] = c
 	}
 	return cells
 }
 
-// termDECGraphics maps 0x5f-0x7e to the DEC special graphics (line drawing)
+// dECGraphics maps 0x5f-0x7e to the DEC special graphics (line drawing)
 // characters, as tmux does.
-var termDECGraphics = [...]rune{
+var dECGraphics = [...]rune{
 	0x5f: ' ', 0x60: '◆', 0x61: '▒', 0x62: '␉', 0x63: '␌', 0x64: '␍', 0x65: '␊',
 	0x66: '°', 0x67: '±', 0x68: '␤', 0x69: '␋', 0x6a: '┘', 0x6b: '┐', 0x6c: '┌',
 	0x6d: '└', 0x6e: '┼', 0x6f: '⎺', 0x70: '⎻', 0x71: '─', 0x72: '⎼', 0x73: '⎽',
@@ -42,7 +42,7 @@ var termDECGraphics = [...]rune{
 }
 
 // printASCII prints a run of printable ASCII bytes: the fast path.
-func (t *Term) printASCII(b []byte) {
+func (t *Terminal) printASCII(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -54,7 +54,7 @@ func (t *Term) printASCII(b []byte) {
 		for _, c := range b {
 			r := rune(c)
 			if t.charsets[t.shift] && c >= 0x5f && c <= 0x7e {
-				r = termDECGraphics[c]
+				r = dECGraphics[c]
 			}
 			t.printCell(r, 1)
 		}
@@ -78,17 +78,17 @@ func (t *Term) printASCII(b []byte) {
 		// a default cell, as tmux does);
 		// tmux's walk back stops short of column 0, so a wide character
 		// there keeps its left half.
-		if cells[x].r == termWideCont && x > 1 {
-			cells[x-1] = termCell{}
+		if cells[x].r == wideCont && x > 1 {
+			cells[x-1] = gridCell{}
 		}
 		end := x + n
 		line.used = max(line.used, end)
-		if end < t.cols && cells[end].r == termWideCont {
-			cells[end] = termCell{}
+		if end < t.cols && cells[end].r == wideCont {
+			cells[end] = gridCell{}
 		}
 		dst := cells[x:end]
 		for i, c := range b[:n] {
-			dst[i] = termCell{rune(c), style}
+			dst[i] = gridCell{rune(c), style}
 		}
 		b = b[n:]
 		t.x = end
@@ -96,7 +96,7 @@ func (t *Term) printASCII(b []byte) {
 }
 
 // bgID is the style erased cells take: the pen's background only.
-func (t *Term) bgID() uint32 {
+func (t *Terminal) bgID() uint32 {
 	if t.penDirty {
 		t.updatePen()
 	}
@@ -105,15 +105,15 @@ func (t *Term) bgID() uint32 {
 
 // wrapForPrint moves to the start of the next row for a character that
 // does not fit (autowrap is on), marking the row soft-wrapped.
-func (t *Term) wrapForPrint(w int) {
+func (t *Terminal) wrapForPrint(w int) {
 	t.scr.lines[t.y].wrapped = true
 	t.x = 0
 	t.lineFeedBg(0)
 }
 
-// termRuneWidth is wcwidth(3) as x/ansi computes it: marks and format
+// runeWidth is wcwidth(3) as x/ansi computes it: marks and format
 // characters are zero width, East Asian wide and emoji are two.
-func termRuneWidth(r rune) int {
+func runeWidth(r rune) int {
 	if r < 0x7f {
 		if r < 0x20 {
 			return 0
@@ -124,19 +124,19 @@ func termRuneWidth(r rune) int {
 		return 0
 	}
 	if r < 0x10000 {
-		termWidthOnce.Do(termBuildWidthTable)
-		return int(termWidthBMP[r])
+		widthOnce.Do(buildWidthTable)
+		return int(widthBMP[r])
 	}
-	if termIsZeroWidthHigh(r) {
+	if isZeroWidthHigh(r) {
 		return 0
 	}
-	return termWidthCond.RuneWidth(r)
+	return widthCond.RuneWidth(r)
 }
 
-var termWidthCond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
+var widthCond = &runewidth.Condition{EastAsianWidth: false, StrictEmojiNeutral: true}
 
 // printRune prints one non-ASCII character.
-func (t *Term) printRune(r rune) {
+func (t *Terminal) printRune(r rune) {
 	t.changed = true
 	if t.penDirty {
 		t.updatePen()
@@ -145,7 +145,7 @@ func (t *Term) printRune(r rune) {
 	if r >= 0x80 && r < 0xa0 {
 		return // a C1 control encoded as UTF-8 prints nothing (tmux)
 	}
-	w := termRuneWidth(r)
+	w := runeWidth(r)
 	if w == 0 {
 		t.combine(r)
 		return
@@ -158,7 +158,7 @@ func (t *Term) printRune(r rune) {
 // fit is dropped and the cursor sticks on the last column; in insert mode
 // the cells make room first (in the default colours); with autowrap a
 // character that does not fit wraps.
-func (t *Term) printCell(r rune, w int) {
+func (t *Terminal) printCell(r rune, w int) {
 	if !t.autoWrap && w > 1 && (w > t.cols || (t.x != t.cols && t.x > t.cols-w)) {
 		return
 	}
@@ -180,22 +180,22 @@ func (t *Term) printCell(r rune, w int) {
 	// are blanked. (A narrow character over a narrow one leaves an orphan
 	// there alone; Window draws it as a blank.)
 	old := cells[x].r
-	oldCont := old == termWideCont
+	oldCont := old == wideCont
 	if oldCont && x > 0 {
-		cells[x-1] = termCell{}
+		cells[x-1] = gridCell{}
 	}
-	if w != 1 || oldCont || (old > 0 && termCellWidth(&t.clusters, old) == 2) {
-		for xx := x + w; xx < t.cols && cells[xx].r == termWideCont; xx++ {
-			cells[xx] = termCell{}
+	if w != 1 || oldCont || (old > 0 && cellWidth(&t.clusters, old) == 2) {
+		for xx := x + w; xx < t.cols && cells[xx].r == wideCont; xx++ {
+			cells[xx] = gridCell{}
 		}
 	}
 	end := x + w
 	line.used = max(line.used, end)
-	cells[x] = termCell{r, t.penID}
+	cells[x] = gridCell{r, t.penID}
 	if w == 2 {
-		cells[x+1] = termCell{termWideCont, t.penID}
+		cells[x+1] = gridCell{wideCont, t.penID}
 	}
-	stick := termBool(!t.autoWrap)
+	stick := b2i(!t.autoWrap)
 	if x <= t.cols-stick-w {
 		t.x = x + w
 	} else {
@@ -204,7 +204,7 @@ func (t *Term) printCell(r rune, w int) {
 }
 
 // combine joins a zero-width character to the cell before the cursor.
-func (t *Term) combine(r rune) {
+func (t *Terminal) combine(r rune) {
 	x := t.x - 1
 	if x < 0 {
 		return
@@ -213,11 +213,11 @@ func (t *Term) combine(r rune) {
 		x = t.cols - 1
 	}
 	cells := t.scr.lines[t.y].cells
-	if cells[x].r == termWideCont && x > 0 {
+	if cells[x].r == wideCont && x > 0 {
 		x--
 	}
 	base := cells[x].r
-	if base == termWideCont {
+	if base == wideCont {
 		return
 	}
 	if base == 0 {
@@ -232,11 +232,11 @@ func (t *Term) combine(r rune) {
 
 // lineFeed moves down one row, scrolling the region at its bottom; the
 // row entering takes the pen's background.
-func (t *Term) lineFeed() { t.lineFeedBg(t.bgID()) }
+func (t *Terminal) lineFeed() { t.lineFeedBg(t.bgID()) }
 
 // lineFeedBg is lineFeed with the background of the row entering: a wrap
 // scrolls in a default row (tmux passes colour 8 there), LF the pen's.
-func (t *Term) lineFeedBg(bg uint32) {
+func (t *Terminal) lineFeedBg(bg uint32) {
 	if t.y == t.bot {
 		t.scrollUpLines(t.top, t.bot, 1, t.scr == t.main, bg)
 	} else if t.y < t.rows-1 {
@@ -245,7 +245,7 @@ func (t *Term) lineFeedBg(bg uint32) {
 }
 
 // reverseIndex moves up one row, scrolling the region down at its top.
-func (t *Term) reverseIndex() {
+func (t *Terminal) reverseIndex() {
 	if t.y == t.top {
 		t.scrollDown(t.top, t.bot, 1)
 	} else if t.y > 0 {
@@ -258,11 +258,11 @@ func (t *Term) reverseIndex() {
 // scrollback, whatever the region: tmux does the same
 // (grid_scroll_history_region), so a status line pinned below a scroll
 // region does not cost the history of the area above it.
-func (t *Term) scrollUp(top, bot, n int) {
+func (t *Terminal) scrollUp(top, bot, n int) {
 	t.scrollUpLines(top, bot, n, t.scr == t.main, t.bgID())
 }
 
-func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
+func (t *Terminal) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	t.changed = true
 	if n > bot-top+1 {
 		n = bot - top + 1
@@ -294,19 +294,19 @@ func (t *Term) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped, l.used = false, 0
-		termBlankLine(l.cells, bg)
+		blankLine(l.cells, bg)
 		lines[bot-n+1+i] = l
 	}
 	t.scratchLines = leaving[:0]
 }
 
 // scrollDown scrolls rows top..bot down by n, blank rows entering at top.
-func (t *Term) scrollDown(top, bot, n int) { t.scrollDownLines(top, bot, n, false) }
+func (t *Terminal) scrollDown(top, bot, n int) { t.scrollDownLines(top, bot, n, false) }
 
 // scrollDownLines moves rows top..bot down by n. insert is IL; otherwise
 // RI/SD. The soft-wrap marks tmux's grid_move_lines ends differ between
 // the two, and reflow depends on them.
-func (t *Term) scrollDownLines(top, bot, n int, insert bool) {
+func (t *Terminal) scrollDownLines(top, bot, n int, insert bool) {
 	t.changed = true
 	if n > bot-top+1 {
 		n = bot - top + 1
@@ -325,7 +325,7 @@ func (t *Term) scrollDownLines(top, bot, n int, insert bool) {
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped, l.used = false, 0
-		termBlankLine(l.cells, bg)
+		blankLine(l.cells, bg)
 		lines[top+i] = l
 	}
 	t.scratchLines = leaving[:0]
@@ -333,7 +333,7 @@ func (t *Term) scrollDownLines(top, bot, n int, insert bool) {
 
 // unwrapRow ends the soft wrap of row y; row -1 is the newest scrollback
 // line (tmux's grid is one array, history and screen).
-func (t *Term) unwrapRow(y int) {
+func (t *Terminal) unwrapRow(y int) {
 	if y >= 0 {
 		t.scr.lines[y].wrapped = false
 		return
@@ -345,7 +345,7 @@ func (t *Term) unwrapRow(y int) {
 
 // eraseCells blanks cells [from, to) of row y in the pen's background,
 // blanking the outer half of a wide character cut at either edge.
-func (t *Term) eraseCells(y, from, to int) {
+func (t *Terminal) eraseCells(y, from, to int) {
 	if from < 0 {
 		from = 0
 	}
@@ -373,10 +373,10 @@ func (t *Term) eraseCells(y, from, to int) {
 		cells = cells[:cap(cells)]
 		to = len(cells)
 	}
-	termBlankCells(cells[from:to], t.bgID())
+	blankCells(cells[from:to], t.bgID())
 }
 
-func (t *Term) eraseLines(from, to int) {
+func (t *Terminal) eraseLines(from, to int) {
 	for y := from; y < to; y++ {
 		t.eraseCells(y, 0, t.cols)
 		t.scr.lines[y].wrapped = false
@@ -385,9 +385,9 @@ func (t *Term) eraseLines(from, to int) {
 
 // insertCells shifts the cells from the cursor right by n (ICH), blanks
 // entering in the pen's background.
-func (t *Term) insertCells(n int) { t.insertCellsStyled(n, t.bgID()) }
+func (t *Terminal) insertCells(n int) { t.insertCellsStyled(n, t.bgID()) }
 
-func (t *Term) insertCellsStyled(n int, blank uint32) {
+func (t *Terminal) insertCellsStyled(n int, blank uint32) {
 	x := t.x
 	if x >= t.cols {
 		return
@@ -401,7 +401,7 @@ func (t *Term) insertCellsStyled(n int, blank uint32) {
 	line := &t.scr.lines[t.y]
 	cells := line.cells
 	copy(cells[x+n:], cells[x:t.cols-n])
-	termBlankCells(cells[x:x+n], blank)
+	blankCells(cells[x:x+n], blank)
 	if x+n < t.cols {
 		line.used = t.cols
 	}
@@ -409,7 +409,7 @@ func (t *Term) insertCellsStyled(n int, blank uint32) {
 
 // deleteCells removes n cells at the cursor, blanks entering at the end
 // (DCH). From the pending-wrap column it does nothing (tmux).
-func (t *Term) deleteCells(n int) {
+func (t *Terminal) deleteCells(n int) {
 	x := t.x
 	if x >= t.cols {
 		return
@@ -429,17 +429,17 @@ func (t *Term) deleteCells(n int) {
 	t.eraseCells(t.y, t.cols-n, t.cols)
 }
 
-// termCellWidth is the width of the character a cell rune stands for.
-func termCellWidth(ct *termClusterTable, r rune) int {
-	if r >= termClusterBase {
+// cellWidth is the width of the character a cell rune stands for.
+func cellWidth(ct *clusterTable, r rune) int {
+	if r >= clusterBase {
 		for _, c := range ct.text(r) {
-			return termRuneWidth(c)
+			return runeWidth(c)
 		}
 	}
 	if r <= 0 {
 		return 1
 	}
-	return termRuneWidth(r)
+	return runeWidth(r)
 }
 
 // resize changes the grid size the way tmux's screen_resize does: the
@@ -448,7 +448,7 @@ func termCellWidth(ct *termClusterTable, r rune) int {
 // reflow at the new width. The alternate screen is cut or padded instead
 // (full-screen programs redraw), and the main screen behind it is resized
 // when it comes back.
-func (t *Term) resize(cols, rows int) {
+func (t *Terminal) resize(cols, rows int) {
 	oldCols := t.cols
 	t.cols, t.rows = cols, rows
 	if t.scr == t.main {
@@ -460,7 +460,7 @@ func (t *Term) resize(cols, rows int) {
 		t.alt = nil // blank anyway when it next comes up
 	} else {
 		for i := range t.alt.lines {
-			t.alt.lines[i].cells = termResizeCells(t.alt.lines[i].cells, oldCols, cols)
+			t.alt.lines[i].cells = resizeCells(t.alt.lines[i].cells, oldCols, cols)
 			t.alt.lines[i].used = min(t.alt.lines[i].used, cols)
 		}
 		t.y = t.resizeScreenRows(t.alt, rows, t.y)
@@ -481,7 +481,7 @@ func (t *Term) resize(cols, rows int) {
 // cursor first, then from the top (into scrollback on the main screen);
 // growing pulls back rows that scrolled into scrollback (not those a clear
 // pushed there), then adds blank rows: tmux's screen_resize_y.
-func (t *Term) resizeScreenRows(s *termScreen, rows, cy int) int {
+func (t *Terminal) resizeScreenRows(s *screenGrid, rows, cy int) int {
 	old := len(s.lines)
 	if rows < old {
 		drop := 0
@@ -499,7 +499,7 @@ func (t *Term) resizeScreenRows(s *termScreen, rows, cy int) int {
 	} else if rows > old {
 		add := rows - old
 		pulled := 0
-		var back []termLine
+		var back []gridLine
 		if s == t.main {
 			t.sbScrolled = min(t.sbScrolled, t.sb.len())
 			for pulled < add && t.sbScrolled > 0 {
@@ -508,13 +508,13 @@ func (t *Term) resizeScreenRows(s *termScreen, rows, cy int) int {
 				pulled++
 			}
 		}
-		nl := make([]termLine, 0, rows)
+		nl := make([]gridLine, 0, rows)
 		for i := len(back) - 1; i >= 0; i-- {
 			nl = append(nl, back[i])
 		}
 		nl = append(nl, s.lines...)
 		for len(nl) < rows {
-			nl = append(nl, termLine{cells: termBlankCells(make([]termCell, t.cols), 0)})
+			nl = append(nl, gridLine{cells: blankCells(make([]gridCell, t.cols), 0)})
 		}
 		s.lines = nl
 		cy += pulled
@@ -522,10 +522,10 @@ func (t *Term) resizeScreenRows(s *termScreen, rows, cy int) int {
 	return max(0, min(cy, rows-1))
 }
 
-// termResizeCells changes a row's width without losing columns: a narrower
+// resizeCells changes a row's width without losing columns: a narrower
 // row keeps its cells beyond the width (in the slice's capacity), so
 // widening again brings them back, as long as nothing erased the row.
-func termResizeCells(cells []termCell, oldCols, cols int) []termCell {
+func resizeCells(cells []gridCell, oldCols, cols int) []gridCell {
 	if cols == oldCols {
 		return cells
 	}
@@ -537,7 +537,7 @@ func termResizeCells(cells []termCell, oldCols, cols int) []termCell {
 	if cap(cells) >= cols {
 		return cells[:cols]
 	}
-	n := make([]termCell, cols)
+	n := make([]gridCell, cols)
 	copy(n, cells[:cap(cells)])
 	return n
 }

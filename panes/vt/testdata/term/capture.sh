@@ -9,7 +9,7 @@ cd "$(dirname "$0")"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 seq 1 300 | sed 's/^/line number /' >"$work/file.txt"
-cp ../../panes/term.go "$work/sample.go" 2>/dev/null || printf 'package main\n\nfunc main() {}\n' >"$work/sample.go"
+cp ../../terminal.go "$work/sample.go" 2>/dev/null || printf 'package main\n\nfunc main() {}\n' >"$work/sample.go"
 
 # cap NAME COLS ROWS CMD [KEYS-SCRIPT]
 cap() {

@@ -1,9 +1,9 @@
-// term_oracle_test.go checks Term against tmux on the corpus in
+// oracle_test.go checks Terminal against tmux on the corpus in
 // testdata/term: each stream NAME@COLSxROWS.bin is played in a tmux pane of
 // that size (`stty raw -echo; cat STREAM`) on a private server, and the
 // screen tmux holds (capture-pane -p for text, -p -e for attributes, the
-// cursor) is compared cell by cell with Term's.
-package panes
+// cursor) is compared cell by cell with Terminal's.
+package vt
 
 import (
 	"fmt"
@@ -20,45 +20,45 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-const termCorpusDir = "../testdata/term"
+const corpusDir = "testdata/term"
 
-// termOracleHistory is the scrollback both tmux and Term keep in the test.
-const termOracleHistory = 200
+// oracleHistory is the scrollback both tmux and Terminal keep in the test.
+const oracleHistory = 200
 
-var termCorpusName = regexp.MustCompile(`^(.+)@(\d+)x(\d+)\.bin$`)
+var corpusName = regexp.MustCompile(`^(.+)@(\d+)x(\d+)\.bin$`)
 
-type termCorpusItem struct {
+type corpusItem struct {
 	name       string
 	path       string
 	cols, rows int
 }
 
-func termCorpus(t testing.TB) []termCorpusItem {
-	entries, err := os.ReadDir(termCorpusDir)
+func loadCorpus(t testing.TB) []corpusItem {
+	entries, err := os.ReadDir(corpusDir)
 	require.NoError(t, err)
-	var items []termCorpusItem
+	var items []corpusItem
 	for _, e := range entries {
-		m := termCorpusName.FindStringSubmatch(e.Name())
+		m := corpusName.FindStringSubmatch(e.Name())
 		if m == nil {
 			continue
 		}
 		cols, _ := strconv.Atoi(m[2])
 		rows, _ := strconv.Atoi(m[3])
-		path, err := filepath.Abs(filepath.Join(termCorpusDir, e.Name()))
+		path, err := filepath.Abs(filepath.Join(corpusDir, e.Name()))
 		require.NoError(t, err)
-		items = append(items, termCorpusItem{m[1], path, cols, rows})
+		items = append(items, corpusItem{m[1], path, cols, rows})
 	}
-	require.NotEmpty(t, items, "corpus in %s", termCorpusDir)
+	require.NotEmpty(t, items, "corpus in %s", corpusDir)
 	return items
 }
 
-// termTmux is a private tmux server for the test.
-type termTmux struct {
+// tmuxOracle is a private tmux server for the test.
+type tmuxOracle struct {
 	t      *testing.T
 	socket string
 }
 
-func (x *termTmux) run(args ...string) string {
+func (x *tmuxOracle) run(args ...string) string {
 	x.t.Helper()
 	cmd := exec.Command("tmux", append([]string{"-L", x.socket, "-f", "/dev/null"}, args...)...)
 	out, err := cmd.CombinedOutput()
@@ -66,18 +66,18 @@ func (x *termTmux) run(args ...string) string {
 	return string(out)
 }
 
-// termOracleScreen is what tmux shows after a stream.
-type termOracleScreen struct {
-	text    []string         // the characters of each row (from -e)
-	history []string         // the text of the history, oldest first
-	cells   [][]termTestCell // capture-pane -p -e, parsed
+// oracleScreen is what tmux shows after a stream.
+type oracleScreen struct {
+	text    []string     // the characters of each row (from -e)
+	history []string     // the text of the history, oldest first
+	cells   [][]testCell // capture-pane -p -e, parsed
 	cx      int
 	cy      int
 }
 
-// termTestCell is a printed character with its attributes in a normal form
+// testCell is a printed character with its attributes in a normal form
 // both sides are converted to.
-type termTestCell struct {
+type testCell struct {
 	ch    string
 	style string
 }
@@ -85,7 +85,7 @@ type termTestCell struct {
 // play starts a session of the item's size playing its stream, waits until
 // tmux has parsed all of it and returns the session name and the screen.
 // The caller kills the session.
-func (x *termTmux) play(it termCorpusItem, n int) (string, termOracleScreen) {
+func (x *tmuxOracle) play(it corpusItem, n int) (string, oracleScreen) {
 	x.t.Helper()
 	session := fmt.Sprintf("s%d", n)
 	done := fmt.Sprintf("rostra-oracle-done-%d", n)
@@ -101,13 +101,13 @@ func (x *termTmux) play(it termCorpusItem, n int) (string, termOracleScreen) {
 }
 
 // capture reads what tmux shows in a session of the given size.
-func (x *termTmux) capture(session string, cols, rows int) termOracleScreen {
+func (x *tmuxOracle) capture(session string, cols, rows int) oracleScreen {
 	x.t.Helper()
 	size := strings.TrimSpace(x.run("display", "-p", "-t", session, "#{pane_width}x#{pane_height}"))
 	require.Equal(x.t, fmt.Sprintf("%dx%d", cols, rows), size, "tmux pane size")
-	var scr termOracleScreen
+	var scr oracleScreen
 	esc := x.run("capture-pane", "-p", "-e", "-t", session)
-	scr.cells = termParseCaptureE(strings.Split(strings.TrimSuffix(esc, "\n"), "\n"))
+	scr.cells = parseCaptureE(strings.Split(strings.TrimSuffix(esc, "\n"), "\n"))
 	// The text is taken from the -e capture rather than -p, because only
 	// -e says which cells are DEC graphics (-p prints the raw letters).
 	for _, row := range scr.cells {
@@ -120,7 +120,7 @@ func (x *termTmux) capture(session string, cols, rows int) termOracleScreen {
 	hist, _ := strconv.Atoi(strings.TrimSpace(x.run("display", "-p", "-t", session, "#{history_size}")))
 	if hist > 0 {
 		h := x.run("capture-pane", "-p", "-e", "-t", session, "-S", strconv.Itoa(-hist), "-E", "-1")
-		for _, row := range termParseCaptureE(strings.Split(strings.TrimSuffix(h, "\n"), "\n")) {
+		for _, row := range parseCaptureE(strings.Split(strings.TrimSuffix(h, "\n"), "\n")) {
 			var b strings.Builder
 			for _, c := range row {
 				b.WriteString(c.ch)
@@ -128,10 +128,10 @@ func (x *termTmux) capture(session string, cols, rows int) termOracleScreen {
 			scr.history = append(scr.history, strings.TrimRight(b.String(), " "))
 		}
 	}
-	if len(scr.history) > termOracleHistory {
+	if len(scr.history) > oracleHistory {
 		// tmux trims history to its limit lazily (a reflow can leave it
-		// over); Term's ring never holds more than its cap.
-		scr.history = scr.history[len(scr.history)-termOracleHistory:]
+		// over); Terminal's ring never holds more than its cap.
+		scr.history = scr.history[len(scr.history)-oracleHistory:]
 	}
 	cur := strings.Fields(x.run("display", "-p", "-t", session, "#{cursor_x} #{cursor_y}"))
 	scr.cx, _ = strconv.Atoi(cur[0])
@@ -139,15 +139,15 @@ func (x *termTmux) capture(session string, cols, rows int) termOracleScreen {
 	return scr
 }
 
-// termTestStyle is the normal form of attributes: tmux's -e output is parsed
-// into it independently of Term's SGR code.
-type termTestStyle struct {
+// testStyle is the normal form of attributes: tmux's -e output is parsed
+// into it independently of Terminal's SGR code.
+type testStyle struct {
 	fg, bg, ulc                                                   string
 	bold, faint, italic, blink, reverse, hidden, strike, overline bool
 	ul                                                            int
 }
 
-func (s termTestStyle) String() string {
+func (s testStyle) String() string {
 	var b strings.Builder
 	flag := func(on bool, name string) {
 		if on {
@@ -177,12 +177,12 @@ func (s termTestStyle) String() string {
 	return strings.TrimSpace(b.String())
 }
 
-// termParseCaptureE parses capture-pane -e lines. Attributes carry over
+// parseCaptureE parses capture-pane -e lines. Attributes carry over
 // from one line to the next, as tmux writes them.
-func termParseCaptureE(lines []string) [][]termTestCell {
-	var st termTestStyle
+func parseCaptureE(lines []string) [][]testCell {
+	var st testStyle
 	charset := false
-	out := make([][]termTestCell, len(lines))
+	out := make([][]testCell, len(lines))
 	for li, line := range lines {
 		for i := 0; i < len(line); {
 			if strings.HasPrefix(line[i:], "\x1b[") {
@@ -191,7 +191,7 @@ func termParseCaptureE(lines []string) [][]termTestCell {
 					j++
 				}
 				if j < len(line) && line[j] == 'm' {
-					termApplyTestSGR(&st, line[i+2:j])
+					applyTestSGR(&st, line[i+2:j])
 				}
 				i = j + 1
 				continue
@@ -217,13 +217,13 @@ func termParseCaptureE(lines []string) [][]termTestCell {
 				size = len(string(r))
 			}
 			if charset && r >= 0x5f && r <= 0x7e {
-				r = termDECGraphics[r]
+				r = dECGraphics[r]
 			}
 			ch := string(r)
-			if termRuneWidth(r) == 0 && len(out[li]) > 0 {
+			if runeWidth(r) == 0 && len(out[li]) > 0 {
 				out[li][len(out[li])-1].ch += ch
 			} else {
-				out[li] = append(out[li], termTestCell{ch, st.String()})
+				out[li] = append(out[li], testCell{ch, st.String()})
 			}
 			i += size
 		}
@@ -231,9 +231,9 @@ func termParseCaptureE(lines []string) [][]termTestCell {
 	return out
 }
 
-func termApplyTestSGR(st *termTestStyle, params string) {
+func applyTestSGR(st *testStyle, params string) {
 	if params == "" {
-		*st = termTestStyle{}
+		*st = testStyle{}
 		return
 	}
 	groups := strings.Split(params, ";")
@@ -272,7 +272,7 @@ func termApplyTestSGR(st *termTestStyle, params string) {
 		}
 		switch {
 		case n == 0:
-			*st = termTestStyle{}
+			*st = testStyle{}
 		case n == 1:
 			st.bold = true
 		case n == 2:
@@ -339,49 +339,49 @@ func termApplyTestSGR(st *termTestStyle, params string) {
 	}
 }
 
-// termTestColor is a termColor in the test's normal form.
-func termTestColor(c termColor) string {
-	switch c & termColorKind {
-	case termColorIndexed:
+// testColor is a color in the test's normal form.
+func testColor(c color) string {
+	switch c & colorKind {
+	case colorIndexed:
 		return "idx" + strconv.Itoa(int(c&0xff))
-	case termColorRGB:
+	case colorRGB:
 		return fmt.Sprintf("rgb(%d,%d,%d)", c>>16&0xff, c>>8&0xff, c&0xff)
 	}
 	return ""
 }
 
-func termTestStyleOf(s termStyle) string {
-	return termTestStyle{
-		fg: termTestColor(s.fg), bg: termTestColor(s.bg), ulc: termTestColor(s.ulColor),
-		bold: s.attrs&termAttrBold != 0, faint: s.attrs&termAttrFaint != 0,
-		italic: s.attrs&termAttrItalic != 0, blink: s.attrs&(termAttrBlink|termAttrRapidBlink) != 0,
-		reverse: s.attrs&termAttrReverse != 0, hidden: s.attrs&termAttrHidden != 0,
-		strike: s.attrs&termAttrStrike != 0, overline: s.attrs&termAttrOverline != 0,
+func testStyleOf(s cellStyle) string {
+	return testStyle{
+		fg: testColor(s.fg), bg: testColor(s.bg), ulc: testColor(s.ulColor),
+		bold: s.attrs&attrBold != 0, faint: s.attrs&attrFaint != 0,
+		italic: s.attrs&attrItalic != 0, blink: s.attrs&(attrBlink|attrRapidBlink) != 0,
+		reverse: s.attrs&attrReverse != 0, hidden: s.attrs&attrHidden != 0,
+		strike: s.attrs&attrStrike != 0, overline: s.attrs&attrOverline != 0,
 		ul: int(s.ul),
 	}.String()
 }
 
-// termTestCells lists the characters of every cell of Term's active screen
+// testCells lists the characters of every cell of Terminal's active screen
 // in the same form.
-func termTestCells(tm *Term) [][]termTestCell {
-	out := make([][]termTestCell, tm.rows)
+func testCells(tm *Terminal) [][]testCell {
+	out := make([][]testCell, tm.rows)
 	for y := range tm.rows {
 		for _, c := range tm.scr.lines[y].cells {
-			if c.r == termWideCont {
+			if c.r == wideCont {
 				continue
 			}
 			ch := " "
 			if c.r != 0 {
 				ch = tm.clusters.text(c.r)
 			}
-			out[y] = append(out[y], termTestCell{ch, termTestStyleOf(tm.styles.list[c.s])})
+			out[y] = append(out[y], testCell{ch, testStyleOf(tm.styles.list[c.s])})
 		}
 	}
 	return out
 }
 
-// termCompareScreens returns a readable report of every difference.
-func termCompareScreens(tm *Term, want termOracleScreen) string {
+// compareScreens returns a readable report of every difference.
+func compareScreens(tm *Terminal, want oracleScreen) string {
 	var b strings.Builder
 	got := strings.Split(strings.TrimSuffix(tm.Text(false), "\n"), "\n")
 	for len(want.text) < len(got) {
@@ -395,15 +395,15 @@ func termCompareScreens(tm *Term, want termOracleScreen) string {
 		}
 	}
 	if !textDiff {
-		gotCells := termTestCells(tm)
+		gotCells := testCells(tm)
 		for y := range gotCells {
-			var w []termTestCell
+			var w []testCell
 			if y < len(want.cells) {
 				w = want.cells[y]
 			}
 			// tmux trims trailing spaces from its -e output, but only
 			// after the last escape sequence: compare every cell tmux
-			// printed, and Term's further cells must be spaces.
+			// printed, and Terminal's further cells must be spaces.
 			for x := range gotCells[y] {
 				g := gotCells[y][x]
 				if x >= len(w) {
@@ -441,7 +441,7 @@ func termCompareScreens(tm *Term, want termOracleScreen) string {
 			}
 		}
 	}
-	// tmux reports the pending-wrap column as cols, as Term keeps it.
+	// tmux reports the pending-wrap column as cols, as Terminal keeps it.
 	x, y := tm.x, tm.y
 	if x != want.cx || y != want.cy {
 		fmt.Fprintf(&b, "cursor: tmux %d,%d term %d,%d\n", want.cx, want.cy, x, y)
@@ -458,50 +458,50 @@ func TestTermMatchesTmux(t *testing.T) {
 		}
 		t.Skip("tmux not installed")
 	}
-	x := &termTmux{t: t, socket: fmt.Sprintf("rostra-term-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(termOracleHistory),
+	x := &tmuxOracle{t: t, socket: fmt.Sprintf("rostra-term-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(oracleHistory),
 		";", "set", "-g", "exit-empty", "off")
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 	n := 0
-	for _, it := range termCorpus(t) {
+	for _, it := range loadCorpus(t) {
 		t.Run(it.name, func(t *testing.T) {
 			data, err := os.ReadFile(it.path)
 			require.NoError(t, err)
-			termCheckAgainstTmux(t, x, it, n, data)
+			checkAgainstTmux(t, x, it, n, data)
 		})
 		n++
 	}
 	// Random streams over the whole feature list find the corners no
 	// hand-written stream thought of. Fixed seeds: failures reproduce.
-	for seed := range uint64(termRandomStreams) {
+	for seed := range uint64(randomStreams) {
 		cols, rows := 10+int(seed*7%50), 3+int(seed*5%20)
-		data := termRandomStream(seed, 3000)
+		data := randomStream(seed, 3000)
 		dir := t.TempDir()
-		it := termCorpusItem{name: fmt.Sprintf("random-%d", seed), path: filepath.Join(dir, "stream.bin"), cols: cols, rows: rows}
+		it := corpusItem{name: fmt.Sprintf("random-%d", seed), path: filepath.Join(dir, "stream.bin"), cols: cols, rows: rows}
 		require.NoError(t, os.WriteFile(it.path, data, 0o644))
 		t.Run(it.name, func(t *testing.T) {
-			termCheckAgainstTmux(t, x, it, n, data)
+			checkAgainstTmux(t, x, it, n, data)
 		})
 		n++
 	}
 }
 
-// termHasHalfWide says whether a row, on screen or in scrollback, holds
+// hasHalfWide says whether a row, on screen or in scrollback, holds
 // half of a wide character without the other half. tmux's reflow of those
 // is not modelled (it can even drop cells), so width checks skip them.
-func termHasHalfWide(tm *Term) bool {
+func hasHalfWide(tm *Terminal) bool {
 	for i := range tm.sb.len() {
-		if strings.ContainsRune(tm.sb.get(i), termOrphanHeadMark) || strings.ContainsRune(tm.sb.get(i), termOrphanContMark) {
+		if strings.ContainsRune(tm.sb.get(i), orphanHeadMark) || strings.ContainsRune(tm.sb.get(i), orphanContMark) {
 			return true
 		}
 	}
 	for _, l := range tm.scr.lines {
 		for x, c := range l.cells {
-			head := c.r > 0 && termIsWideHead(&tm.clusters, c.r)
-			if head && (x+1 >= len(l.cells) || l.cells[x+1].r != termWideCont) {
+			head := c.r > 0 && isWideHead(&tm.clusters, c.r)
+			if head && (x+1 >= len(l.cells) || l.cells[x+1].r != wideCont) {
 				return true
 			}
-			if c.r == termWideCont && (x == 0 || !termIsWideHead(&tm.clusters, l.cells[x-1].r)) {
+			if c.r == wideCont && (x == 0 || !isWideHead(&tm.clusters, l.cells[x-1].r)) {
 				return true
 			}
 		}
@@ -509,29 +509,29 @@ func termHasHalfWide(tm *Term) bool {
 	return false
 }
 
-// termRandomStreams is how many random streams the oracle test plays.
-const termRandomStreams = 100
+// randomStreams is how many random streams the oracle test plays.
+const randomStreams = 100
 
-func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, data []byte) {
+func checkAgainstTmux(t *testing.T, x *tmuxOracle, it corpusItem, n int, data []byte) {
 	x.t = t
 	session, want := x.play(it, n)
 	defer x.run("kill-session", "-t", session)
-	tm := NewTerm(it.cols, it.rows, TermOptions{Scrollback: termOracleHistory})
+	tm := New(it.cols, it.rows, Options{Scrollback: oracleHistory})
 	// Feed in uneven chunks so sequences split across writes.
 	for len(data) > 0 {
 		k := min(len(data), 1+len(data)%1021)
 		_, _ = tm.Write(data[:k])
 		data = data[k:]
 	}
-	if diff := termCompareScreens(tm, want); diff != "" {
+	if diff := compareScreens(tm, want); diff != "" {
 		t.Errorf("%s (%dx%d, %s) differs from tmux:\n%s", it.name, it.cols, it.rows, it.path, diff)
 		return
 	}
 	// Then resizes: the height (rows go to and come back from history the
 	// way tmux moves them), then the width (reflow), unless the alternate
-	// screen is up: Term does not reflow that one (the program redraws).
+	// screen is up: Terminal does not reflow that one (the program redraws).
 	sizes := [][2]int{{it.cols, max(1, it.rows/2)}, {it.cols, it.rows + 5}}
-	if !tm.Modes().AltScreen && !termHasHalfWide(tm) {
+	if !tm.Modes().AltScreen && !hasHalfWide(tm) {
 		sizes = append(sizes, [2]int{max(2, it.cols/2), it.rows}, [2]int{it.cols + 7, it.rows + 2},
 			[2]int{max(2, it.cols/3), max(1, it.rows-2)})
 	}
@@ -539,17 +539,17 @@ func termCheckAgainstTmux(t *testing.T, x *termTmux, it termCorpusItem, n int, d
 		x.run("resize-window", "-t", session, "-x", strconv.Itoa(sz[0]), "-y", strconv.Itoa(sz[1]))
 		want := x.capture(session, sz[0], sz[1])
 		tm.Resize(sz[0], sz[1])
-		if diff := termCompareScreens(tm, want); diff != "" {
+		if diff := compareScreens(tm, want); diff != "" {
 			t.Errorf("%s (%s) after resizing to %dx%d differs from tmux:\n%s", it.name, it.path, sz[0], sz[1], diff)
 			return
 		}
 	}
 }
 
-// termRandomStream strings together random pieces of everything Term
+// randomStream strings together random pieces of everything Terminal
 // implements: text (ASCII, wide, combining), controls, cursor motion,
 // erase, insert/delete, scroll regions, SGR, modes, charsets.
-func termRandomStream(seed uint64, size int) []byte {
+func randomStream(seed uint64, size int) []byte {
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 	num := func() string {
 		switch rng.IntN(6) {
@@ -588,7 +588,7 @@ func termRandomStream(seed uint64, size int) []byte {
 			// ICH from column 0 and at most half the width: tmux's grid
 			// keeps stale cells in the gap when more is inserted than is
 			// moved (grid_move_cells), though its own display is right;
-			// Term blanks the gap like xterm.
+			// Terminal blanks the gap like xterm.
 			fmt.Fprintf(&b, "\r\x1b[%d@", 1+rng.IntN(5))
 		case 12:
 			fmt.Fprintf(&b, "\x1b[%s;%sr", num(), num())

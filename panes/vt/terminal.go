@@ -1,15 +1,15 @@
-// term.go holds Term, the terminal emulator behind every pty pane: the public
+// terminal.go holds Terminal, the terminal emulator behind every pty pane: the public
 // API, locking, and the byte loop that feeds x/ansi's DEC parser.
 //
-// Data model: a Term owns two screens (main and, while it is up, alternate),
-// each a slice of rows of compact cells (rune + index into the Term's style
+// Data model: a Terminal owns two screens (main and, while it is up, alternate),
+// each a slice of rows of compact cells (rune + index into the Terminal's style
 // table), a cursor with tmux-style pending wrap (x == cols means "the next
 // printable wraps first"), the modes the UI reads, and a scrollback ring of
-// lines encoded compactly (termScrollback). One goroutine writes; any number
+// lines encoded compactly (scrollRing). One goroutine writes; any number
 // read under an RWMutex. Callbacks (bell, title) fire after the lock is
-// released so they may call back into the Term; replies go through a queue
+// released so they may call back into the Terminal; replies go through a queue
 // drained by their own goroutine so Write never blocks on the child.
-package panes
+package vt
 
 import (
 	"sync"
@@ -20,16 +20,25 @@ import (
 	ansiparser "github.com/charmbracelet/x/ansi/parser"
 )
 
-// TermOptions configures a Term.
-type TermOptions struct {
+// Screen is where a process surface copies a child's output for display and
+// which it resizes with the pty: a Terminal, or a wrapper around one. It must
+// be safe for use by two goroutines: the reader writes, and the owner may read
+// it to draw.
+type Screen interface {
+	Write([]byte) (int, error)
+	Resize(cols, rows int)
+}
+
+// Options configures a Terminal.
+type Options struct {
 	Scrollback int          // lines kept; 0 means 10000
 	OnBell     func()       // called on BEL (from the writer goroutine; must not block long)
 	OnTitle    func(string) // OSC 0/2
 	OnReply    func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
 }
 
-// TermModes is the mode state the UI needs to forward keys and mouse events.
-type TermModes struct {
+// Modes is the mode state the UI needs to forward keys and mouse events.
+type Modes struct {
 	AppCursor, AppKeypad, BracketedPaste, AltScreen, AutoWrap, SyncOutput bool
 	Mouse                                                                 int  // 0 off, 1000, 1002 or 1003
 	MouseSGR                                                              bool // 1006
@@ -37,48 +46,48 @@ type TermModes struct {
 	Title                                                                 string
 }
 
-const termDefaultScrollback = 10000
+const defaultScrollback = 10000
 
-// termSaved is what DECSC saves and DECRC restores.
-type termSaved struct {
+// savedCursor is what DECSC saves and DECRC restores.
+type savedCursor struct {
 	x, y     int
-	pen      termStyle
+	pen      cellStyle
 	origin   bool
 	charsets [2]bool // G0/G1 is DEC special graphics
 	shift    int
 	valid    bool
 }
 
-// termScreen is one grid of rows.
-type termScreen struct {
-	lines []termLine
+// screenGrid is one grid of rows.
+type screenGrid struct {
+	lines []gridLine
 }
 
-// termLine is one row of cells; wrapped means the text continues on the next
+// gridLine is one row of cells; wrapped means the text continues on the next
 // row (a soft wrap), which Text joins are not affected by but reflow uses.
 //
 // used is one past the last cell ever written since the row was last
 // blanked whole (tmux's cellused): a full clear of the screen moves rows
 // down to the last used one into scrollback.
-type termLine struct {
-	cells   []termCell
+type gridLine struct {
+	cells   []gridCell
 	used    int
 	wrapped bool
 }
 
-// Term is a terminal emulator fed with a child's output.
-type Term struct {
+// Terminal is a terminal emulator fed with a child's output.
+type Terminal struct {
 	mu   sync.RWMutex
 	gen  atomic.Uint64
-	opts TermOptions
+	opts Options
 
 	parser *ansi.Parser
 
 	cols, rows int
 	mainCols   int // width of the main screen's rows (lags behind cols while the alternate screen is up)
-	main, alt  *termScreen
-	scr        *termScreen // active screen
-	sb         termScrollback
+	main, alt  *screenGrid
+	scr        *screenGrid // active screen
+	sb         scrollRing
 	// sbScrolled counts the newest scrollback lines that scrolled there
 	// (rather than being pushed by a clear): growing the pane pulls only
 	// those back, as tmux's hscrolled.
@@ -89,14 +98,14 @@ type Term struct {
 
 	x, y          int // cursor; x == cols is the pending-wrap column
 	top, bot      int // scroll region, inclusive
-	pen           termStyle
+	pen           cellStyle
 	penID         uint32 // style-table index of pen
 	penBgID       uint32 // style-table index of pen's background only (erase)
 	penDirty      bool
-	penCache      [8]termPenCacheEntry
+	penCache      [8]penCacheEntry
 	penCacheNext  int
-	styles        termStyleTable
-	clusters      termClusterTable
+	styles        styleTable
+	clusters      clusterTable
 	lastRune      rune // for REP
 	lastWidth     int
 	utf8Pend      []byte // an incomplete UTF-8 sequence at the end of a Write
@@ -104,9 +113,9 @@ type Term struct {
 	charsets      [2]bool
 	shift         int // 0 = G0, 1 = G1
 	kittyStack    []int
-	saved         termSaved // DECSC
-	altSavedMain  termSaved // 1049 cursor save
-	altSavedPen   termStyle // the pen when the alternate screen came up
+	saved         savedCursor // DECSC
+	altSavedMain  savedCursor // 1049 cursor save
+	altSavedPen   cellStyle   // the pen when the alternate screen came up
 	changed       bool
 	pendingBells  int
 	pendingTitles []string
@@ -117,25 +126,25 @@ type Term struct {
 	mouse                                   int
 	title                                   string
 
-	replies termReplyQueue
+	replies replyQueue
 
 	csiParams [ansiparser.MaxParamsSize]ansi.Param
 
 	// Scratch buffers reused by every scroll, so steady output does not
 	// allocate beyond the scrollback line itself.
-	scratchLines []termLine
+	scratchLines []gridLine
 	encText      []byte
 	encHdr       []byte
-	encRuns      []termEncRun
+	encRuns      []encRun
 }
 
-// NewTerm returns an empty terminal of the given size.
-func NewTerm(cols, rows int, opts TermOptions) *Term {
-	cols, rows = termClampSize(cols, rows)
+// New returns an empty terminal of the given size.
+func New(cols, rows int, opts Options) *Terminal {
+	cols, rows = clampSize(cols, rows)
 	if opts.Scrollback <= 0 {
-		opts.Scrollback = termDefaultScrollback
+		opts.Scrollback = defaultScrollback
 	}
-	t := &Term{opts: opts, cols: cols, rows: rows}
+	t := &Terminal{opts: opts, cols: cols, rows: rows}
 	t.sb.max = opts.Scrollback
 	t.styles.init()
 	t.replies.onReply = opts.OnReply
@@ -159,7 +168,7 @@ func NewTerm(cols, rows int, opts TermOptions) *Term {
 	return t
 }
 
-func termClampSize(cols, rows int) (int, int) {
+func clampSize(cols, rows int) (int, int) {
 	if cols < 1 {
 		cols = 1
 	}
@@ -176,18 +185,18 @@ func termClampSize(cols, rows int) (int, int) {
 }
 
 // resetState is RIS: everything but the scrollback back to power-on.
-func (t *Term) resetState() {
+func (t *Terminal) resetState() {
 	t.main = t.newScreen()
 	t.mainCols = t.cols
 	t.alt = nil
 	t.scr = t.main
 	t.x, t.y = 0, 0
 	t.top, t.bot = 0, t.rows-1
-	t.pen = termStyle{}
+	t.pen = cellStyle{}
 	t.penDirty = true
 	t.styles.reset()
 	t.clusters.reset()
-	t.penCache = [len(t.penCache)]termPenCacheEntry{}
+	t.penCache = [len(t.penCache)]penCacheEntry{}
 	t.updatePen()
 	t.resetTabs()
 	t.charsets = [2]bool{}
@@ -199,21 +208,21 @@ func (t *Term) resetState() {
 	t.syncOutput, t.mouseSGR = false, false
 	t.mouse = 0
 	t.lastRune, t.lastWidth = 0, 0
-	t.saved = termSaved{}
-	t.altSavedMain = termSaved{}
-	t.altSavedPen = termStyle{}
+	t.saved = savedCursor{}
+	t.altSavedMain = savedCursor{}
+	t.altSavedPen = cellStyle{}
 	t.changed = true
 }
 
-func (t *Term) newScreen() *termScreen {
-	s := &termScreen{lines: make([]termLine, t.rows)}
+func (t *Terminal) newScreen() *screenGrid {
+	s := &screenGrid{lines: make([]gridLine, t.rows)}
 	for i := range s.lines {
-		s.lines[i].cells = termBlankCells(make([]termCell, t.cols), 0)
+		s.lines[i].cells = blankCells(make([]gridCell, t.cols), 0)
 	}
 	return s
 }
 
-func (t *Term) resetTabs() {
+func (t *Terminal) resetTabs() {
 	t.tabs = make([]bool, t.cols)
 	for i := 8; i < t.cols; i += 8 {
 		t.tabs[i] = true
@@ -222,7 +231,7 @@ func (t *Term) resetTabs() {
 
 // Write feeds the child's output into the emulator. It never blocks on
 // replies and never fails.
-func (t *Term) Write(p []byte) (int, error) {
+func (t *Terminal) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	t.feed(p)
 	changed := t.changed
@@ -254,7 +263,7 @@ func (t *Term) Write(p []byte) (int, error) {
 // feed is the byte loop. In the ground state runs of printable ASCII and
 // whole UTF-8 characters bypass the parser (it would call back once per
 // byte); everything else goes through x/ansi's state machine.
-func (t *Term) feed(p []byte) {
+func (t *Terminal) feed(p []byte) {
 	i := 0
 	if len(t.utf8Pend) > 0 {
 		i = t.finishPendingUTF8(p)
@@ -287,9 +296,9 @@ func (t *Term) feed(p []byte) {
 	}
 }
 
-// termMaxParam: a sequence with a larger parameter is ignored whole, as
+// maxParam: a sequence with a larger parameter is ignored whole, as
 // tmux ignores one whose parameter does not parse as an int.
-const termMaxParam = 65535
+const maxParam = 65535
 
 // fastCSI parses a whole, well-formed CSI sequence at the start of p
 // (ESC [ prefix? params intermediates? final) and dispatches it, returning
@@ -297,7 +306,7 @@ const termMaxParam = 65535
 // inside it, anything unusual). Logs carry an SGR every few words, and the
 // parser's per-byte callbacks dominated their profile. Parameters are
 // packed exactly as x/ansi's parser packs them.
-func (t *Term) fastCSI(p []byte) int {
+func (t *Terminal) fastCSI(p []byte) int {
 	if len(p) < 3 || p[1] != '[' {
 		return 0
 	}
@@ -313,7 +322,7 @@ func (t *Term) fastCSI(p []byte) int {
 		c := p[j]
 		switch {
 		case c >= '0' && c <= '9':
-			if cur <= termMaxParam {
+			if cur <= maxParam {
 				cur = cur*10 + int(c-'0')
 			}
 			have = true
@@ -337,7 +346,7 @@ func (t *Term) fastCSI(p []byte) int {
 		break
 	}
 	// The last parameter, if the section was not empty.
-	if j > 2+termBool(prefix != 0) {
+	if j > 2+b2i(prefix != 0) {
 		v := ansi.Param(ansiparser.MissingParam)
 		if have {
 			v = ansi.Param(cur)
@@ -362,7 +371,7 @@ func (t *Term) fastCSI(p []byte) int {
 // a whole UTF-8 character prints, an invalid byte is dropped (C1 controls are
 // not recognised in UTF-8 mode), an incomplete character at the end of the
 // buffer waits for the next Write.
-func (t *Term) feedHighByte(p []byte) int {
+func (t *Terminal) feedHighByte(p []byte) int {
 	if !utf8.FullRune(p) {
 		t.utf8Pend = append(t.utf8Pend[:0], p...)
 		return len(p)
@@ -377,7 +386,7 @@ func (t *Term) feedHighByte(p []byte) int {
 
 // finishPendingUTF8 completes a character split across writes and returns
 // how many bytes of p it consumed.
-func (t *Term) finishPendingUTF8(p []byte) int {
+func (t *Terminal) finishPendingUTF8(p []byte) int {
 	var buf [utf8.UTFMax * 2]byte
 	n := copy(buf[:], t.utf8Pend)
 	take := copy(buf[n:utf8.UTFMax], p)
@@ -399,7 +408,7 @@ func (t *Term) finishPendingUTF8(p []byte) int {
 	return size - n
 }
 
-func (t *Term) handlePrint(r rune) {
+func (t *Terminal) handlePrint(r rune) {
 	if r < 0x80 {
 		t.printASCII([]byte{byte(r)})
 		return
@@ -410,8 +419,8 @@ func (t *Term) handlePrint(r rune) {
 // Resize changes the screen size, keeping content: rows that no longer fit
 // above the cursor go into scrollback, growing pulls them back, columns are
 // cut or padded.
-func (t *Term) Resize(cols, rows int) {
-	cols, rows = termClampSize(cols, rows)
+func (t *Terminal) Resize(cols, rows int) {
+	cols, rows = clampSize(cols, rows)
 	t.mu.Lock()
 	if cols != t.cols || rows != t.rows {
 		t.resize(cols, rows)
@@ -424,7 +433,7 @@ func (t *Term) Resize(cols, rows int) {
 }
 
 // Size returns the screen size.
-func (t *Term) Size() (cols, rows int) {
+func (t *Terminal) Size() (cols, rows int) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.cols, t.rows
@@ -432,10 +441,10 @@ func (t *Term) Size() (cols, rows int) {
 
 // Generation bumps on every visible change; the UI redraws a pane only when
 // it moved.
-func (t *Term) Generation() uint64 { return t.gen.Load() }
+func (t *Terminal) Generation() uint64 { return t.gen.Load() }
 
 // Cursor returns the cursor cell and whether the child wants it shown.
-func (t *Term) Cursor() (x, y int, visible bool) {
+func (t *Terminal) Cursor() (x, y int, visible bool) {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	x = t.x
@@ -446,10 +455,10 @@ func (t *Term) Cursor() (x, y int, visible bool) {
 }
 
 // Modes returns the mode state.
-func (t *Term) Modes() TermModes {
+func (t *Terminal) Modes() Modes {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	m := TermModes{
+	m := Modes{
 		AppCursor:      t.appCursor,
 		AppKeypad:      t.appKeypad,
 		BracketedPaste: t.bracketedPaste,
@@ -466,9 +475,9 @@ func (t *Term) Modes() TermModes {
 	return m
 }
 
-// termReplyQueue hands replies to OnReply from its own goroutine, in order,
+// replyQueue hands replies to OnReply from its own goroutine, in order,
 // so a child that is not reading its input can never stall Write.
-type termReplyQueue struct {
+type replyQueue struct {
 	mu      sync.Mutex
 	queue   [][]byte
 	running bool
@@ -476,7 +485,7 @@ type termReplyQueue struct {
 	idle    *sync.Cond
 }
 
-func (q *termReplyQueue) push(b []byte) {
+func (q *replyQueue) push(b []byte) {
 	if q.onReply == nil {
 		return
 	}
@@ -489,7 +498,7 @@ func (q *termReplyQueue) push(b []byte) {
 	q.mu.Unlock()
 }
 
-func (q *termReplyQueue) drain() {
+func (q *replyQueue) drain() {
 	for {
 		q.mu.Lock()
 		if len(q.queue) == 0 {
@@ -510,7 +519,7 @@ func (q *termReplyQueue) drain() {
 
 // FlushReplies waits until every reply queued so far has been handed to
 // OnReply. Tests and `rostra replay` use it; the pty reader never needs to.
-func (t *Term) FlushReplies() {
+func (t *Terminal) FlushReplies() {
 	q := &t.replies
 	q.mu.Lock()
 	if q.idle == nil {

@@ -1,8 +1,8 @@
-// term_render.go holds the read side of Term: windows into the absolute
+// render.go holds the read side of Terminal: windows into the absolute
 // line space (scrollback lines 0..n-1, then the active screen's rows) as
 // plain text or ANSI with minimal SGR changes, whole-screen dumps for
 // `rostra replay`, and search. Every reader holds the read lock only.
-package panes
+package vt
 
 import (
 	"slices"
@@ -14,30 +14,30 @@ import (
 
 // LineCount is scrollback lines + rows: the absolute line space, 0 being the
 // oldest scrollback line.
-func (t *Term) LineCount() int {
+func (t *Terminal) LineCount() int {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.sb.len() + t.rows
 }
 
 // ScrollbackLen is the number of lines in scrollback.
-func (t *Term) ScrollbackLen() int {
+func (t *Terminal) ScrollbackLen() int {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	return t.sb.len()
 }
 
-var termBufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 16<<10); return &b }}
 
 // Window returns exactly rows lines starting at absolute line top (clamped),
 // each exactly cols cells wide, padded with spaces. With ansi, styles are
 // given with minimal SGR changes and each line ends in the default style.
-func (t *Term) Window(top int, ansi bool) []string {
+func (t *Terminal) Window(top int, ansi bool) []string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	total := t.sb.len() + t.rows
 	top = max(0, min(top, total-t.rows))
-	bp := termBufPool.Get().(*[]byte)
+	bp := bufPool.Get().(*[]byte)
 	buf := (*bp)[:0]
 	var offs [4097]int
 	ends := offs[:0]
@@ -47,7 +47,7 @@ func (t *Term) Window(top int, ansi bool) []string {
 	}
 	all := string(buf)
 	*bp = buf
-	termBufPool.Put(bp)
+	bufPool.Put(bp)
 	out := make([]string, t.rows)
 	start := 0
 	for i, e := range ends {
@@ -59,12 +59,12 @@ func (t *Term) Window(top int, ansi bool) []string {
 
 // Text returns the screen (with scrollback above it when asked) as plain
 // text, one line per row, trailing spaces trimmed.
-func (t *Term) Text(scrollback bool) string { return t.dump(scrollback, false) }
+func (t *Terminal) Text(scrollback bool) string { return t.dump(scrollback, false) }
 
 // ANSI is Text with colours and attributes.
-func (t *Term) ANSI(scrollback bool) string { return t.dump(scrollback, true) }
+func (t *Terminal) ANSI(scrollback bool) string { return t.dump(scrollback, true) }
 
-func (t *Term) dump(scrollback, ansi bool) string {
+func (t *Terminal) dump(scrollback, ansi bool) string {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	first := t.sb.len()
@@ -83,7 +83,7 @@ func (t *Term) dump(scrollback, ansi bool) string {
 // wide character whose right half was erased drawn as a blank; otherwise
 // (Text, ANSI) the cells as tmux keeps them, trailing blanks trimmed (in
 // plain text, all trailing spaces).
-func (t *Term) appendLine(buf []byte, i int, ansi, pad bool) []byte {
+func (t *Terminal) appendLine(buf []byte, i int, ansi, pad bool) []byte {
 	start := len(buf)
 	if i < t.sb.len() {
 		buf = t.appendScrollbackLine(buf, t.sb.get(i), ansi, pad)
@@ -100,22 +100,22 @@ func (t *Term) appendLine(buf []byte, i int, ansi, pad bool) []byte {
 	return buf
 }
 
-func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte {
+func (t *Terminal) appendCells(buf []byte, cells []gridCell, ansi, pad bool) []byte {
 	n := len(cells)
 	if !pad {
-		n = termTrimmedLen(cells)
+		n = trimmedLen(cells)
 	}
-	var cur termStyle
+	var cur cellStyle
 	curID := uint32(0)
 	styles := t.styles.list
 	for i := 0; i < n; {
 		c := cells[i]
 		if ansi && c.s != curID {
-			var st termStyle
+			var st cellStyle
 			if int(c.s) < len(styles) {
 				st = styles[c.s]
 			}
-			buf = termAppendSGR(buf, cur, st)
+			buf = appendSGR(buf, cur, st)
 			cur, curID = st, c.s
 		}
 		if c.r >= 0 && c.r < 0x80 {
@@ -139,32 +139,32 @@ func (t *Term) appendCells(buf []byte, cells []termCell, ansi, pad bool) []byte 
 			continue
 		}
 		switch {
-		case c.r == termWideCont:
-			if pad && (i == 0 || cells[i-1].r <= 0 || cells[i-1].r < 0x80 || termCellWidth(&t.clusters, cells[i-1].r) != 2) {
+		case c.r == wideCont:
+			if pad && (i == 0 || cells[i-1].r <= 0 || cells[i-1].r < 0x80 || cellWidth(&t.clusters, cells[i-1].r) != 2) {
 				// The right half of a character no longer there (a row
 				// that was cut by a resize and written since).
 				buf = append(buf, ' ')
 			}
-		case pad && (i+1 >= len(cells) || cells[i+1].r != termWideCont) && termCellWidth(&t.clusters, c.r) == 2:
+		case pad && (i+1 >= len(cells) || cells[i+1].r != wideCont) && cellWidth(&t.clusters, c.r) == 2:
 			// A wide character whose right half was erased: drawing it
 			// would push the rest of the row right by one.
 			buf = append(buf, ' ')
-		case c.r >= termClusterBase:
+		case c.r >= clusterBase:
 			buf = append(buf, t.clusters.text(c.r)...)
 		default:
 			buf = utf8.AppendRune(buf, c.r)
 		}
 		i++
 	}
-	if ansi && cur != (termStyle{}) {
+	if ansi && cur != (cellStyle{}) {
 		buf = append(buf, "\x1b[m"...)
 	}
 	return buf
 }
 
-func (t *Term) appendScrollbackLine(buf []byte, s string, ansi, pad bool) []byte {
-	rd := termReadLine(s)
-	var cur termStyle
+func (t *Terminal) appendScrollbackLine(buf []byte, s string, ansi, pad bool) []byte {
+	rd := readLine(s)
+	var cur cellStyle
 	x := 0
 	cols := t.cols
 runs:
@@ -174,11 +174,11 @@ runs:
 			break
 		}
 		if ansi {
-			buf = termAppendSGR(buf, cur, st)
+			buf = appendSGR(buf, cur, st)
 			cur = st
 		}
 		// Fast path: ASCII that fits.
-		if termIsASCII(seg) && (!pad || x+len(seg) <= cols) {
+		if isASCII(seg) && (!pad || x+len(seg) <= cols) {
 			buf = append(buf, seg...)
 			x += len(seg)
 			continue
@@ -186,7 +186,7 @@ runs:
 		for len(seg) > 0 {
 			r, size := utf8.DecodeRune(seg)
 			seg = seg[size:]
-			if r == termOrphanContMark {
+			if r == orphanContMark {
 				// A right half alone: nothing in text, a blank in a window.
 				if pad && x < cols {
 					buf = append(buf, ' ')
@@ -194,8 +194,8 @@ runs:
 				}
 				continue
 			}
-			w := termRuneWidth(r)
-			if m, n := utf8.DecodeRune(seg); m == termOrphanHeadMark {
+			w := runeWidth(r)
+			if m, n := utf8.DecodeRune(seg); m == orphanHeadMark {
 				// A left half alone: tmux prints the character; a window
 				// draws the one cell it has as a blank.
 				seg = seg[n:]
@@ -215,7 +215,7 @@ runs:
 			x += w
 		}
 	}
-	if ansi && cur != (termStyle{}) {
+	if ansi && cur != (cellStyle{}) {
 		buf = append(buf, "\x1b[m"...)
 	}
 	if pad {
@@ -226,7 +226,7 @@ runs:
 	return buf
 }
 
-func termIsASCII(b []byte) bool {
+func isASCII(b []byte) bool {
 	for _, c := range b {
 		if c >= 0x80 {
 			return false
@@ -238,7 +238,7 @@ func termIsASCII(b []byte) bool {
 // Find searches the plain text of absolute lines for query, starting after
 // (forward) or before (backward) line from. A query without upper-case
 // letters matches case-insensitively (smart case, as in less and vim).
-func (t *Term) Find(query string, from int, forward bool) (line int, ok bool) {
+func (t *Terminal) Find(query string, from int, forward bool) (line int, ok bool) {
 	if query == "" {
 		return 0, false
 	}

@@ -1,8 +1,8 @@
-// term_style.go holds cell styles: the termStyle value (colours and
-// attributes), the per-Term style table that cells index into (so a cell is
+// style.go holds cell styles: the cellStyle value (colours and
+// attributes), the per-Terminal style table that cells index into (so a cell is
 // 8 bytes), the table of grapheme clusters for cells holding more than one
 // rune, SGR parsing, and the minimal SGR diff used when rendering.
-package panes
+package vt
 
 import (
 	"strconv"
@@ -11,64 +11,64 @@ import (
 	ansiparser "github.com/charmbracelet/x/ansi/parser"
 )
 
-// termColor: 0 is the default colour; termColorIndexed|n is palette entry n
-// (0-255); termColorRGB|0xRRGGBB is a truecolor.
-type termColor uint32
+// color: 0 is the default colour; colorIndexed|n is palette entry n
+// (0-255); colorRGB|0xRRGGBB is a truecolor.
+type color uint32
 
 const (
-	termColorIndexed termColor = 1 << 24
-	termColorRGB     termColor = 2 << 24
-	termColorKind    termColor = 0xff << 24
+	colorIndexed color = 1 << 24
+	colorRGB     color = 2 << 24
+	colorKind    color = 0xff << 24
 )
 
-// Attribute bits of termStyle.attrs.
+// Attribute bits of cellStyle.attrs.
 const (
-	termAttrBold uint16 = 1 << iota
-	termAttrFaint
-	termAttrItalic
-	termAttrBlink
-	termAttrRapidBlink
-	termAttrReverse
-	termAttrHidden
-	termAttrStrike
-	termAttrOverline
+	attrBold uint16 = 1 << iota
+	attrFaint
+	attrItalic
+	attrBlink
+	attrRapidBlink
+	attrReverse
+	attrHidden
+	attrStrike
+	attrOverline
 )
 
-// Underline styles (termStyle.ul), as in SGR 4:n.
+// Underline styles (cellStyle.ul), as in SGR 4:n.
 const (
-	termULNone uint8 = iota
-	termULSingle
-	termULDouble
-	termULCurly
-	termULDotted
-	termULDashed
+	uLNone uint8 = iota
+	uLSingle
+	uLDouble
+	uLCurly
+	uLDotted
+	uLDashed
 )
 
-type termStyle struct {
-	fg, bg, ulColor termColor
+type cellStyle struct {
+	fg, bg, ulColor color
 	attrs           uint16
 	ul              uint8
 }
 
-// termStyleTable interns styles; index 0 is always the default style.
-type termStyleTable struct {
-	list  []termStyle
-	index map[termStyle]uint32
+// styleTable interns styles; index 0 is always the default style.
+type styleTable struct {
+	list  []cellStyle
+	index map[cellStyle]uint32
 }
 
-func (st *termStyleTable) init() { st.reset() }
+func (st *styleTable) init() { st.reset() }
 
-func (st *termStyleTable) reset() {
-	st.list = append(st.list[:0], termStyle{})
+func (st *styleTable) reset() {
+	st.list = append(st.list[:0], cellStyle{})
 	if st.index == nil || len(st.index) > 64 {
-		st.index = make(map[termStyle]uint32, 8)
+		st.index = make(map[cellStyle]uint32, 8)
 	} else {
 		clear(st.index)
 	}
-	st.index[termStyle{}] = 0
+	st.index[cellStyle{}] = 0
 }
 
-func (st *termStyleTable) intern(s termStyle) uint32 {
+func (st *styleTable) intern(s cellStyle) uint32 {
 	if id, ok := st.index[s]; ok {
 		return id
 	}
@@ -78,45 +78,45 @@ func (st *termStyleTable) intern(s termStyle) uint32 {
 	return id
 }
 
-// termStyleCompactAt: past this many styles the table is rebuilt from the
+// styleCompactAt: past this many styles the table is rebuilt from the
 // cells on screen (scrollback keeps its styles inline), so truecolor
 // gradients cannot grow it without bound.
-const termStyleCompactAt = 8192
+const styleCompactAt = 8192
 
-// termClusterBase: a cell rune at or above it is an index into the cluster
+// clusterBase: a cell rune at or above it is an index into the cluster
 // table (a base character followed by combining marks).
-const termClusterBase rune = 0x200000
+const clusterBase rune = 0x200000
 
-// termWideCont marks the right half of a wide character.
-const termWideCont rune = -1
+// wideCont marks the right half of a wide character.
+const wideCont rune = -1
 
-type termClusterTable struct {
+type clusterTable struct {
 	list  []string
 	index map[string]rune
 }
 
-func (ct *termClusterTable) reset() {
+func (ct *clusterTable) reset() {
 	ct.list = ct.list[:0]
 	ct.index = nil
 }
 
-func (ct *termClusterTable) intern(s string) rune {
+func (ct *clusterTable) intern(s string) rune {
 	if ct.index == nil {
 		ct.index = make(map[string]rune)
 	}
 	if r, ok := ct.index[s]; ok {
 		return r
 	}
-	r := termClusterBase + rune(len(ct.list))
+	r := clusterBase + rune(len(ct.list))
 	ct.list = append(ct.list, s)
 	ct.index[s] = r
 	return r
 }
 
 // text returns the characters a cell rune stands for.
-func (ct *termClusterTable) text(r rune) string {
-	if r >= termClusterBase {
-		i := int(r - termClusterBase)
+func (ct *clusterTable) text(r rune) string {
+	if r >= clusterBase {
+		i := int(r - clusterBase)
 		if i < len(ct.list) {
 			return ct.list[i]
 		}
@@ -126,12 +126,12 @@ func (ct *termClusterTable) text(r rune) string {
 }
 
 // updatePen re-interns the pen after an SGR change.
-func (t *Term) updatePen() {
+func (t *Terminal) updatePen() {
 	if !t.penDirty {
 		return
 	}
 	t.penDirty = false
-	if len(t.styles.list) >= termStyleCompactAt {
+	if len(t.styles.list) >= styleCompactAt {
 		t.compactTables()
 	}
 	// A small cache in front of the map: logs switch among a handful of
@@ -143,29 +143,29 @@ func (t *Term) updatePen() {
 		}
 	}
 	t.penID = t.styles.intern(t.pen)
-	t.penBgID = t.styles.intern(termStyle{bg: t.pen.bg})
-	t.penCache[t.penCacheNext] = termPenCacheEntry{t.pen, t.penID, t.penBgID, true}
+	t.penBgID = t.styles.intern(cellStyle{bg: t.pen.bg})
+	t.penCache[t.penCacheNext] = penCacheEntry{t.pen, t.penID, t.penBgID, true}
 	t.penCacheNext = (t.penCacheNext + 1) % len(t.penCache)
 }
 
-// termPenCacheEntry remembers the table indices of a recent pen.
-type termPenCacheEntry struct {
-	style    termStyle
+// penCacheEntry remembers the table indices of a recent pen.
+type penCacheEntry struct {
+	style    cellStyle
 	id, bgID uint32
 	ok       bool
 }
 
 // compactTables rebuilds the style and cluster tables from the cells of both
 // screens, renumbering every cell.
-func (t *Term) compactTables() {
-	t.penCache = [len(t.penCache)]termPenCacheEntry{}
+func (t *Terminal) compactTables() {
+	t.penCache = [len(t.penCache)]penCacheEntry{}
 	oldStyles := t.styles.list
 	oldClusters := t.clusters.list
 	t.styles.list = nil
 	t.styles.reset()
 	t.clusters.list = nil
 	t.clusters.reset()
-	for _, s := range []*termScreen{t.main, t.alt} {
+	for _, s := range []*screenGrid{t.main, t.alt} {
 		if s == nil {
 			continue
 		}
@@ -178,8 +178,8 @@ func (t *Term) compactTables() {
 				} else {
 					c.s = 0
 				}
-				if c.r >= termClusterBase {
-					i := int(c.r - termClusterBase)
+				if c.r >= clusterBase {
+					i := int(c.r - clusterBase)
 					if i < len(oldClusters) {
 						c.r = t.clusters.intern(oldClusters[i])
 					} else {
@@ -190,7 +190,7 @@ func (t *Term) compactTables() {
 		}
 	}
 	t.penID = t.styles.intern(t.pen)
-	t.penBgID = t.styles.intern(termStyle{bg: t.pen.bg})
+	t.penBgID = t.styles.intern(cellStyle{bg: t.pen.bg})
 }
 
 // setSGR applies CSI ... m with tmux's rules (input_csi_dispatch_sgr): a
@@ -198,10 +198,10 @@ func (t *Term) compactTables() {
 // the semicolon form 38/48/58 take their arguments from the following
 // parameters, an out-of-range 256-colour index means the default colour,
 // and an out-of-range truecolor leaves its numbers to be read as SGR codes.
-func (t *Term) setSGR(params ansi.Params) {
+func (t *Terminal) setSGR(params ansi.Params) {
 	t.penDirty = true
 	if len(params) == 0 {
-		t.pen = termStyle{}
+		t.pen = cellStyle{}
 		return
 	}
 	s := &t.pen
@@ -211,109 +211,109 @@ func (t *Term) setSGR(params ansi.Params) {
 			for j+1 < len(params) && params[j].HasMore() {
 				j++
 			}
-			termSGRColonGroup(s, params[i:j+1])
+			sGRColonGroup(s, params[i:j+1])
 			i = j
 			continue
 		}
-		p := termParam(params[i], 0)
+		p := param(params[i], 0)
 		switch {
 		case p == 38, p == 48, p == 58:
 			i++
-			switch termSGRArg(params, i) {
+			switch sGRArg(params, i) {
 			case 2:
-				r, g, b := termSGRArg(params, i+1), termSGRArg(params, i+2), termSGRArg(params, i+3)
-				if termSetRGB(s, p, r, g, b) {
+				r, g, b := sGRArg(params, i+1), sGRArg(params, i+2), sGRArg(params, i+3)
+				if setRGB(s, p, r, g, b) {
 					i += 3
 				}
 			case 5:
-				termSet256(s, p, termSGRArg(params, i+1))
+				set256(s, p, sGRArg(params, i+1))
 				i++
 			}
 		default:
-			termSGRCode(s, p)
+			sGRCode(s, p)
 		}
 	}
 }
 
-// termSGRArg is parameter i for an SGR argument, -1 when absent.
-func termSGRArg(params ansi.Params, i int) int {
+// sGRArg is parameter i for an SGR argument, -1 when absent.
+func sGRArg(params ansi.Params, i int) int {
 	if i >= len(params) {
 		return -1
 	}
-	return termParam(params[i], -1)
+	return param(params[i], -1)
 }
 
-func termSGRCode(s *termStyle, p int) {
+func sGRCode(s *cellStyle, p int) {
 	switch {
 	case p == 0:
-		*s = termStyle{}
+		*s = cellStyle{}
 	case p == 1:
-		s.attrs |= termAttrBold
+		s.attrs |= attrBold
 	case p == 2:
-		s.attrs |= termAttrFaint
+		s.attrs |= attrFaint
 	case p == 3:
-		s.attrs |= termAttrItalic
+		s.attrs |= attrItalic
 	case p == 4:
-		s.ul = termULSingle
+		s.ul = uLSingle
 	case p == 5, p == 6:
-		s.attrs |= termAttrBlink
+		s.attrs |= attrBlink
 	case p == 7:
-		s.attrs |= termAttrReverse
+		s.attrs |= attrReverse
 	case p == 8:
-		s.attrs |= termAttrHidden
+		s.attrs |= attrHidden
 	case p == 9:
-		s.attrs |= termAttrStrike
+		s.attrs |= attrStrike
 	case p == 21:
-		s.ul = termULDouble
+		s.ul = uLDouble
 	case p == 22:
-		s.attrs &^= termAttrBold | termAttrFaint
+		s.attrs &^= attrBold | attrFaint
 	case p == 23:
-		s.attrs &^= termAttrItalic
+		s.attrs &^= attrItalic
 	case p == 24:
-		s.ul = termULNone
+		s.ul = uLNone
 	case p == 25:
-		s.attrs &^= termAttrBlink | termAttrRapidBlink
+		s.attrs &^= attrBlink | attrRapidBlink
 	case p == 27:
-		s.attrs &^= termAttrReverse
+		s.attrs &^= attrReverse
 	case p == 28:
-		s.attrs &^= termAttrHidden
+		s.attrs &^= attrHidden
 	case p == 29:
-		s.attrs &^= termAttrStrike
+		s.attrs &^= attrStrike
 	case p >= 30 && p <= 37:
-		s.fg = termColorIndexed | termColor(p-30)
+		s.fg = colorIndexed | color(p-30)
 	case p == 39:
 		s.fg = 0
 	case p >= 40 && p <= 47:
-		s.bg = termColorIndexed | termColor(p-40)
+		s.bg = colorIndexed | color(p-40)
 	case p == 49:
 		s.bg = 0
 	case p == 53:
-		s.attrs |= termAttrOverline
+		s.attrs |= attrOverline
 	case p == 55:
-		s.attrs &^= termAttrOverline
+		s.attrs &^= attrOverline
 	case p == 59:
 		s.ulColor = 0
 	case p >= 90 && p <= 97:
-		s.fg = termColorIndexed | termColor(p-90+8)
+		s.fg = colorIndexed | color(p-90+8)
 	case p >= 100 && p <= 107:
-		s.bg = termColorIndexed | termColor(p-100+8)
+		s.bg = colorIndexed | color(p-100+8)
 	}
 }
 
-// termSGRColonGroup applies one colon-separated group: 4:n underline
+// sGRColonGroup applies one colon-separated group: 4:n underline
 // styles and 38/48/58:2[:cs]:r:g:b or :5:n colours.
-func termSGRColonGroup(s *termStyle, group ansi.Params) {
+func sGRColonGroup(s *cellStyle, group ansi.Params) {
 	n := len(group)
 	if n >= 8 {
 		return
 	}
 	var v [8]int
 	for k := range group {
-		v[k] = termParam(group[k], -1)
+		v[k] = param(group[k], -1)
 	}
 	switch v[0] {
 	case 4:
-		if n == 2 && v[1] >= 0 && v[1] <= int(termULDashed) {
+		if n == 2 && v[1] >= 0 && v[1] <= int(uLDashed) {
 			s.ul = uint8(v[1])
 		}
 	case 38, 48, 58:
@@ -324,21 +324,21 @@ func termSGRColonGroup(s *termStyle, group ansi.Params) {
 				i = 2
 			}
 			if n >= 3 && n >= i+3 {
-				termSetRGB(s, v[0], v[i], v[i+1], v[i+2])
+				setRGB(s, v[0], v[i], v[i+1], v[i+2])
 			}
 		case 5:
 			if n >= 3 {
-				termSet256(s, v[0], v[2])
+				set256(s, v[0], v[2])
 			}
 		}
 	}
 }
 
-func termSetRGB(s *termStyle, which, r, g, b int) bool {
+func setRGB(s *cellStyle, which, r, g, b int) bool {
 	if r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255 {
 		return false
 	}
-	c := termRGB(r, g, b)
+	c := rGB(r, g, b)
 	switch which {
 	case 38:
 		s.fg = c
@@ -350,7 +350,7 @@ func termSetRGB(s *termStyle, which, r, g, b int) bool {
 	return true
 }
 
-func termSet256(s *termStyle, which, n int) {
+func set256(s *cellStyle, which, n int) {
 	if n < 0 || n > 255 {
 		switch which {
 		case 38:
@@ -360,7 +360,7 @@ func termSet256(s *termStyle, which, n int) {
 		}
 		return
 	}
-	c := termColorIndexed | termColor(n)
+	c := colorIndexed | color(n)
 	switch which {
 	case 38:
 		s.fg = c
@@ -371,13 +371,13 @@ func termSet256(s *termStyle, which, n int) {
 	}
 }
 
-func termRGB(r, g, b int) termColor {
-	return termColorRGB | termColor((r&0xff)<<16|(g&0xff)<<8|(b&0xff))
+func rGB(r, g, b int) color {
+	return colorRGB | color((r&0xff)<<16|(g&0xff)<<8|(b&0xff))
 }
 
-// termParam reads a parameter, clamped so absurd digit runs cannot overflow
+// param reads a parameter, clamped so absurd digit runs cannot overflow
 // into negative counts.
-func termParam(p ansi.Param, def int) int {
+func param(p ansi.Param, def int) int {
 	v := int(p) & ansiparser.ParamMask
 	if v == ansiparser.MissingParam {
 		return def
@@ -388,13 +388,13 @@ func termParam(p ansi.Param, def int) int {
 	return v
 }
 
-// termAppendSGR appends the shortest SGR sequence that turns style from
+// appendSGR appends the shortest SGR sequence that turns style from
 // into style to. It returns buf unchanged when they are equal.
-func termAppendSGR(buf []byte, from, to termStyle) []byte {
+func appendSGR(buf []byte, from, to cellStyle) []byte {
 	if from == to {
 		return buf
 	}
-	if to == (termStyle{}) {
+	if to == (cellStyle{}) {
 		return append(buf, "\x1b[m"...)
 	}
 	buf = append(buf, "\x1b["...)
@@ -408,26 +408,26 @@ func termAppendSGR(buf []byte, from, to termStyle) []byte {
 	if removed != 0 || (from.ul != 0 && to.ul == 0) {
 		// Clearing attributes one by one costs more than starting over
 		// whenever more than one goes; 0 then everything of `to`.
-		if termBitCount(removed)+termBool(from.ul != 0 && to.ul == 0) > 1 {
+		if bitCount(removed)+b2i(from.ul != 0 && to.ul == 0) > 1 {
 			buf = append(buf, '0')
-			from = termStyle{}
+			from = cellStyle{}
 		} else {
 			switch {
-			case removed&(termAttrBold|termAttrFaint) != 0:
+			case removed&(attrBold|attrFaint) != 0:
 				buf = append(buf, "22"...)
-				from.attrs &^= termAttrBold | termAttrFaint
-			case removed&termAttrItalic != 0:
+				from.attrs &^= attrBold | attrFaint
+			case removed&attrItalic != 0:
 				buf = append(buf, "23"...)
-			case removed&(termAttrBlink|termAttrRapidBlink) != 0:
+			case removed&(attrBlink|attrRapidBlink) != 0:
 				buf = append(buf, "25"...)
-				from.attrs &^= termAttrBlink | termAttrRapidBlink
-			case removed&termAttrReverse != 0:
+				from.attrs &^= attrBlink | attrRapidBlink
+			case removed&attrReverse != 0:
 				buf = append(buf, "27"...)
-			case removed&termAttrHidden != 0:
+			case removed&attrHidden != 0:
 				buf = append(buf, "28"...)
-			case removed&termAttrStrike != 0:
+			case removed&attrStrike != 0:
 				buf = append(buf, "29"...)
-			case removed&termAttrOverline != 0:
+			case removed&attrOverline != 0:
 				buf = append(buf, "55"...)
 			default:
 				buf = append(buf, "24"...)
@@ -437,7 +437,7 @@ func termAppendSGR(buf []byte, from, to termStyle) []byte {
 		}
 	}
 	added := to.attrs &^ from.attrs
-	for _, a := range termAttrCodes {
+	for _, a := range attrCodes {
 		if added&a.bit != 0 {
 			sep()
 			buf = append(buf, a.code...)
@@ -446,11 +446,11 @@ func termAppendSGR(buf []byte, from, to termStyle) []byte {
 	if to.ul != from.ul {
 		sep()
 		switch to.ul {
-		case termULNone:
+		case uLNone:
 			buf = append(buf, "24"...)
-		case termULSingle:
+		case uLSingle:
 			buf = append(buf, '4')
-		case termULDouble:
+		case uLDouble:
 			buf = append(buf, "4:2"...)
 		default:
 			buf = append(buf, "4:"...)
@@ -459,37 +459,37 @@ func termAppendSGR(buf []byte, from, to termStyle) []byte {
 	}
 	if to.fg != from.fg {
 		sep()
-		buf = termAppendColor(buf, to.fg, 30, 90, "38", "39")
+		buf = appendColor(buf, to.fg, 30, 90, "38", "39")
 	}
 	if to.bg != from.bg {
 		sep()
-		buf = termAppendColor(buf, to.bg, 40, 100, "48", "49")
+		buf = appendColor(buf, to.bg, 40, 100, "48", "49")
 	}
 	if to.ulColor != from.ulColor {
 		sep()
 		if to.ulColor == 0 {
 			buf = append(buf, "59"...)
 		} else {
-			buf = termAppendColor(buf, to.ulColor, -1, -1, "58", "59")
+			buf = appendColor(buf, to.ulColor, -1, -1, "58", "59")
 		}
 	}
 	return append(buf, 'm')
 }
 
-var termAttrCodes = []struct {
+var attrCodes = []struct {
 	bit  uint16
 	code string
 }{
-	{termAttrBold, "1"}, {termAttrFaint, "2"}, {termAttrItalic, "3"},
-	{termAttrBlink, "5"}, {termAttrRapidBlink, "6"}, {termAttrReverse, "7"},
-	{termAttrHidden, "8"}, {termAttrStrike, "9"}, {termAttrOverline, "53"},
+	{attrBold, "1"}, {attrFaint, "2"}, {attrItalic, "3"},
+	{attrBlink, "5"}, {attrRapidBlink, "6"}, {attrReverse, "7"},
+	{attrHidden, "8"}, {attrStrike, "9"}, {attrOverline, "53"},
 }
 
-func termAppendColor(buf []byte, c termColor, base, brightBase int, ext, def string) []byte {
-	switch c & termColorKind {
+func appendColor(buf []byte, c color, base, brightBase int, ext, def string) []byte {
+	switch c & colorKind {
 	case 0:
 		return append(buf, def...)
-	case termColorIndexed:
+	case colorIndexed:
 		n := int(c & 0xff)
 		if base >= 0 && n < 8 {
 			return strconv.AppendInt(buf, int64(base+n), 10)
@@ -511,7 +511,7 @@ func termAppendColor(buf []byte, c termColor, base, brightBase int, ext, def str
 	}
 }
 
-func termBitCount(v uint16) int {
+func bitCount(v uint16) int {
 	n := 0
 	for ; v != 0; v &= v - 1 {
 		n++
@@ -519,7 +519,7 @@ func termBitCount(v uint16) int {
 	return n
 }
 
-func termBool(b bool) int {
+func b2i(b bool) int {
 	if b {
 		return 1
 	}

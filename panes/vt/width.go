@@ -1,8 +1,8 @@
-// term_width.go holds character widths: wcwidth(3) as x/ansi's WcWidth
+// width.go holds character widths: wcwidth(3) as x/ansi's WcWidth
 // method computes it (marks and format characters zero, East Asian wide and
 // emoji two, via go-runewidth, x/ansi's own dependency), cached for the BMP
-// in a table shared by every Term.
-package panes
+// in a table shared by every Terminal.
+package vt
 
 import (
 	"slices"
@@ -11,14 +11,14 @@ import (
 )
 
 var (
-	termWidthOnce sync.Once
-	termWidthBMP  *[0x10000]uint8
-	termZeroHigh  []rune
+	widthOnce sync.Once
+	widthBMP  *[0x10000]uint8
+	zeroHigh  []rune
 )
 
-var termZeroWidthTables = []*unicode.RangeTable{unicode.Mn, unicode.Me, unicode.Cf}
+var zeroWidthTables = []*unicode.RangeTable{unicode.Mn, unicode.Me, unicode.Cf}
 
-func termBuildWidthTable() {
+func buildWidthTable() {
 	tab := new([0x10000]uint8)
 	for r := rune(0); r < 0x10000; r++ {
 		switch {
@@ -30,27 +30,27 @@ func termBuildWidthTable() {
 			// SOFT HYPHEN is a format character but takes a column in
 			// glibc's wcwidth, which tmux uses.
 			tab[r] = 1
-		case unicode.In(r, termZeroWidthTables...):
+		case unicode.In(r, zeroWidthTables...):
 			tab[r] = 0
 		case r >= 0xd800 && r < 0xe000:
 			tab[r] = 1
 		default:
-			tab[r] = uint8(termWidthCond.RuneWidth(r))
+			tab[r] = uint8(widthCond.RuneWidth(r))
 		}
 	}
-	for _, t := range termZeroWidthTables {
+	for _, t := range zeroWidthTables {
 		for _, rg := range t.R32 {
 			for c := rune(rg.Lo); c <= rune(rg.Hi); c += rune(rg.Stride) {
-				termZeroHigh = append(termZeroHigh, c)
+				zeroHigh = append(zeroHigh, c)
 			}
 		}
 	}
-	slices.Sort(termZeroHigh)
-	termWidthBMP = tab
+	slices.Sort(zeroHigh)
+	widthBMP = tab
 }
 
-func termIsZeroWidthHigh(r rune) bool {
-	termWidthOnce.Do(termBuildWidthTable)
-	_, ok := slices.BinarySearch(termZeroHigh, r)
+func isZeroWidthHigh(r rune) bool {
+	widthOnce.Do(buildWidthTable)
+	_, ok := slices.BinarySearch(zeroHigh, r)
 	return ok
 }

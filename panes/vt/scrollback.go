@@ -1,4 +1,4 @@
-// term_scrollback.go holds the scrollback: a ring of lines capped by count,
+// scrollback.go holds the scrollback: a ring of lines capped by count,
 // each line one immutable string so it costs one allocation:
 //
 //	flags byte (bit 0: soft-wrapped onto the next line)
@@ -10,7 +10,7 @@
 // A style is stored inline (a mask byte saying which fields follow, then
 // attributes and colours), so scrollback does not pin the screen's style
 // table and a coloured 120-column log line costs well under 200 bytes.
-package panes
+package vt
 
 import (
 	"encoding/binary"
@@ -19,15 +19,15 @@ import (
 	"unsafe"
 )
 
-type termScrollback struct {
+type scrollRing struct {
 	lines   []string
 	head, n int
 	max     int
 }
 
-func (r *termScrollback) len() int { return r.n }
+func (r *scrollRing) len() int { return r.n }
 
-func (r *termScrollback) push(s string) {
+func (r *scrollRing) push(s string) {
 	if r.max <= 0 {
 		return
 	}
@@ -47,11 +47,11 @@ func (r *termScrollback) push(s string) {
 }
 
 // get returns line i, 0 being the oldest.
-func (r *termScrollback) get(i int) string {
+func (r *scrollRing) get(i int) string {
 	return r.lines[(r.head+i)%len(r.lines)]
 }
 
-func (r *termScrollback) popNewest() string {
+func (r *scrollRing) popNewest() string {
 	if r.n == 0 {
 		return ""
 	}
@@ -70,10 +70,10 @@ func (r *termScrollback) popNewest() string {
 }
 
 // unwrapNewest clears the soft-wrap flag of the newest line.
-func (r *termScrollback) unwrapNewest() { r.setNewestWrapped(false) }
+func (r *scrollRing) unwrapNewest() { r.setNewestWrapped(false) }
 
 // newestWrapped reports the soft-wrap flag of the newest line.
-func (r *termScrollback) newestWrapped() bool {
+func (r *scrollRing) newestWrapped() bool {
 	if r.n == 0 {
 		return false
 	}
@@ -81,7 +81,7 @@ func (r *termScrollback) newestWrapped() bool {
 	return len(s) > 0 && s[0]&1 != 0
 }
 
-func (r *termScrollback) setNewestWrapped(on bool) {
+func (r *scrollRing) setNewestWrapped(on bool) {
 	if r.n == 0 {
 		return
 	}
@@ -95,26 +95,26 @@ func (r *termScrollback) setNewestWrapped(on bool) {
 	r.lines[i] = string(b)
 }
 
-func (r *termScrollback) clear() {
+func (r *scrollRing) clear() {
 	r.lines, r.head, r.n = nil, 0, 0
 }
 
 // Style mask bits in the encoding.
 const (
-	termEncAttrs = 1 << 6
-	termEncUL    = 1 << 7
+	encAttrs = 1 << 6
+	encUL    = 1 << 7
 )
 
-func termAppendStyle(b []byte, s termStyle) []byte {
+func appendStyle(b []byte, s cellStyle) []byte {
 	var mask byte
-	mask |= termColorTag(s.fg)
-	mask |= termColorTag(s.bg) << 2
-	mask |= termColorTag(s.ulColor) << 4
+	mask |= colorTag(s.fg)
+	mask |= colorTag(s.bg) << 2
+	mask |= colorTag(s.ulColor) << 4
 	if s.attrs != 0 {
-		mask |= termEncAttrs
+		mask |= encAttrs
 	}
 	if s.ul != 0 {
-		mask |= termEncUL
+		mask |= encUL
 	}
 	b = append(b, mask)
 	if s.attrs != 0 {
@@ -123,54 +123,54 @@ func termAppendStyle(b []byte, s termStyle) []byte {
 	if s.ul != 0 {
 		b = append(b, s.ul)
 	}
-	for _, c := range [3]termColor{s.fg, s.bg, s.ulColor} {
-		switch c & termColorKind {
-		case termColorIndexed:
+	for _, c := range [3]color{s.fg, s.bg, s.ulColor} {
+		switch c & colorKind {
+		case colorIndexed:
 			b = append(b, byte(c))
-		case termColorRGB:
+		case colorRGB:
 			b = append(b, byte(c>>16), byte(c>>8), byte(c))
 		}
 	}
 	return b
 }
 
-func termColorTag(c termColor) byte {
-	switch c & termColorKind {
-	case termColorIndexed:
+func colorTag(c color) byte {
+	switch c & colorKind {
+	case colorIndexed:
 		return 1
-	case termColorRGB:
+	case colorRGB:
 		return 2
 	}
 	return 0
 }
 
-// termReadStyle decodes a style at b, returning it and the bytes used.
-func termReadStyle(b []byte) (termStyle, int) {
-	var s termStyle
+// readStyle decodes a style at b, returning it and the bytes used.
+func readStyle(b []byte) (cellStyle, int) {
+	var s cellStyle
 	if len(b) == 0 {
 		return s, 0
 	}
 	mask := b[0]
 	i := 1
-	if mask&termEncAttrs != 0 && i+2 <= len(b) {
+	if mask&encAttrs != 0 && i+2 <= len(b) {
 		s.attrs = uint16(b[i]) | uint16(b[i+1])<<8
 		i += 2
 	}
-	if mask&termEncUL != 0 && i < len(b) {
+	if mask&encUL != 0 && i < len(b) {
 		s.ul = b[i]
 		i++
 	}
 	for k := range 3 {
-		var c termColor
+		var c color
 		switch mask >> (2 * k) & 3 {
 		case 1:
 			if i < len(b) {
-				c = termColorIndexed | termColor(b[i])
+				c = colorIndexed | color(b[i])
 				i++
 			}
 		case 2:
 			if i+3 <= len(b) {
-				c = termColorRGB | termColor(b[i])<<16 | termColor(b[i+1])<<8 | termColor(b[i+2])
+				c = colorRGB | color(b[i])<<16 | color(b[i+1])<<8 | color(b[i+2])
 				i += 3
 			}
 		}
@@ -186,9 +186,9 @@ func termReadStyle(b []byte) (termStyle, int) {
 	return s, i
 }
 
-// termTrimmedLen is the number of cells of a row up to its last cell that
+// trimmedLen is the number of cells of a row up to its last cell that
 // is not a default-style blank.
-func termTrimmedLen(cells []termCell) int {
+func trimmedLen(cells []gridCell) int {
 	n := len(cells)
 	for n > 0 {
 		c := cells[n-1]
@@ -204,44 +204,44 @@ func termTrimmedLen(cells []termCell) int {
 // Cells tmux leaves half a wide character in (an overwritten or erased
 // other half) keep their place through scrollback with two marker runes,
 // Unicode noncharacters no program prints: a left half alone is followed by
-// termOrphanHeadMark, a right half alone is termOrphanContMark.
+// orphanHeadMark, a right half alone is orphanContMark.
 const (
-	termOrphanHeadMark rune = 0x10FFFE
-	termOrphanContMark rune = 0x10FFFD
+	orphanHeadMark rune = 0x10FFFE
+	orphanContMark rune = 0x10FFFD
 )
 
 // cellsWidth is the columns a row's cells span: a wide character's left
 // half counts two, its right half none (tmux's data.width).
-func (t *Term) cellsWidth(cells []termCell) int {
+func (t *Terminal) cellsWidth(cells []gridCell) int {
 	w := 0
 	for _, c := range cells {
 		switch {
-		case c.r == termWideCont:
+		case c.r == wideCont:
 		case c.r < 0x1100:
 			w++
 		default:
-			w += termCellWidth(&t.clusters, c.r)
+			w += cellWidth(&t.clusters, c.r)
 		}
 	}
 	return w
 }
 
-// termIsWideHead says whether a cell rune is a two-column character.
-func termIsWideHead(ct *termClusterTable, r rune) bool {
-	return r >= 0x1100 && termCellWidth(ct, r) == 2
+// isWideHead says whether a cell rune is a two-column character.
+func isWideHead(ct *clusterTable, r rune) bool {
+	return r >= 0x1100 && cellWidth(ct, r) == 2
 }
 
-// termEncRun is a run of text bytes in one style, while encoding a line.
-type termEncRun struct {
+// encRun is a run of text bytes in one style, while encoding a line.
+type encRun struct {
 	n int
 	s uint32
 }
 
 // encodeLine turns a screen row into its scrollback form.
-func (t *Term) encodeLine(l *termLine) string {
+func (t *Terminal) encodeLine(l *gridLine) string {
 	// Cells kept beyond the width of a narrowed pane belong to the line.
 	cells := l.cells[:cap(l.cells)]
-	cells = cells[:termTrimmedLen(cells)]
+	cells = cells[:trimmedLen(cells)]
 	text := t.encText[:0]
 	rs := t.encRuns[:0]
 	asciiCells := 0 // cells of the ASCII runs, for the width below
@@ -267,18 +267,18 @@ func (t *Term) encodeLine(l *termLine) string {
 			i = j
 		} else {
 			switch {
-			case c.r == termWideCont:
-				if i == 0 || !termIsWideHead(&t.clusters, cells[i-1].r) {
-					text = utf8.AppendRune(text, termOrphanContMark)
+			case c.r == wideCont:
+				if i == 0 || !isWideHead(&t.clusters, cells[i-1].r) {
+					text = utf8.AppendRune(text, orphanContMark)
 				}
-			case c.r >= termClusterBase:
+			case c.r >= clusterBase:
 				text = append(text, t.clusters.text(c.r)...)
 			default:
 				text = utf8.AppendRune(text, c.r)
 			}
-			if c.r != termWideCont && termIsWideHead(&t.clusters, c.r) &&
-				(i+1 >= len(cells) || cells[i+1].r != termWideCont) {
-				text = utf8.AppendRune(text, termOrphanHeadMark)
+			if c.r != wideCont && isWideHead(&t.clusters, c.r) &&
+				(i+1 >= len(cells) || cells[i+1].r != wideCont) {
+				text = utf8.AppendRune(text, orphanHeadMark)
 			}
 			i++
 		}
@@ -286,7 +286,7 @@ func (t *Term) encodeLine(l *termLine) string {
 			if k := len(rs); k > 0 && rs[k-1].s == c.s {
 				rs[k-1].n += n
 			} else {
-				rs = append(rs, termEncRun{n, c.s})
+				rs = append(rs, encRun{n, c.s})
 			}
 		}
 	}
@@ -310,7 +310,7 @@ func (t *Term) encodeLine(l *termLine) string {
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(r.n))
-		b = termAppendStyle(b, t.styles.list[r.s])
+		b = appendStyle(b, t.styles.list[r.s])
 	}
 	out := make([]byte, 0, len(b)+len(text))
 	out = append(out, b...)
@@ -320,8 +320,8 @@ func (t *Term) encodeLine(l *termLine) string {
 	return unsafe.String(unsafe.SliceData(out), len(out))
 }
 
-// termLineReader walks an encoded scrollback line run by run.
-type termLineReader struct {
+// lineReader walks an encoded scrollback line run by run.
+type lineReader struct {
 	hdr    []byte // remaining run headers
 	text   []byte // remaining text
 	runs   int
@@ -329,12 +329,12 @@ type termLineReader struct {
 	width  int // columns they span
 	wraps  bool
 	curLen int
-	cur    termStyle
+	cur    cellStyle
 }
 
-func termReadLine(s string) termLineReader {
+func readLine(s string) lineReader {
 	b := unsafe.Slice(unsafe.StringData(s), len(s)) // read only
-	var r termLineReader
+	var r lineReader
 	if len(b) == 0 {
 		return r
 	}
@@ -359,7 +359,7 @@ func termReadLine(s string) termLineReader {
 			return r
 		}
 		i += k
-		_, k = termReadStyle(b[i:])
+		_, k = readStyle(b[i:])
 		i += k
 	}
 	r.hdr = b[hdrStart:i]
@@ -368,14 +368,14 @@ func termReadLine(s string) termLineReader {
 }
 
 // next returns the next run's style and text; ok is false at the end.
-func (r *termLineReader) next() (termStyle, []byte, bool) {
+func (r *lineReader) next() (cellStyle, []byte, bool) {
 	if r.runs == 0 || len(r.hdr) == 0 {
-		return termStyle{}, nil, false
+		return cellStyle{}, nil, false
 	}
 	r.runs--
 	n, k := binary.Uvarint(r.hdr)
 	r.hdr = r.hdr[k:]
-	st, k := termReadStyle(r.hdr)
+	st, k := readStyle(r.hdr)
 	r.hdr = r.hdr[k:]
 	if int(n) > len(r.text) {
 		n = uint64(len(r.text))
@@ -388,9 +388,9 @@ func (r *termLineReader) next() (termStyle, []byte, bool) {
 // decodeLine turns a scrollback line back into a screen row of cols cells
 // (for rows pulled back by a resize). Text beyond cols is kept past the
 // row's width, as a narrowed row keeps it.
-func (t *Term) decodeLine(s string, cols int) termLine {
-	rd := termReadLine(s)
-	cells := termBlankCells(make([]termCell, max(cols, rd.used)), 0)
+func (t *Terminal) decodeLine(s string, cols int) gridLine {
+	rd := readLine(s)
+	cells := blankCells(make([]gridCell, max(cols, rd.used)), 0)
 	wrapped := rd.wraps
 	x := 0
 	for {
@@ -403,25 +403,25 @@ func (t *Term) decodeLine(s string, cols int) termLine {
 			r, size := utf8.DecodeRune(seg)
 			seg = seg[size:]
 			switch r {
-			case termOrphanHeadMark: // the character before has one cell
-				if x > 0 && x-1 < len(cells) && cells[x-1].r == termWideCont {
-					cells[x-1] = termCell{}
+			case orphanHeadMark: // the character before has one cell
+				if x > 0 && x-1 < len(cells) && cells[x-1].r == wideCont {
+					cells[x-1] = gridCell{}
 					x--
 				}
 				continue
-			case termOrphanContMark:
+			case orphanContMark:
 				for x >= len(cells) {
-					cells = append(cells, termCell{})
+					cells = append(cells, gridCell{})
 				}
-				cells[x] = termCell{termWideCont, sid}
+				cells[x] = gridCell{wideCont, sid}
 				x++
 				continue
 			}
-			w := termRuneWidth(r)
+			w := runeWidth(r)
 			if w == 0 {
 				if x > 0 {
 					px := x - 1
-					if cells[px].r == termWideCont && px > 0 {
+					if cells[px].r == wideCont && px > 0 {
 						px--
 					}
 					if base := cells[px].r; base > 0 {
@@ -431,14 +431,14 @@ func (t *Term) decodeLine(s string, cols int) termLine {
 				continue
 			}
 			for x+w > len(cells) {
-				cells = append(cells, termCell{})
+				cells = append(cells, gridCell{})
 			}
-			cells[x] = termCell{r, sid}
+			cells[x] = gridCell{r, sid}
 			if w == 2 {
-				cells[x+1] = termCell{termWideCont, sid}
+				cells[x+1] = gridCell{wideCont, sid}
 			}
 			x += w
 		}
 	}
-	return termLine{cells: cells[:cols], wrapped: wrapped, used: rd.used}
+	return gridLine{cells: cells[:cols], wrapped: wrapped, used: rd.used}
 }

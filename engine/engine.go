@@ -422,6 +422,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	d := &e.st.Dispatches[a.idx]
 	d.Surface = a.surface
 	d.Pid = a.handle.Pid()
+	d.Containment = a.handle.Containment()
 	if a.surface != chain[0] {
 		d.DegradedFrom = chain[0]
 		d.DegradedReason = lastReason

@@ -32,6 +32,7 @@ type fakeHandle struct {
 }
 
 func (h *fakeHandle) Pid() int              { return h.pid }
+func (h *fakeHandle) Containment() string   { return ContainmentTracking }
 func (h *fakeHandle) Done() <-chan struct{} { return h.done }
 func (h *fakeHandle) OutputBytes() int64    { return h.out.Load() }
 func (h *fakeHandle) Exit() ExitStatus      { h.mu.Lock(); defer h.mu.Unlock(); return h.exit }

@@ -55,27 +55,44 @@ type WorkerRow struct {
 
 // DispatchRow is one attempt.
 type DispatchRow struct {
-	DispatchID        string      `json:"dispatchId"`
-	WorkerID          string      `json:"workerId"`
-	Attempt           int         `json:"attempt"`
-	Surface           SurfaceKind `json:"surface"`
-	DegradedFrom      SurfaceKind `json:"degradedFrom"`
-	DegradedReason    string      `json:"degradedReason"`
-	Status            string      `json:"status"`
-	Reason            string      `json:"reason"`
-	ExitCode          *int        `json:"exitCode"`
-	Timeout           bool        `json:"timeout"`
-	Pid               int         `json:"pid"`
-	StartedAt         time.Time   `json:"startedAt"`
-	EndedAt           *time.Time  `json:"endedAt"`
-	CompletionPaths   []string    `json:"completionPaths"`
-	ResultAliases     []string    `json:"resultAliases"`
-	StatusSidecarPath string      `json:"statusSidecarPath"`
-	OutputLogPath     string      `json:"outputLogPath"`
-	WritePolicy       []string    `json:"writePolicy"`
-	WritePolicyDigest string      `json:"writePolicyDigest"`
-	Manual            bool        `json:"manual"`
+	DispatchID     string      `json:"dispatchId"`
+	WorkerID       string      `json:"workerId"`
+	Attempt        int         `json:"attempt"`
+	Surface        SurfaceKind `json:"surface"`
+	DegradedFrom   SurfaceKind `json:"degradedFrom"`
+	DegradedReason string      `json:"degradedReason"`
+	Status         string      `json:"status"`
+	Reason         string      `json:"reason"`
+	ExitCode       *int        `json:"exitCode"`
+	Timeout        bool        `json:"timeout"`
+	Pid            int         `json:"pid"`
+	// Containment is how the surface held the attempt's processes together
+	// (Containment* below); "" for an attempt no surface opened.
+	Containment       string     `json:"containment"`
+	StartedAt         time.Time  `json:"startedAt"`
+	EndedAt           *time.Time `json:"endedAt"`
+	CompletionPaths   []string   `json:"completionPaths"`
+	ResultAliases     []string   `json:"resultAliases"`
+	StatusSidecarPath string     `json:"statusSidecarPath"`
+	OutputLogPath     string     `json:"outputLogPath"`
+	WritePolicy       []string   `json:"writePolicy"`
+	WritePolicyDigest string     `json:"writePolicyDigest"`
+	Manual            bool       `json:"manual"`
 }
+
+// Containments a surface reports for an attempt (Handle.Containment): how
+// sure rostra is that no process of the attempt outlives it.
+const (
+	// ContainmentCgroup: the attempt has a cgroup v2 of its own, emptied
+	// with cgroup.kill; nothing escapes it, even when rostra is SIGKILLed.
+	ContainmentCgroup = "cgroup"
+	// ContainmentPIDNamespace: the attempt runs in a PID namespace of its
+	// own whose init dies with rostra, taking every process inside with it.
+	ContainmentPIDNamespace = "pid-namespace"
+	// ContainmentTracking: processes are followed by group, session,
+	// attempt token and ancestry (panes/process_linux.go says what escapes).
+	ContainmentTracking = "tracking"
+)
 
 // StatusSidecar is an attempt's status.json, written when it settles.
 type StatusSidecar struct {

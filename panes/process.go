@@ -436,6 +436,10 @@ func exitOf(ps *os.ProcessState) Exit {
 	return Exit{Code: ps.ExitCode()}
 }
 
+// Containment is how the attempt's processes are held together: today
+// always "tracking" (process_linux.go says how and what escapes it).
+func (p *process) Containment() string { return "tracking" }
+
 // Pid is the leader's pid, which is also its process group id.
 func (p *process) Pid() int { return p.pid }
 

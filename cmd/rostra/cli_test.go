@@ -128,6 +128,9 @@ func TestHeadlessDemoRun(t *testing.T) {
 	require.Equal(t, 0, s.code, s.stderr)
 	assert.Contains(t, s.stdout, "run demo: finished")
 	assert.Contains(t, s.stdout, "degraded from pane: pane limit reached (5 of 5 in use)")
+	assert.Contains(t, s.stdout, "CONTAINMENT")
+	assert.NotEmpty(t, rows["claude-implementer#1"].Containment, "every opened attempt records its containment")
+	assert.Contains(t, s.stdout, rows["claude-implementer#1"].Containment)
 
 	// A second run archives the finished one and starts afresh.
 	r2 := runBin(t, ws, "run", "--headless", "rostra.yaml")

@@ -61,10 +61,12 @@ func (s wrapperSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 type ptyHandle struct{ *panes.PTYProcess }
 
 func (h ptyHandle) Exit() engine.ExitStatus { return toExit(h.PTYProcess.Exit()) }
+func (h ptyHandle) Containment() string     { return string(h.PTYProcess.Containment()) }
 
 type wrapperHandle struct{ *panes.WrapperProcess }
 
 func (h wrapperHandle) Exit() engine.ExitStatus { return toExit(h.WrapperProcess.Exit()) }
+func (h wrapperHandle) Containment() string     { return string(h.WrapperProcess.Containment()) }
 
 func toLaunch(l engine.LaunchSpec) panes.Launch {
 	return panes.Launch{

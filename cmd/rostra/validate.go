@@ -69,7 +69,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	fmt.Fprintln(stdout)
 	tw = tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ATTEMPT\tSURFACE\tSTATUS\tEXIT\tDURATION\tREASON")
+	fmt.Fprintln(tw, "ATTEMPT\tSURFACE\tCONTAINMENT\tSTATUS\tEXIT\tDURATION\tREASON")
 	for _, d := range st.Dispatches {
 		exit := "-"
 		if d.ExitCode != nil {
@@ -83,7 +83,11 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		if d.DegradedFrom != "" {
 			surface += " (degraded from " + string(d.DegradedFrom) + ": " + d.DegradedReason + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", d.DispatchID, surface, d.Status, exit, dur, d.Reason)
+		containment := d.Containment
+		if containment == "" {
+			containment = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.DispatchID, surface, containment, d.Status, exit, dur, d.Reason)
 	}
 	tw.Flush()
 	return 0

@@ -159,6 +159,7 @@ func (e *Engine) Start() error {
 		StateDir:   e.plan.StateDir,
 		Status:     RunRunning,
 		Pid:        os.Getpid(),
+		PidStart:   ProcessStart(os.Getpid()),
 		StartedAt:  now,
 		Workers:    []WorkerRow{},
 		Dispatches: []DispatchRow{},

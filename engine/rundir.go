@@ -1,5 +1,6 @@
-// rundir.go takes a state dir for a new run (SPEC §5): it creates and locks
-// the folder, archives a finished run found there to previous/<timestamp>/,
+// rundir.go takes a state dir for a new run (SPEC §5): it creates (or checks,
+// ownership.go) and locks the folder, archives a finished run found there
+// to previous/<timestamp>/,
 // refuses an unfinished one unless --resume, and for a resume marks the
 // attempts a dead rostra left `running` as interrupted. A team-state.json
 // that does not parse is read from its previous good copy (store.go); the
@@ -43,6 +44,19 @@ func (e *ErrUnfinishedRun) Error() string {
 	return msg
 }
 
+// ErrRunAlive refuses a state dir whose run is still driven by a live
+// rostra that does not hold the lock.
+type ErrRunAlive struct {
+	StateDir string
+	Pid      int
+}
+
+func (e *ErrRunAlive) Error() string {
+	return fmt.Sprintf("state dir %s: its run is still driven by rostra pid %d, which holds no lock on this folder "+
+		"(the folder was replaced under it, or that rostra is an older version); stop it (kill %d) before starting or resuming the run here",
+		e.StateDir, e.Pid, e.Pid)
+}
+
 // EventStateRecovered is appended to events.jsonl when a resumed run's
 // team-state.json did not parse and its previous good copy was used.
 const EventStateRecovered = "state-recovered"
@@ -64,8 +78,8 @@ type PreparedRun struct {
 // PrepareStateDir creates and locks plan's state dir. A finished run found
 // there is archived; an unfinished one is refused unless resume is set.
 func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, error) {
-	if err := os.MkdirAll(plan.StateDir, 0o700); err != nil {
-		return nil, fmt.Errorf("create state dir: %w", err)
+	if err := claimStateDir(plan.StateDir); err != nil {
+		return nil, err
 	}
 	lock, err := AcquireRunLock(plan.StateDir)
 	if err != nil {
@@ -90,6 +104,12 @@ func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, erro
 		return prep, nil
 	case err != nil:
 		return fail(err)
+	}
+	if st.Status == RunRunning && st.Pid != os.Getpid() && processAlive(st.Pid, st.PidStart) {
+		// The lock was free, yet the run's rostra lives: the folder was
+		// replaced under it, or it is an older rostra that locked run.lock
+		// itself. Its workers are not leftovers.
+		return fail(&ErrRunAlive{StateDir: plan.StateDir, Pid: st.Pid})
 	}
 	open := 0
 	for _, w := range st.Workers {
@@ -177,7 +197,7 @@ func recordUnsavedAttempts(plan *Plan, st *TeamState, now time.Time) int {
 	n := 0
 	for i := range st.Workers {
 		w := &st.Workers[i]
-		entries, err := os.ReadDir(filepath.Join(plan.StateDir, "attempts", w.WorkerID))
+		entries, err := os.ReadDir(filepath.Join(plan.StateDir, AttemptsDir, w.WorkerID))
 		if err != nil {
 			continue
 		}
@@ -214,10 +234,11 @@ func recordUnsavedAttempts(plan *Plan, st *TeamState, now time.Time) int {
 	return n
 }
 
-// archiveRun moves everything of a finished run except the lock and the
-// archive itself to previous/<timestamp>/.
+// archiveRun moves the files of a finished run (rostraRunName) to
+// previous/<timestamp>/. The lock note, the marker and earlier archives
+// stay, and so does anything rostra did not write.
 func archiveRun(stateDir string, now time.Time) (string, error) {
-	dest := filepath.Join(stateDir, "previous", now.UTC().Format("20060102T150405.000Z"))
+	dest := filepath.Join(stateDir, PreviousDir, now.UTC().Format("20060102T150405.000Z"))
 	if err := os.MkdirAll(dest, 0o700); err != nil {
 		return "", fmt.Errorf("archive finished run: %w", err)
 	}
@@ -226,7 +247,7 @@ func archiveRun(stateDir string, now time.Time) (string, error) {
 		return "", fmt.Errorf("archive finished run: %w", err)
 	}
 	for _, e := range entries {
-		if e.Name() == LockFile || e.Name() == "previous" {
+		if !rostraRunName(e.Name()) {
 			continue
 		}
 		if err := os.Rename(filepath.Join(stateDir, e.Name()), filepath.Join(dest, e.Name())); err != nil {

@@ -294,9 +294,59 @@ func (l *loader) stateDir(p *Plan, top map[string]val) {
 			s = filepath.Join(p.Workspace, s)
 		}
 		p.StateDir = filepath.Clean(s)
+		if why := sharedFolder(p.StateDir, p.Workspace); why != "" {
+			l.addAt(v, "%s is %s; rostra archives the files of a finished run inside its state dir, so it needs a folder of its own: leave state_dir out for <workspace>/.rostra/<name>, or name a new folder", p.StateDir, why)
+		}
 		return
 	}
 	p.StateDir = filepath.Join(p.Workspace, ".rostra", p.Name)
+}
+
+// sharedFolder says why dir cannot be a state dir: it is the root, the
+// home folder, the workspace or a folder that holds one of them (each
+// compared as written and with symlinks resolved); "" when it can be.
+func sharedFolder(dir, workspace string) string {
+	home, _ := os.UserHomeDir()
+	for _, c := range []struct{ path, name string }{
+		{"/", "the root folder"},
+		{home, "the home folder"},
+		{workspace, "the workspace"},
+	} {
+		if c.path == "" {
+			continue
+		}
+		for _, d := range []string{dir, resolved(dir)} {
+			for _, p := range []string{c.path, resolved(c.path)} {
+				switch {
+				case d == p:
+					return c.name
+				case within(p, d):
+					return "a folder that holds " + c.name + " (" + p + ")"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// resolved is path with the symlinks of its existing part resolved.
+func resolved(path string) string {
+	missing := ""
+	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
+		if real, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(real, missing)
+		}
+		if p == filepath.Dir(p) {
+			return filepath.Clean(path)
+		}
+		missing = filepath.Join(filepath.Base(p), missing)
+	}
+}
+
+// within reports whether path lies strictly inside dir.
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 func (l *loader) providers(top map[string]val) map[string]Provider {

@@ -331,6 +331,43 @@ func TestLoadWorkspaceAndStateDir(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesAStateDirThatHoldsOthers is issue 9 item 1: a state dir
+// is archived into previous/ by the next run, so one that is (or holds)
+// the workspace, the home folder or the root is refused where it is written.
+func TestLoadRefusesAStateDirThatHoldsOthers(t *testing.T) {
+	base := t.TempDir()
+	home := filepath.Join(base, "home", "me")
+	ws := filepath.Join(home, "project")
+	require.NoError(t, os.MkdirAll(ws, 0o755))
+	require.NoError(t, os.Symlink(ws, filepath.Join(base, "link-to-ws")))
+	t.Setenv("HOME", home)
+	const tail = "; rostra archives the files of a finished run inside its state dir, so it needs a folder of its own: leave state_dir out for <workspace>/.rostra/<name>, or name a new folder"
+	for _, tc := range []struct{ stateDir, want string }{
+		{".", ws + " is the workspace"},
+		{"./", ws + " is the workspace"},
+		{"..", home + " is the home folder"},
+		{"../..", filepath.Join(base, "home") + " is a folder that holds the home folder (" + home + ")"},
+		{"/", "/ is the root folder"},
+		{home, home + " is the home folder"},
+		{filepath.Join(base, "link-to-ws"), filepath.Join(base, "link-to-ws") + " is the workspace"},
+		{"src/..", ws + " is the workspace"},
+	} {
+		t.Run(tc.stateDir, func(t *testing.T) {
+			yaml := "version: 1\nname: sd\nstate_dir: \"" + tc.stateDir + "\"\nworkers: [{id: a, command: [x]}]\n"
+			_, err := Load(writeRunFile(t, ws, yaml))
+			var verr *ValidationError
+			require.ErrorAs(t, err, &verr)
+			require.Len(t, verr.Problems, 1)
+			assert.Equal(t, Problem{File: filepath.Join(ws, "rostra.yaml"), Line: 3, Col: 12, Path: "state_dir",
+				Message: tc.want + tail}, verr.Problems[0])
+		})
+	}
+	for _, ok := range []string{".rostra", "state/here", filepath.Join(base, "elsewhere"), filepath.Join(home, ".rostra-states", "x")} {
+		_, err := Load(writeRunFile(t, ws, "version: 1\nname: sd\nstate_dir: "+ok+"\nworkers: [{id: a, command: [x]}]\n"))
+		assert.NoError(t, err, ok)
+	}
+}
+
 func TestLoadAnchorsAndMergeKeys(t *testing.T) {
 	p, _ := loadOK(t, `version: 1
 name: anchors

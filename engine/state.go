@@ -26,13 +26,16 @@ const (
 
 // TeamState is team-state.json.
 type TeamState struct {
-	Version    int           `json:"version"`
-	Run        string        `json:"run"`
-	RunFile    string        `json:"runFile"`
-	Workspace  string        `json:"workspace"`
-	StateDir   string        `json:"stateDir"`
-	Status     string        `json:"status"`
-	Pid        int           `json:"pid"` // the rostra that drives (or drove) the run
+	Version   int    `json:"version"`
+	Run       string `json:"run"`
+	RunFile   string `json:"runFile"`
+	Workspace string `json:"workspace"`
+	StateDir  string `json:"stateDir"`
+	Status    string `json:"status"`
+	Pid       int    `json:"pid"` // the rostra that drives (or drove) the run
+	// PidStart tells that rostra apart from a later process given the same
+	// pid: ProcessStart's "<start ticks>@<boot id>".
+	PidStart   string        `json:"pidStart,omitempty"`
 	StartedAt  time.Time     `json:"startedAt"`
 	EndedAt    *time.Time    `json:"endedAt,omitempty"`
 	Workers    []WorkerRow   `json:"workers"`

@@ -1,8 +1,8 @@
 // store.go keeps the run's files on disk (SPEC §3): team-state.json replaced
-// atomically, events.jsonl appended one line per event, and run.lock held
-// with flock while a rostra drives the run. Readers tolerate a torn last line
-// of events.jsonl (a crash mid-append); the appender repairs such a tail
-// before it writes, so a torn line never glues onto the next event.
+// atomically, events.jsonl appended one line per event (runlock.go holds
+// the lock on the run). Readers tolerate a torn last line of events.jsonl
+// (a crash mid-append); the appender repairs such a tail before it writes,
+// so a torn line never glues onto the next event.
 //
 // team-state.json also keeps its previous version as team-state.json.prev (a
 // hard link taken just before each replacement). Rename is atomic only as far
@@ -12,7 +12,6 @@
 package engine
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -21,9 +20,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"syscall"
 	"time"
 )
 
@@ -31,7 +27,6 @@ import (
 const (
 	TeamStateFile = "team-state.json"
 	EventsFile    = "events.jsonl"
-	LockFile      = "run.lock"
 	// PreviousSuffix names the previous good copy of a file that keeps one
 	// (team-state.json.prev).
 	PreviousSuffix = ".prev"
@@ -303,59 +298,4 @@ func (l *EventLog) Close() error {
 	serr := l.f.Sync()
 	cerr := l.f.Close()
 	return errors.Join(serr, cerr)
-}
-
-// RunLock is an flock held on run.lock for as long as a rostra drives a run.
-// The kernel drops it when the holder dies, however it dies.
-type RunLock struct {
-	f *os.File
-}
-
-// ErrLocked is returned by AcquireRunLock when another process holds the run.
-type ErrLocked struct {
-	Pid      int
-	StateDir string
-}
-
-func (e *ErrLocked) Error() string {
-	return fmt.Sprintf("run is already driven by pid %d (state dir %s)", e.Pid, e.StateDir)
-}
-
-// AcquireRunLock takes run.lock in stateDir without waiting and writes this
-// process's pid into it.
-func AcquireRunLock(stateDir string) (*RunLock, error) {
-	path := filepath.Join(stateDir, LockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		defer f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &ErrLocked{Pid: lockHolder(f), StateDir: stateDir}
-		}
-		return nil, fmt.Errorf("lock %s: %w", path, err)
-	}
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("write %s: %w", path, err)
-		}
-	}
-	return &RunLock{f: f}, nil
-}
-
-func lockHolder(f *os.File) int {
-	data, err := io.ReadAll(bufio.NewReader(f))
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	return pid
-}
-
-// Release drops the lock. The pid stays in the file; only the flock counts.
-func (l *RunLock) Release() error {
-	return l.f.Close()
 }

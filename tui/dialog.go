@@ -1,14 +1,21 @@
 // dialog.go holds what is drawn over the panes: the confirmation dialog
-// (retry or cancel a running attempt, quit while workers run), the help
-// panel listing every key, and the event log panel. Each is a box of lines
-// spliced into the frame at the centre of the screen.
+// (retry or cancel a running attempt, quit while workers run) and the two
+// panels, the ? help (every key of the key map, through bubbles help) and
+// the event log. A panel is a bubbles viewport, so it scrolls when it does
+// not fit; each is a lipgloss box spliced into the frame at the centre of
+// the screen, and is built only while it is open.
 package tui
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -19,72 +26,224 @@ type confirmDialog struct {
 	title string
 	lines []string
 	yes   func() tea.Cmd
+
+	drawn  []string // the box, as last drawn for width drawnW
+	drawnW int
 }
 
-// helpLines lists every key (SPEC §6), in the order a newcomer needs them.
-var helpLines = []string{
-	"Tab / Shift-Tab   focus the next / previous pane (or click it)",
-	"← → / h l         focus the pane left / right",
-	"z                 zoom the focused pane to the whole screen (again: back)",
-	"[ ]               previous / next page, when the panes do not all fit",
-	"i or Enter        type into the focused PTY pane; Ctrl-] gives the keys back",
-	"PgUp PgDn ↑ ↓     scroll back (the mouse wheel too); g the oldest line",
-	"/ n N             search the scrollback; n older, N newer match",
-	"Esc or G          back to the live screen",
-	"< >               step through the worker's earlier attempts",
-	"r                 retry the focused worker (asks if it is running)",
-	"x                 cancel the focused worker (asks if it is running)",
-	"a                 jump to the next pane that needs attention (⚑)",
-	"e                 the event log",
-	"?                 this help",
-	"q or Ctrl-C       quit (asks while workers run; stops them gracefully)",
-	"",
-	"⚑ marks a pane whose child rang the bell, has been quiet for",
-	"attention_after while running, ended without its outputs, or is out",
-	"of retries. DEGRADED says why a worker did not get its planned surface.",
-	"rostra takes the mouse: hold Shift while dragging to select text.",
+// helpNotes follow the keys in the help.
+const helpNotes = "⚑ marks a pane whose child rang the bell, has been quiet for " +
+	"attention_after while running, ended without its outputs, or is out of " +
+	"retries. DEGRADED says why a worker did not get its planned surface. " +
+	"rostra takes the mouse: hold Shift while dragging to select text."
+
+// The boxes' looks.
+var (
+	boxStyle   = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Cyan).Padding(0, 1)
+	titleStyle = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan)
+	footStyle  = lipgloss.NewStyle().Faint(true)
+)
+
+// box draws a bordered box w cells wide around body, titled, with a footer.
+func box(title, body string, w int, footer string) []string {
+	iw := max(1, w-boxStyle.GetHorizontalFrameSize())
+	content := titleStyle.Render(fitText(title, iw)) + "\n" + body
+	if footer != "" {
+		content += "\n" + footStyle.Render(fitText(footer, iw))
+	}
+	return strings.Split(boxStyle.Width(w).Render(content), "\n")
 }
 
-// box draws a bordered panel of width w around lines (plain text).
-func box(title string, lines []string, w int, footer string) []string {
-	iw := max(1, w-4)
-	out := []string{paint(sgrOverlay, "╭─"+fitText(" "+title+" ", iw)+strings.Repeat("─", max(0, iw-ansi.StringWidth(fitText(" "+title+" ", iw))))+"─╮")}
-	for _, l := range lines {
-		out = append(out, paint(sgrOverlay, "│ ")+fit(fitText(l, iw), iw)+paint(sgrOverlay, " │"))
+// overlayBox is the open dialog or panel, or nil. Boxes are drawn again
+// only when what they show changed: lipgloss measures and wraps every
+// line, which costs a frame budget's worth (BenchmarkViewHelpOpen).
+func (m *Model) overlayBox() []string {
+	switch {
+	case m.confirm != nil:
+		c := m.confirm
+		w := min(m.width-2, 84)
+		if c.drawn == nil || c.drawnW != w {
+			iw := w - boxStyle.GetHorizontalFrameSize()
+			lines := make([]string, 0, len(c.lines)+2)
+			lines = append(lines, "")
+			for _, l := range c.lines {
+				lines = append(lines, fitText(l, iw))
+			}
+			lines = append(lines, "")
+			c.drawn, c.drawnW = box(c.title, strings.Join(lines, "\n"), w, hintLine(m.keys.confirm)), w
+		}
+		return c.drawn
+	case m.overlay == overlayNone:
+		return nil
 	}
-	f := fitText(" "+footer+" ", iw)
-	if footer == "" {
-		f = ""
+	if m.panelBox == nil {
+		switch m.overlay {
+		case overlayHelp:
+			m.panelBox = box("rostra keys", m.panel.View(), m.panelWidth(), m.panelFooter("help"))
+		case overlayEvents:
+			m.panelBox = box("event log", m.panel.View(), m.panelWidth(), m.panelFooter("events"))
+		}
 	}
-	out = append(out, paint(sgrOverlay, "╰─"+f+strings.Repeat("─", max(0, iw-ansi.StringWidth(f)))+"─╯"))
+	return m.panelBox
+}
+
+// panelFooter names the panel's keys, and which lines are in sight when
+// not all are.
+func (m *Model) panelFooter(toggle string) string {
+	f := keyHints(m.keys.panel, "scroll") + " · " + keyOf(m.keys.panel, "closes") + " " + keyOf(m.keys.flat, toggle) + " closes"
+	if n := m.panel.TotalLineCount(); n > m.panel.VisibleLineCount() {
+		top := m.panel.YOffset()
+		f += " · lines " + strconv.Itoa(top+1) + "–" + strconv.Itoa(top+m.panel.VisibleLineCount()) + " of " + strconv.Itoa(n)
+	}
+	return f
+}
+
+// panelWidth is the open panel's box width.
+func (m *Model) panelWidth() int {
+	if m.overlay == overlayEvents {
+		return max(8, min(m.width-2, 140))
+	}
+	return max(8, min(m.width-2, 120))
+}
+
+// togglePanel opens panel o, or closes it when it is the one open.
+func (m *Model) togglePanel(o overlayKind) {
+	if m.overlay == o {
+		m.overlay = overlayNone
+		return
+	}
+	m.overlay = o
+	m.fillPanel(true)
+}
+
+func (m *Model) closePanel() tea.Cmd {
+	m.overlay = overlayNone
+	return nil
+}
+
+func (m *Model) panelUp() tea.Cmd       { m.panel.ScrollUp(1); m.panelBox = nil; return nil }
+func (m *Model) panelDown() tea.Cmd     { m.panel.ScrollDown(1); m.panelBox = nil; return nil }
+func (m *Model) panelPageUp() tea.Cmd   { m.panel.PageUp(); m.panelBox = nil; return nil }
+func (m *Model) panelPageDown() tea.Cmd { m.panel.PageDown(); m.panelBox = nil; return nil }
+
+// fillPanel sizes the open panel's viewport to the screen and gives it its
+// content; from the top (help) or the newest event (event log) when fresh,
+// else where the human scrolled to (the event log follows new events while
+// it is at the bottom).
+func (m *Model) fillPanel(fresh bool) {
+	m.panelBox = nil
+	if m.overlay == overlayNone || m.width <= 0 {
+		return
+	}
+	iw := m.panelWidth() - boxStyle.GetHorizontalFrameSize()
+	// The box's border, title and footer take 4 rows; the status bar one.
+	room := max(1, m.height-1-2-4)
+	m.panel.SetWidth(iw)
+	switch m.overlay {
+	case overlayHelp:
+		lines := strings.Split(helpText(m.keys, iw), "\n")
+		m.panel.SetHeight(min(room, len(lines)))
+		m.panel.SetContentLines(lines)
+		if fresh {
+			m.panel.GotoTop()
+		}
+	case overlayEvents:
+		follow := fresh || m.panel.AtBottom()
+		lines := make([]string, 0, max(1, len(m.events)))
+		for _, e := range m.events {
+			lines = append(lines, fitText(e, iw))
+		}
+		if len(lines) == 0 {
+			lines = append(lines, "no events yet")
+		}
+		m.panel.SetHeight(min(room, 28))
+		m.panel.SetContentLines(lines)
+		if follow {
+			m.panel.GotoBottom()
+		}
+	}
+}
+
+// newPanel is the viewport the panels scroll in; its keys are the key
+// map's panel keys (input.go), not the viewport's own.
+func newPanel() viewport.Model {
+	vp := viewport.New()
+	vp.KeyMap = viewport.KeyMap{}
+	vp.MouseWheelEnabled = false
+	return vp
+}
+
+// helpText is every section of the key map as bubbles help draws it, in as
+// many columns as fit in w cells, then the notes.
+func helpText(km keyMap, w int) string {
+	// One width for every section's key column, so the columns line up.
+	kw := 0
+	for _, s := range km.sections() {
+		for _, a := range s.acts {
+			kw = max(kw, lipgloss.Width(a.Help().Key))
+		}
+	}
+	h := help.New()
+	h.Styles.FullKey = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan).Width(kw)
+	h.Styles.FullDesc = lipgloss.NewStyle()
+	var blocks []string
+	for _, s := range km.sections() {
+		bs := make([]key.Binding, len(s.acts))
+		for i, a := range s.acts {
+			bs[i] = a.Binding
+		}
+		blocks = append(blocks, titleStyle.Render(s.title)+"\n"+h.FullHelpView([][]key.Binding{bs}))
+	}
+	const gap = "   "
+	body := lipgloss.JoinVertical(lipgloss.Left, spaced(blocks)...)
+	for cols := 3; cols >= 2; cols-- {
+		var parts []string
+		for i, col := range balance(blocks, cols) {
+			if i > 0 {
+				parts = append(parts, gap)
+			}
+			parts = append(parts, lipgloss.JoinVertical(lipgloss.Left, spaced(col)...))
+		}
+		if s := lipgloss.JoinHorizontal(lipgloss.Top, parts...); lipgloss.Width(s) <= w {
+			body = s
+			break
+		}
+	}
+	return body + "\n\n" + strings.Join(wrapText(helpNotes, w), "\n")
+}
+
+// spaced puts an empty line between blocks.
+func spaced(blocks []string) []string {
+	out := make([]string, 0, 2*len(blocks))
+	for i, b := range blocks {
+		if i > 0 {
+			out = append(out, "")
+		}
+		out = append(out, b)
+	}
 	return out
 }
 
-// overlayBox is the open panel or dialog, or nil.
-func (m *Model) overlayBox() []string {
-	w := min(m.width-2, 96)
-	switch {
-	case m.confirm != nil:
-		lines := append([]string{""}, m.confirm.lines...)
-		lines = append(lines, "")
-		return box(m.confirm.title, lines, min(m.width-2, 84), "y yes · n no")
-	case m.overlay == overlayHelp:
-		return box("rostra keys", helpLines, w, "? or Esc closes")
-	case m.overlay == overlayEvents:
-		h := max(3, min(m.height-4, 30))
-		n := h - 2
-		end := max(0, len(m.events)-m.eventScroll)
-		start := max(0, end-n)
-		lines := append([]string(nil), m.events[start:end]...)
-		if len(lines) == 0 {
-			lines = []string{"no events yet"}
-		}
-		for len(lines) < n {
-			lines = append(lines, "")
-		}
-		return box("event log", lines, min(m.width-2, 140), "↑↓ PgUp PgDn scroll · e or Esc closes")
+// balance splits blocks, in order, into n columns of about equal height.
+func balance(blocks []string, n int) [][]string {
+	total := 0
+	for _, b := range blocks {
+		total += lipgloss.Height(b) + 1
 	}
-	return nil
+	per := (total + n - 1) / n
+	cols := make([][]string, 0, n)
+	var col []string
+	h := 0
+	for _, b := range blocks {
+		bh := lipgloss.Height(b) + 1
+		if len(col) > 0 && h+bh/2 > per && len(cols) < n-1 {
+			cols = append(cols, col)
+			col, h = nil, 0
+		}
+		col = append(col, b)
+		h += bh
+	}
+	return append(cols, col)
 }
 
 // splice draws box over lines, centred.
@@ -106,11 +265,14 @@ func splice(lines []string, b []string, width int) {
 	}
 }
 
-// logEvent adds an event to the event log panel.
+// logEvent adds an event to the event log (and to its panel when open).
 func (m *Model) logEvent(ev engine.Event) {
 	m.events = append(m.events, formatEvent(ev, m.plan))
 	if len(m.events) > eventLogCap {
 		m.events = append(m.events[:0:0], m.events[len(m.events)-eventLogCap:]...)
+	}
+	if m.overlay == overlayEvents {
+		m.fillPanel(false)
 	}
 }
 

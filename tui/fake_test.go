@@ -5,6 +5,7 @@ package tui
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -183,37 +184,51 @@ func newModel(t testing.TB, f *fakeEngine, width, height int) *Model {
 	return m
 }
 
-func key(s string) tea.KeyPressMsg {
-	switch s {
-	case "tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab}
-	case "shift+tab":
-		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
-	case "enter":
-		return tea.KeyPressMsg{Code: tea.KeyEnter}
-	case "esc":
-		return tea.KeyPressMsg{Code: tea.KeyEscape}
-	case "up":
-		return tea.KeyPressMsg{Code: tea.KeyUp}
-	case "pgup":
-		return tea.KeyPressMsg{Code: tea.KeyPgUp}
-	case "ctrl+c":
-		return tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl}
-	case "ctrl+]":
-		return tea.KeyPressMsg{Code: ']', Mod: tea.ModCtrl}
-	case "alt+x":
-		return tea.KeyPressMsg{Code: 'x', Mod: tea.ModAlt}
+// keyMsg is the key press bubbletea reports for a key named as
+// KeyPressMsg.String() names it ("ctrl+b", "shift+up", "G").
+func keyMsg(s string) tea.KeyPressMsg {
+	var k tea.KeyPressMsg
+	for {
+		switch {
+		case strings.HasPrefix(s, "ctrl+") && len(s) > len("ctrl+"):
+			k.Mod |= tea.ModCtrl
+			s = s[len("ctrl+"):]
+			continue
+		case strings.HasPrefix(s, "alt+") && len(s) > len("alt+"):
+			k.Mod |= tea.ModAlt
+			s = s[len("alt+"):]
+			continue
+		case strings.HasPrefix(s, "shift+") && len(s) > len("shift+"):
+			k.Mod |= tea.ModShift
+			s = s[len("shift+"):]
+			continue
+		}
+		break
+	}
+	if code, ok := namedKeys[s]; ok {
+		k.Code = code
+		return k
 	}
 	r := []rune(s)
 	require.Len(nil, r, 1, "key %q", s)
-	return tea.KeyPressMsg{Code: r[0], Text: s}
+	k.Code = r[0]
+	if k.Mod == 0 {
+		k.Text = s
+	}
+	return k
+}
+
+var namedKeys = map[string]rune{
+	"tab": tea.KeyTab, "enter": tea.KeyEnter, "esc": tea.KeyEscape, "backspace": tea.KeyBackspace,
+	"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight,
+	"pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown, "home": tea.KeyHome, "end": tea.KeyEnd,
 }
 
 // press sends keys and returns the command the last one gave.
 func press(m *Model, keys ...string) tea.Cmd {
 	var cmd tea.Cmd
 	for _, k := range keys {
-		_, cmd = m.Update(key(k))
+		_, cmd = m.Update(keyMsg(k))
 	}
 	return cmd
 }

@@ -1,11 +1,11 @@
 // golden_test.go compares whole screens, ANSI stripped, at fixed sizes with
-// testdata/*.golden (go test ./tui -update rewrites them): 1, 2, 4 and 9
-// panes, pages, a degraded pane and one no surface could open, zoom, help,
-// the confirm dialog, the event log and attempt history.
+// testdata/<test name>.golden through x/exp/golden (go test ./tui -update
+// rewrites them): 1, 2, 4 and 9 panes, pages, a degraded pane and one no
+// surface could open, zoom, help, the confirm dialog, the event log and
+// attempt history.
 package tui
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,21 +13,21 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/*.golden")
-
 func TestMain(m *testing.M) {
 	time.Local = time.UTC // the event log shows local times
 	os.Exit(m.Run())
 }
 
-// requireGolden checks the model's screen against testdata/<name>.golden.
-func requireGolden(t *testing.T, m *Model, name string) {
+// requireGolden checks the model's screen against
+// testdata/<test name>.golden (go test ./tui -update rewrites them).
+func requireGolden(t *testing.T, m *Model) {
 	t.Helper()
 	screen := m.Render()
 	got := ansi.Strip(screen) + "\n"
@@ -36,29 +36,23 @@ func requireGolden(t *testing.T, m *Model, name string) {
 	for i, l := range lines {
 		require.Equal(t, m.width, ansi.StringWidth(l), "line %d is not %d cells wide: %q", i, m.width, l)
 	}
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		require.NoError(t, os.WriteFile(path, []byte(got), 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "run go test ./tui -run %s -update to create it", t.Name())
-	assert.Equal(t, string(want), got)
+	golden.RequireEqual(t, got)
 }
 
 func TestGoldenOnePane(t *testing.T) {
 	f := fakeRun(t, 1, 80, 16)
-	requireGolden(t, newModel(t, f, 80, 16), "panes-1")
+	requireGolden(t, newModel(t, f, 80, 16))
 }
 
 func TestGoldenTwoPanes(t *testing.T) {
 	f := fakeRun(t, 2, 120, 16)
-	requireGolden(t, newModel(t, f, 120, 16), "panes-2")
+	requireGolden(t, newModel(t, f, 120, 16))
 }
 
 func TestGoldenThreePanes(t *testing.T) {
 	f := fakeRun(t, 3, 100, 24)
 	m := newModel(t, f, 100, 24)
-	requireGolden(t, m, "panes-3")
+	requireGolden(t, m)
 	vis := m.visible()
 	require.Len(t, vis, 3)
 	assert.Equal(t, 100, vis[2].r.w, "the last row's one pane takes the whole width")
@@ -78,12 +72,12 @@ func TestGoldenFourPanesByStatus(t *testing.T) {
 		w.Status, w.Reason = engine.StatusError, "missing completion paths: out/grok-verifier/result.json"
 		d.Status, d.Reason, d.EndedAt = engine.StatusError, w.Reason, &ended
 	})
-	requireGolden(t, newModel(t, f, 120, 24), "panes-4")
+	requireGolden(t, newModel(t, f, 120, 24))
 }
 
 func TestGoldenNinePanes(t *testing.T) {
 	f := fakeRun(t, 9, 120, 31)
-	requireGolden(t, newModel(t, f, 120, 31), "panes-9")
+	requireGolden(t, newModel(t, f, 120, 31))
 }
 
 func TestGoldenPages(t *testing.T) {
@@ -91,7 +85,7 @@ func TestGoldenPages(t *testing.T) {
 	m := newModel(t, f, 80, 21)
 	assert.Equal(t, 3, m.pages(), "2x2 cells of at least 32x8 on 80x20: three pages")
 	press(m, "]")
-	requireGolden(t, m, "pages")
+	requireGolden(t, m)
 	assert.Equal(t, 4, m.focus, "] focuses the first pane of the next page")
 }
 
@@ -108,7 +102,7 @@ func TestGoldenDegraded(t *testing.T) {
 	})
 	delete(f.handles, "gemini-reviewer")
 	m := newModel(t, f, 180, 16)
-	requireGolden(t, m, "degraded")
+	requireGolden(t, m)
 	assert.Contains(t, ansi.Strip(m.Render()), "DEGRADED pane -> wrapper: pane limit reached (1 of 1 in")
 	assert.Contains(t, ansi.Strip(m.Render()), "wrapper: start bash: exec: no such file", "every surface's reason is shown")
 }
@@ -117,7 +111,7 @@ func TestGoldenZoom(t *testing.T) {
 	f := fakeRun(t, 4, 100, 20)
 	m := newModel(t, f, 100, 20)
 	press(m, "tab", "z")
-	requireGolden(t, m, "zoom")
+	requireGolden(t, m)
 	press(m, "z")
 	assert.Len(t, m.visible(), 4)
 }
@@ -126,14 +120,14 @@ func TestGoldenHelp(t *testing.T) {
 	f := fakeRun(t, 2, 120, 30)
 	m := newModel(t, f, 120, 30)
 	press(m, "?")
-	requireGolden(t, m, "help")
+	requireGolden(t, m)
 }
 
 func TestGoldenConfirmCancel(t *testing.T) {
 	f := fakeRun(t, 2, 120, 20)
 	m := newModel(t, f, 120, 20)
 	press(m, "x")
-	requireGolden(t, m, "confirm")
+	requireGolden(t, m)
 }
 
 func TestGoldenEventLog(t *testing.T) {
@@ -151,7 +145,7 @@ func TestGoldenEventLog(t *testing.T) {
 		m.Update(eventMsg{ev: ev})
 	}
 	press(m, "e")
-	requireGolden(t, m, "events")
+	requireGolden(t, m)
 }
 
 func TestGoldenAttemptHistory(t *testing.T) {
@@ -174,7 +168,7 @@ func TestGoldenAttemptHistory(t *testing.T) {
 	m := newModel(t, f, 120, 16)
 	cmd := press(m, "tab", "<")
 	runCmd(t, m, cmd)
-	requireGolden(t, m, "history")
+	requireGolden(t, m)
 	assert.Contains(t, ansi.Strip(m.Render()), "TypeError: cannot read 'x'")
 	press(m, ">")
 	assert.Equal(t, 0, m.focused().view, "> past the last earlier attempt is live again")

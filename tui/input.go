@@ -1,7 +1,9 @@
-// input.go handles the keyboard and the mouse: in normal mode keys drive the
-// UI (focus, zoom, scroll, search, retry, cancel, dialogs); in input mode
-// every key but Ctrl-] goes to the focused pane's child, encoded as an xterm
-// would (keys.go); in search mode keys edit the query. The mouse focuses the
+// input.go handles the keyboard and the mouse. Keys go through the key map
+// (keymap.go) of the mode the UI is in: in normal mode they drive the UI
+// (focus, zoom, scroll, search, retry, cancel, panels), and the methods
+// here are what they do; in input mode every key but Ctrl-] goes to the
+// focused pane's child, encoded as an xterm would (vt.EncodeKey); in search
+// mode a bubbles textinput edits the query. The mouse focuses the
 // pane it clicks, scrolls the one under it, and is forwarded to a child that
 // asked for mouse reports while it has the keyboard.
 package tui
@@ -11,7 +13,9 @@ import (
 	"fmt"
 	"strconv"
 
+	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -19,98 +23,117 @@ import (
 )
 
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
-	key := k.String()
 	if m.stopping {
 		return nil
 	}
 	if m.confirm != nil {
-		return m.onConfirmKey(key)
+		cmd, _ := m.dispatch(m.keys.confirm, k)
+		return cmd
 	}
 	switch m.mode {
 	case modeInput:
-		return m.onInputKey(tea.Key(k))
+		if cmd, ok := m.dispatch(m.keys.typing, k); ok {
+			return cmd
+		}
+		return m.sendKey(tea.Key(k))
 	case modeSearch:
-		return m.onSearchKey(tea.Key(k))
+		if cmd, ok := m.dispatch(m.keys.search, k); ok {
+			return cmd
+		}
+		var cmd tea.Cmd
+		m.searchInput, cmd = m.searchInput.Update(k)
+		return cmd
 	}
 	if m.overlay != overlayNone {
-		if cmd, ok := m.onOverlayKey(key); ok {
+		if cmd, ok := m.dispatch(m.keys.panel, k); ok {
 			return cmd
 		}
 	}
 	m.note = ""
-	p := m.focused()
-	switch key {
-	case "q", "ctrl+c":
-		return m.askQuit()
-	case "tab":
-		return m.setFocus((m.focus + 1) % len(m.panes))
-	case "shift+tab":
-		return m.setFocus((m.focus + len(m.panes) - 1) % len(m.panes))
-	case "right", "l":
-		return m.setFocus(min(m.focus+1, len(m.panes)-1))
-	case "left", "h":
-		return m.setFocus(max(m.focus-1, 0))
-	case "z":
-		m.zoom = !m.zoom
-		return m.layoutChanged()
-	case "]":
-		if m.page < m.pages()-1 && !m.zoom {
-			return m.setFocus((m.page + 1) * m.grid().perPage())
-		}
-	case "[":
-		if m.page > 0 && !m.zoom {
-			return m.setFocus((m.page - 1) * m.grid().perPage())
-		}
-	case "i", "enter":
-		if !p.typeable() {
-			m.note = m.whyNotTypeable(p)
-			return nil
-		}
-		p.touch()
-		p.goLive()
-		m.mode = modeInput
-		m.overlay = overlayNone // the keys go to the pane: it must be in sight
-	case "pgup", "shift+up", "ctrl+b":
-		p.scrollBy(-m.pageRows(), 0)
-	case "pgdown", "shift+down", "ctrl+f":
-		p.scrollBy(m.pageRows(), 0)
-	case "up", "k":
-		p.scrollBy(-1, 0)
-	case "down", "j":
-		p.scrollBy(1, 0)
-	case "home", "g":
-		p.scrollBy(-1<<30, 0)
-	case "G", "esc", "end":
-		p.goLive()
-		m.overlay = overlayNone
-	case "/":
-		if p.viewTerm() == nil {
-			m.note = "nothing to search in " + p.spec.ID + " yet"
-			return nil
-		}
-		m.mode = modeSearch
-		m.query = ""
-	case "n":
-		m.find(false)
-	case "N":
-		m.find(true)
-	case "r":
-		return m.askRetry(p)
-	case "x":
-		return m.askCancel(p)
-	case "e":
-		m.toggleOverlay(overlayEvents)
-	case "?":
-		m.toggleOverlay(overlayHelp)
-	case "a":
-		return m.nextAttention()
-	case "<", ",":
-		return m.stepHistory(-1)
-	case ">", ".":
-		return m.stepHistory(1)
+	cmd, _ := m.dispatch(m.keys.allNormal(), k)
+	return cmd
+}
+
+// What the normal keys do (keymap.go binds them).
+
+func (m *Model) focusNext() tea.Cmd { return m.setFocus((m.focus + 1) % len(m.panes)) }
+func (m *Model) focusPrev() tea.Cmd {
+	return m.setFocus((m.focus + len(m.panes) - 1) % len(m.panes))
+}
+func (m *Model) focusRight() tea.Cmd { return m.setFocus(min(m.focus+1, len(m.panes)-1)) }
+func (m *Model) focusLeft() tea.Cmd  { return m.setFocus(max(m.focus-1, 0)) }
+
+func (m *Model) toggleZoom() tea.Cmd {
+	m.zoom = !m.zoom
+	return m.layoutChanged()
+}
+
+func (m *Model) nextPage() tea.Cmd {
+	if m.page < m.pages()-1 && !m.zoom {
+		return m.setFocus((m.page + 1) * m.grid().perPage())
 	}
 	return nil
 }
+
+func (m *Model) prevPage() tea.Cmd {
+	if m.page > 0 && !m.zoom {
+		return m.setFocus((m.page - 1) * m.grid().perPage())
+	}
+	return nil
+}
+
+func (m *Model) startTyping() tea.Cmd {
+	p := m.focused()
+	if !p.typeable() {
+		m.note = m.whyNotTypeable(p)
+		return nil
+	}
+	p.touch()
+	p.goLive()
+	m.mode = modeInput
+	m.overlay = overlayNone // the keys go to the pane: it must be in sight
+	return nil
+}
+
+func (m *Model) stopTyping() tea.Cmd {
+	m.mode = modeNormal
+	return nil
+}
+
+func (m *Model) lineUp() tea.Cmd   { m.focused().scrollBy(-1, 0); return nil }
+func (m *Model) lineDown() tea.Cmd { m.focused().scrollBy(1, 0); return nil }
+func (m *Model) pageUp() tea.Cmd   { m.focused().scrollBy(-m.pageRows(), 0); return nil }
+func (m *Model) pageDown() tea.Cmd { m.focused().scrollBy(m.pageRows(), 0); return nil }
+func (m *Model) oldest() tea.Cmd   { m.focused().scrollBy(-1<<30, 0); return nil }
+
+func (m *Model) backToLive() tea.Cmd {
+	m.focused().goLive()
+	m.overlay = overlayNone
+	return nil
+}
+
+func (m *Model) startSearch() tea.Cmd {
+	p := m.focused()
+	if p.viewTerm() == nil {
+		m.note = "nothing to search in " + p.spec.ID + " yet"
+		return nil
+	}
+	m.mode = modeSearch
+	m.searchInput.Reset()
+	return m.searchInput.Focus()
+}
+
+func (m *Model) olderMatch() tea.Cmd { m.find(false); return nil }
+func (m *Model) newerMatch() tea.Cmd { m.find(true); return nil }
+
+func (m *Model) retryFocused() tea.Cmd  { return m.askRetry(m.focused()) }
+func (m *Model) cancelFocused() tea.Cmd { return m.askCancel(m.focused()) }
+
+func (m *Model) earlierAttempt() tea.Cmd { return m.stepHistory(-1) }
+func (m *Model) laterAttempt() tea.Cmd   { return m.stepHistory(1) }
+
+func (m *Model) toggleEvents() tea.Cmd { m.togglePanel(overlayEvents); return nil }
+func (m *Model) toggleHelp() tea.Cmd   { m.togglePanel(overlayHelp); return nil }
 
 func (m *Model) pageRows() int {
 	for _, v := range m.visible() {
@@ -129,17 +152,13 @@ func (m *Model) whyNotTypeable(p *pane) string {
 	case d.Surface == engine.SurfaceWrapper:
 		return p.spec.ID + " runs on a WRAPPER (pipes, no terminal): it cannot be typed into"
 	case d.EndedAt != nil:
-		return p.spec.ID + " attempt " + strconv.Itoa(d.Attempt) + " has ended: r starts a new one"
+		return p.spec.ID + " attempt " + strconv.Itoa(d.Attempt) + " has ended: " + keyOf(m.keys.allNormal(), "retry") + " starts a new one"
 	}
 	return p.spec.ID + " cannot take keys"
 }
 
-// onInputKey forwards a key to the child; Ctrl-] gives the keyboard back.
-func (m *Model) onInputKey(k tea.Key) tea.Cmd {
-	if k.Code == ']' && k.Mod&(tea.ModShift|tea.ModAlt|tea.ModCtrl|tea.ModMeta) == tea.ModCtrl {
-		m.mode = modeNormal
-		return nil
-	}
+// sendKey forwards a key to the child, encoded as its modes ask.
+func (m *Model) sendKey(k tea.Key) tea.Cmd {
 	p := m.focused()
 	kw := p.writer()
 	if kw == nil || p.term == nil {
@@ -158,7 +177,9 @@ func (m *Model) onInputKey(k tea.Key) tea.Cmd {
 func (m *Model) onPaste(text string) tea.Cmd {
 	switch {
 	case m.mode == modeSearch:
-		m.query += text
+		var cmd tea.Cmd
+		m.searchInput, cmd = m.searchInput.Update(tea.PasteMsg{Content: text})
+		return cmd
 	case m.mode == modeInput:
 		p := m.focused()
 		if kw := p.writer(); kw != nil && p.term != nil {
@@ -170,25 +191,38 @@ func (m *Model) onPaste(text string) tea.Cmd {
 	return nil
 }
 
-func (m *Model) onSearchKey(k tea.Key) tea.Cmd {
-	switch {
-	case k.Code == tea.KeyEscape:
-		m.mode = modeNormal
-	case k.Code == tea.KeyEnter:
-		m.mode = modeNormal
-		if m.query != "" {
-			m.search = m.query
-			p := m.focused()
-			p.match = -1
-			m.find(false)
-		}
-	case k.Code == tea.KeyBackspace:
-		if r := []rune(m.query); len(r) > 0 {
-			m.query = string(r[:len(r)-1])
-		}
-	case k.Text != "" && k.Mod&(tea.ModCtrl|tea.ModAlt) == 0:
-		m.query += k.Text
+func (m *Model) runSearch() tea.Cmd {
+	m.mode = modeNormal
+	m.searchInput.Blur()
+	if q := m.searchInput.Value(); q != "" {
+		m.search = q
+		m.focused().match = -1
+		m.find(false)
 	}
+	return nil
+}
+
+// newSearchInput is the prompt / opens in the status bar. Its cursor does
+// not blink (a blink is a redraw twice a second), and Ctrl-V does not read
+// the system clipboard: a terminal's paste arrives as a paste.
+func newSearchInput() textinput.Model {
+	ti := textinput.New()
+	ti.Prompt = "/"
+	st := textinput.DefaultDarkStyles()
+	st.Focused.Prompt = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan)
+	st.Focused.Text = lipgloss.NewStyle()
+	st.Cursor.Blink = false
+	ti.SetStyles(st)
+	ti.KeyMap.Paste.SetEnabled(false)
+	ti.KeyMap.AcceptSuggestion.SetEnabled(false)
+	ti.KeyMap.NextSuggestion.SetEnabled(false)
+	ti.KeyMap.PrevSuggestion.SetEnabled(false)
+	return ti
+}
+
+func (m *Model) cancelSearch() tea.Cmd {
+	m.mode = modeNormal
+	m.searchInput.Blur()
 	return nil
 }
 
@@ -198,7 +232,7 @@ func (m *Model) find(newer bool) {
 	p := m.focused()
 	t := p.viewTerm()
 	if m.search == "" || t == nil {
-		m.note = "no search yet: / starts one"
+		m.note = "no search yet: " + keyOf(m.keys.allNormal(), "search") + " starts one"
 		return
 	}
 	from := p.match
@@ -226,41 +260,7 @@ func (m *Model) find(newer bool) {
 		top = bottom
 	}
 	p.top = top
-	m.note = fmt.Sprintf("%q: line %d of %d · n older · N newer · G live", m.search, line+1, t.LineCount())
-}
-
-func (m *Model) toggleOverlay(o overlayKind) {
-	if m.overlay == o {
-		m.overlay = overlayNone
-		return
-	}
-	m.overlay = o
-	m.eventScroll = 0
-}
-
-// onOverlayKey handles keys an open panel uses; ok=false passes the key on.
-func (m *Model) onOverlayKey(key string) (tea.Cmd, bool) {
-	switch key {
-	case "esc":
-		m.overlay = overlayNone
-		return nil, true
-	}
-	if m.overlay != overlayEvents {
-		return nil, false
-	}
-	switch key {
-	case "up", "k":
-		m.eventScroll = min(m.eventScroll+1, max(0, len(m.events)-1))
-	case "down", "j":
-		m.eventScroll = max(0, m.eventScroll-1)
-	case "pgup":
-		m.eventScroll = min(m.eventScroll+10, max(0, len(m.events)-1))
-	case "pgdown":
-		m.eventScroll = max(0, m.eventScroll-10)
-	default:
-		return nil, false
-	}
-	return nil, true
+	m.note = fmt.Sprintf("%q: line %d of %d · %s", m.search, line+1, t.LineCount(), keyHints(m.keys.allNormal(), "older", "newer", "live"))
 }
 
 // nextAttention focuses the next pane that needs the human.
@@ -334,7 +334,7 @@ func (m *Model) askCancel(p *pane) tea.Cmd {
 			title: "Cancel " + id + "?",
 			lines: []string{
 				fmt.Sprintf("Attempt %d is stopped (SIGTERM, then SIGKILL after stop_grace) and", p.attempt),
-				"recorded as cancelled; it is not retried automatically (r retries it).",
+				"recorded as cancelled; it is not retried automatically (" + keyOf(m.keys.flat, "retry") + " retries it).",
 			},
 			yes: func() tea.Cmd { return m.control("cancel", id) },
 		}
@@ -392,15 +392,14 @@ func (m *Model) control(action, worker string) tea.Cmd {
 	}
 }
 
-func (m *Model) onConfirmKey(key string) tea.Cmd {
+func (m *Model) confirmYes() tea.Cmd {
 	c := m.confirm
-	switch key {
-	case "y", "Y", "enter":
-		m.confirm = nil
-		return c.yes()
-	case "n", "N", "esc", "q", "ctrl+c":
-		m.confirm = nil
-	}
+	m.confirm = nil
+	return c.yes()
+}
+
+func (m *Model) confirmNo() tea.Cmd {
+	m.confirm = nil
 	return nil
 }
 

@@ -16,6 +16,8 @@ package tui
 import (
 	"time"
 
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -75,14 +77,17 @@ type Model struct {
 	zoom          bool
 	page          int
 
-	mode    inputMode
-	overlay overlayKind
-	confirm *confirmDialog
-	query   string // being typed after /
-	search  string // the last query searched
+	keys        keyMap
+	paneHints   paneHints // the keys a pane's border names, from keys
+	mode        inputMode
+	overlay     overlayKind
+	panel       viewport.Model // the open panel's lines (dialog.go)
+	panelBox    []string       // the open panel as drawn; nil: draw it again
+	confirm     *confirmDialog
+	searchInput textinput.Model // the query being typed after /
+	search      string          // the last query searched
 
-	events      []string
-	eventScroll int // lines up from the newest
+	events []string
 
 	note        string // a one-off message in the status bar, cleared by the next key
 	stopping    bool
@@ -120,7 +125,11 @@ func New(eng Engine, opts Options) *Model {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	m := &Model{eng: eng, opts: opts, plan: eng.Plan(), byID: map[string]*pane{}}
+	m := &Model{
+		eng: eng, opts: opts, plan: eng.Plan(), byID: map[string]*pane{},
+		keys: defaultKeyMap(), panel: newPanel(), searchInput: newSearchInput(),
+	}
+	m.paneHints = m.keys.paneHints()
 	for i := range m.plan.Workers {
 		p := newPane(&m.plan.Workers[i])
 		m.panes = append(m.panes, p)
@@ -173,6 +182,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
+		m.fillPanel(false)
 		return m, m.layoutChanged()
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)

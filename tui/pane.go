@@ -195,6 +195,7 @@ type frameCtx struct {
 	input   bool // keys go to this pane
 	now     time.Time
 	attn    string
+	hints   *paneHints
 }
 
 // frame draws the pane into r: exactly r.h lines of exactly r.w cells.
@@ -302,13 +303,13 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 func (p *pane) footer(c frameCtx) string {
 	var parts []string
 	if p.view != 0 {
-		parts = append(parts, "history: < > step · G live")
+		parts = append(parts, "history: "+c.hints.history)
 	}
 	if t := p.viewTerm(); t != nil && p.top >= 0 {
-		parts = append(parts, "scrollback "+strconv.Itoa(p.top+1)+"/"+strconv.Itoa(t.LineCount())+" · G live")
+		parts = append(parts, "scrollback "+strconv.Itoa(p.top+1)+"/"+strconv.Itoa(t.LineCount())+" · "+c.hints.live)
 	}
 	if c.input {
-		parts = append(parts, "INPUT · Ctrl-] leaves")
+		parts = append(parts, "INPUT · "+c.hints.typing)
 	}
 	if len(parts) == 0 {
 		return ""

@@ -1,7 +1,14 @@
-// style.go holds the few colours and glyphs the UI paints with, as raw SGR
-// so a frame is built by plain concatenation (lipgloss would re-measure
-// every string on every frame). bubbletea downsamples them to what the
-// terminal supports.
+// style.go holds the few colours and glyphs the panes and the status bar
+// are painted with, as raw SGR, so a frame is built by plain concatenation.
+// bubbletea downsamples them to what the terminal supports.
+//
+// Why the pane frames and the row composition are drawn by hand and not
+// with lipgloss (which draws the dialogs and panels, built only while
+// open): lipgloss measures, wraps and pads every line of every pane on
+// every frame. With 16 busy panes on 240×50, BenchmarkViewLipglossFrames
+// (lipgloss borders and joins over the same bodies) took 3.2–5.8 ms a
+// frame against 0.20–0.26 ms for BenchmarkView (load 12 on two cores;
+// 4.5 ms against 0.25 ms when first measured); the budget is 2 ms.
 package tui
 
 import (

@@ -39,7 +39,7 @@ func (m *Model) Render() string {
 	if m.width < minWidth || m.height < minHeight {
 		// Too small for a frame: say so in what room there is.
 		lines := make([]string, m.height)
-		msg := wrapText("rostra needs a terminal of at least "+strconv.Itoa(minWidth)+"×"+strconv.Itoa(minHeight)+"; q quits", m.width)
+		msg := wrapText("rostra needs a terminal of at least "+strconv.Itoa(minWidth)+"×"+strconv.Itoa(minHeight)+"; "+keyOf(m.keys.flat, "quit")+" quits", m.width)
 		for i := range lines {
 			l := ""
 			if i < len(msg) {
@@ -61,6 +61,7 @@ func (m *Model) Render() string {
 			input:   v.idx == m.focus && m.mode == modeInput,
 			now:     now,
 			attn:    p.attention(now, m.plan.AttentionAfter),
+			hints:   &m.paneHints,
 		})
 	}
 	// Panes of one grid row share their y and height: draw row by row.
@@ -158,16 +159,16 @@ func (m *Model) statusBar() string {
 	}
 	var extra, extraShort string
 	if attn > 0 {
-		extra += "  " + paint(sgrAttn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(sgrDim, " a jumps")
+		extra += "  " + paint(sgrAttn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(sgrDim, " "+keyOf(m.keys.allNormal(), "attention")+" jumps")
 		extraShort += " " + paint(sgrAttn, "⚑"+strconv.Itoa(attn))
 	}
 	if n := m.pages(); n > 1 && !m.zoom {
 		pg := "page " + strconv.Itoa(m.page+1) + "/" + strconv.Itoa(n)
-		extra += "  " + paint(sgrBarKey, pg) + paint(sgrDim, " [ ]")
+		extra += "  " + paint(sgrBarKey, pg) + paint(sgrDim, " "+keyOf(m.keys.allNormal(), "previous page")+" "+keyOf(m.keys.allNormal(), "next page"))
 		extraShort += " " + paint(sgrBarKey, strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n))
 	}
 	if m.zoom {
-		extra += "  " + paint(sgrBarKey, "ZOOM") + paint(sgrDim, " z back")
+		extra += "  " + paint(sgrBarKey, "ZOOM") + paint(sgrDim, " "+keyOf(m.keys.allNormal(), "zoom")+" back")
 		extraShort += " " + paint(sgrBarKey, "ZOOM")
 	}
 	left := " " + strings.Join(long, "  ") + extra + "  │ "
@@ -177,13 +178,13 @@ func (m *Model) statusBar() string {
 	case m.stopping:
 		mid = paint(sgrWarn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
 	case m.mode == modeInput:
-		mid = paint(sgrAttn, " INPUT → "+m.focused().spec.ID+" ") + paint(sgrBarKey, " keys go to the pane · Ctrl-] leaves")
+		mid = paint(sgrAttn, " INPUT → "+m.focused().spec.ID+" ") + paint(sgrBarKey, " keys go to the pane · "+hintLine(m.keys.typing))
 	case m.mode == modeSearch:
-		mid = paint(sgrBarKey, "/") + m.query + "█" + paint(sgrDim, "  Enter search · Esc cancel")
+		mid = m.searchInput.View() + paint(sgrDim, "  "+hintLine(m.keys.search))
 	case m.note != "":
 		mid = paint(sgrWarn, m.note)
 	case m.confirm != nil:
-		mid = paint(sgrWarn, "y confirms · n cancels")
+		mid = paint(sgrWarn, hintLine(m.keys.confirm))
 	default:
 		hinted = true
 	}
@@ -192,8 +193,13 @@ func (m *Model) statusBar() string {
 		prefix = paint(sgrBarKey, "run finished · ")
 	}
 	right := paint(sgrDim, m.st.StateDir+" ")
+	normal := m.keys.allNormal()
+	ranks := 0
+	for _, a := range normal {
+		ranks = max(ranks, a.rank)
+	}
 	if hinted {
-		mid = prefix + hints(len(hintKeys))
+		mid = prefix + hints(normal, ranks)
 	}
 	line := left + mid
 	if w := ansi.StringWidth(line); w+ansi.StringWidth(right)+2 <= m.width {
@@ -212,37 +218,27 @@ func (m *Model) statusBar() string {
 		left string
 		min  int
 	}{{left, 4}, {shortLeft, 1}} {
-		for n := len(hintKeys); n >= try.min; n-- {
-			if l := try.left + prefix + hints(n); ansi.StringWidth(l) <= m.width {
+		for n := ranks; n >= try.min; n-- {
+			if l := try.left + prefix + hints(normal, n); ansi.StringWidth(l) <= m.width {
 				return fit(l, m.width)
 			}
 		}
 	}
-	left, mid = shortLeft, prefix+hints(2)
+	left, mid = shortLeft, prefix+hints(normal, 2)
 	return fit(left+mid, m.width)
 }
 
-// hintKeys are the key hints in the order shown; the number is the rank of
-// each when room is short (1 is kept longest).
-var hintKeys = []struct {
-	key, what string
-	rank      int
-}{
-	{"Tab", "focus", 3}, {"z", "zoom", 5}, {"i", "type", 4}, {"r", "retry", 6}, {"x", "cancel", 7},
-	{"e", "events", 8}, {"/", "search", 9}, {"?", "help", 1}, {"q", "quit", 2},
-}
-
-// hints shows the n most useful key hints, in their usual order.
-func hints(n int) string {
+// hints shows the key map's n most useful key hints, in the key map's order.
+func hints(acts []act, n int) string {
 	var b strings.Builder
-	for _, k := range hintKeys {
-		if k.rank > n {
+	for _, a := range acts {
+		if a.rank == 0 || a.rank > n {
 			continue
 		}
 		if b.Len() > 0 {
 			b.WriteString("  ")
 		}
-		b.WriteString(paint(sgrBarKey, k.key) + " " + k.what)
+		b.WriteString(paint(sgrBarKey, keyLabel(a.Keys()[0])) + " " + a.name)
 	}
 	return b.String()
 }

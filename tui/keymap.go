@@ -1,0 +1,216 @@
+// keymap.go is the UI's one key map (STYLE lesson 12): every key rostra
+// takes, mode by mode, as a bubbles key.Binding with the line the help
+// shows, the word the status bar hints with, and the method it runs.
+// input.go dispatches keys through these tables, view.go draws the status
+// bar's hints from them, dialog.go draws the ? help from them, and a test
+// keeps README's keys table equal to them, so the three cannot drift.
+//
+// Adding a key is one line in its table (and the method it runs). A key's
+// label is made from its keys ("pgup" shows as PgUp), never typed twice.
+package tui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// act is one key of a mode: what it is bound to and what it does.
+type act struct {
+	key.Binding        // the keys, and the label and line the help shows
+	name        string // a word for what it does: the status bar's hint, and how prose names the key
+	rank        int    // 1..n: hinted in the status bar, 1 kept longest when room is short; 0: never
+	run         func(*Model) tea.Cmd
+}
+
+// do makes an act. The first key is the one the status bar shows.
+func do(name string, rank int, help string, run func(*Model) tea.Cmd, keys ...string) act {
+	labels := make([]string, len(keys))
+	for i, k := range keys {
+		labels[i] = keyLabel(k)
+	}
+	return act{
+		Binding: key.NewBinding(key.WithKeys(keys...), key.WithHelp(strings.Join(labels, " "), help)),
+		name:    name,
+		rank:    rank,
+		run:     run,
+	}
+}
+
+// keySection is a titled group of keys in the help.
+type keySection struct {
+	title string
+	acts  []act
+}
+
+// keyMap is every key, mode by mode. In typing mode every key but those in
+// typing goes to the child.
+type keyMap struct {
+	normal  []keySection
+	flat    []act // normal, sections flattened
+	typing  []act // the only keys rostra keeps while keys go to a pane
+	search  []act // end the search prompt; the bubbles textinput edits it
+	panel   []act // scroll the open panel (help or event log) before any other key
+	confirm []act // answer a confirmation dialog; every other key is ignored
+}
+
+// defaultKeyMap is rostra's key map. (A function, not a variable: the
+// methods it names read the map back, which a package variable could not.)
+func defaultKeyMap() keyMap {
+	km := keyMap{
+		normal: []keySection{
+			{"Panes", []act{
+				do("focus", 3, "focus the next pane (or click it)", (*Model).focusNext, "tab"),
+				do("focus back", 0, "focus the previous pane", (*Model).focusPrev, "shift+tab"),
+				do("right", 0, "focus the pane to the right", (*Model).focusRight, "right", "l"),
+				do("left", 0, "focus the pane to the left", (*Model).focusLeft, "left", "h"),
+				do("zoom", 5, "zoom the focused pane (again: back)", (*Model).toggleZoom, "z"),
+				do("next page", 0, "the next page of panes", (*Model).nextPage, "]"),
+				do("previous page", 0, "the previous page of panes", (*Model).prevPage, "["),
+				do("attention", 0, "the next pane needing attention (⚑)", (*Model).nextAttention, "a"),
+			}},
+			{"Workers", []act{
+				do("type", 4, "type into the focused PTY pane", (*Model).startTyping, "i", "enter"),
+				do("retry", 6, "retry the worker (asks if it runs)", (*Model).retryFocused, "r"),
+				do("cancel", 7, "cancel the worker (asks if it runs)", (*Model).cancelFocused, "x"),
+				do("earlier", 0, "its earlier attempt (from its log)", (*Model).earlierAttempt, "<", ","),
+				do("later", 0, "its later attempt", (*Model).laterAttempt, ">", "."),
+			}},
+			{"Scroll and search", []act{
+				do("up", 0, "scroll back a line (or the wheel)", (*Model).lineUp, "up", "k"),
+				do("down", 0, "scroll forward a line", (*Model).lineDown, "down", "j"),
+				do("page up", 0, "scroll back a page", (*Model).pageUp, "pgup", "shift+up", "ctrl+b"),
+				do("page down", 0, "scroll forward a page", (*Model).pageDown, "pgdown", "shift+down", "ctrl+f"),
+				do("oldest", 0, "the oldest line", (*Model).oldest, "g", "home"),
+				do("live", 0, "back to the live screen", (*Model).backToLive, "G", "end", "esc"),
+				do("search", 9, "search the scrollback", (*Model).startSearch, "/"),
+				do("older", 0, "the next older match", (*Model).olderMatch, "n"),
+				do("newer", 0, "the next newer match", (*Model).newerMatch, "N"),
+			}},
+			{"Panels", []act{
+				do("events", 8, "the event log (again: close it)", (*Model).toggleEvents, "e"),
+				do("help", 1, "this help (again: close it)", (*Model).toggleHelp, "?"),
+				do("quit", 2, "quit (asks while workers run)", (*Model).askQuit, "q", "ctrl+c"),
+			}},
+		},
+		typing: []act{
+			do("leaves", 1, "give the keys back to rostra", (*Model).stopTyping, "ctrl+]"),
+		},
+		search: []act{
+			do("search", 1, "search for what was typed", (*Model).runSearch, "enter"),
+			do("cancel", 2, "close the prompt", (*Model).cancelSearch, "esc"),
+		},
+		panel: []act{
+			do("scroll", 1, "scroll the panel up", (*Model).panelUp, "up", "k"),
+			do("down", 0, "scroll the panel down", (*Model).panelDown, "down", "j"),
+			do("page up", 0, "scroll the panel a page up", (*Model).panelPageUp, "pgup"),
+			do("page down", 0, "scroll the panel a page down", (*Model).panelPageDown, "pgdown"),
+			do("closes", 2, "close the panel", (*Model).closePanel, "esc"),
+		},
+		confirm: []act{
+			do("yes", 1, "do it", (*Model).confirmYes, "y", "Y", "enter"),
+			do("no", 2, "do not", (*Model).confirmNo, "n", "N", "esc", "q", "ctrl+c"),
+		},
+	}
+	for _, s := range km.normal {
+		km.flat = append(km.flat, s.acts...)
+	}
+	return km
+}
+
+// sections is every table as the help shows it.
+func (km keyMap) sections() []keySection {
+	return append(append([]keySection(nil), km.normal...),
+		keySection{"While typing into a pane", km.typing},
+		keySection{"Search prompt", km.search},
+		keySection{"Help and event log", km.panel},
+		keySection{"Dialogs", km.confirm},
+	)
+}
+
+// allNormal is the normal keys in order, sections flattened.
+func (km keyMap) allNormal() []act { return km.flat }
+
+// paneHints are the key hints a pane's bottom border shows.
+type paneHints struct {
+	history string // while an earlier attempt is shown
+	live    string // while scrolled back
+	typing  string // while keys go to the pane
+}
+
+func (km keyMap) paneHints() paneHints {
+	return paneHints{
+		history: keyOf(km.flat, "earlier") + " " + keyOf(km.flat, "later") + " step · " + keyHints(km.flat, "live"),
+		live:    keyHints(km.flat, "live"),
+		typing:  hintLine(km.typing),
+	}
+}
+
+// dispatch runs the act k is bound to in acts; ok is false when none is.
+func (m *Model) dispatch(acts []act, k tea.KeyPressMsg) (cmd tea.Cmd, ok bool) {
+	for _, a := range acts {
+		if key.Matches(k, a.Binding) {
+			return a.run(m), true
+		}
+	}
+	return nil, false
+}
+
+// keyOf is the label of the first key of the act named name, for prose
+// that tells the human which key to press ("n older · N newer").
+func keyOf(acts []act, name string) string {
+	for _, a := range acts {
+		if a.name == name {
+			return keyLabel(a.Keys()[0])
+		}
+	}
+	panic("tui: no key is named " + name) // a typo in this package, caught by its tests
+}
+
+// keyNames are the labels of keys whose bubbletea name is not what a
+// person reads on the keyboard.
+var keyNames = map[string]string{
+	"tab": "Tab", "shift+tab": "Shift-Tab", "enter": "Enter", "esc": "Esc",
+	"up": "↑", "down": "↓", "left": "←", "right": "→",
+	"shift+up": "Shift-↑", "shift+down": "Shift-↓",
+	"pgup": "PgUp", "pgdown": "PgDn", "home": "Home", "end": "End",
+}
+
+// keyLabel is how the help and the status bar write a key.
+func keyLabel(k string) string {
+	if n, ok := keyNames[k]; ok {
+		return n
+	}
+	if rest, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return "Ctrl-" + strings.ToUpper(rest)
+	}
+	return k
+}
+
+// keyHints is "key name · key name" for the named acts, for prose that
+// tells the human what to press next.
+func keyHints(acts []act, names ...string) string {
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = keyOf(acts, n) + " " + n
+	}
+	return strings.Join(parts, " · ")
+}
+
+// hintLine is "key word · key word" for the hinted acts of a mode, in rank order.
+func hintLine(acts []act) string {
+	var parts []string
+	for r := 1; ; r++ {
+		found := false
+		for _, a := range acts {
+			if a.rank == r {
+				parts = append(parts, keyLabel(a.Keys()[0])+" "+a.name)
+				found = true
+			}
+		}
+		if !found {
+			return strings.Join(parts, " · ")
+		}
+	}
+}

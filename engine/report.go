@@ -433,9 +433,46 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", summary, fmt.Errorf("create reports folder: %w", err)
 	}
-	path = filepath.Join(dir, "report-"+now.UTC().Format("20060102T150405Z")+".md")
-	if err := WriteFileAtomic(path, []byte(markdown), 0o600); err != nil {
+	path, err = writeNewFile(dir, "report-"+now.UTC().Format("20060102T150405Z"), ".md", []byte(markdown))
+	if err != nil {
 		return "", summary, err
 	}
 	return path, summary, nil
+}
+
+// writeNewFile writes data to dir/<stem><ext>, or, when that name is taken
+// (a second report in the same second), to <stem>-2<ext>, -3 and so on: a
+// file already there is never replaced. The file appears whole: it is
+// written and synced under a temporary name, then linked to its name (which
+// fails rather than replace one) and the temporary name removed.
+func writeNewFile(dir, stem, ext string, data []byte) (string, error) {
+	tmp, err := os.CreateTemp(dir, "."+stem+".tmp-*")
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", filepath.Join(dir, stem+ext), err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("write %s: %w", filepath.Join(dir, stem+ext), err)
+	}
+	for n := 1; ; n++ {
+		name := stem + ext
+		if n > 1 {
+			name = fmt.Sprintf("%s-%d%s", stem, n, ext)
+		}
+		path := filepath.Join(dir, name)
+		err := os.Link(tmp.Name(), path)
+		if err == nil {
+			return path, syncDir(dir)
+		}
+		if !errors.Is(err, fs.ErrExist) || n >= 1000 {
+			return "", fmt.Errorf("write %s: %w", path, err)
+		}
+	}
 }

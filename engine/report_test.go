@@ -293,3 +293,27 @@ func TestWriteReportWithoutEventsFile(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, summary.Events)
 }
+
+// TestWriteReportTwiceInTheSameSecondKeepsBoth: the second report gets a
+// name of its own instead of replacing the first (issue 9).
+func TestWriteReportTwiceInTheSameSecondKeepsBoth(t *testing.T) {
+	dir, _ := reportStateDir(t)
+	now := time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC)
+	first, _, err := WriteReport(dir, now)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(first, []byte("the first report, read and annotated\n"), 0o600))
+	second, _, err := WriteReport(dir, now.Add(500*time.Millisecond))
+	require.NoError(t, err)
+	third, _, err := WriteReport(dir, now.Add(900*time.Millisecond))
+	require.NoError(t, err)
+
+	assert.Equal(t, filepath.Join(dir, "reports", "report-20261130T071500Z.md"), first)
+	assert.Equal(t, filepath.Join(dir, "reports", "report-20261130T071500Z-2.md"), second)
+	assert.Equal(t, filepath.Join(dir, "reports", "report-20261130T071500Z-3.md"), third)
+	data, err := os.ReadFile(first)
+	require.NoError(t, err)
+	assert.Equal(t, "the first report, read and annotated\n", string(data))
+	entries, err := os.ReadDir(filepath.Join(dir, "reports"))
+	require.NoError(t, err)
+	assert.Len(t, entries, 3, "no temporary file is left")
+}

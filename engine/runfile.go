@@ -40,7 +40,7 @@ var DefaultSurfaces = []SurfaceKind{SurfacePane, SurfaceWrapper}
 // Load reads, validates and completes the run file at path. A bad run file
 // gives a *ValidationError; an unreadable one gives the file-system error.
 func Load(path string) (*Plan, error) {
-	data, err := os.ReadFile(path)
+	data, size, err := readCapped(path, maxRunFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read run file: %w", err)
 	}
@@ -49,7 +49,12 @@ func Load(path string) (*Plan, error) {
 		return nil, fmt.Errorf("run file %s: %w", path, err)
 	}
 	l := &loader{file: path, runFile: abs}
-	plan := l.load(data)
+	var plan *Plan
+	if size > maxRunFileSize {
+		l.add(nil, "", "the run file is %d bytes; a run file is at most %d bytes", size, maxRunFileSize)
+	} else {
+		plan = l.load(data)
+	}
 	if len(l.problems) > 0 {
 		return nil, l.validationError()
 	}
@@ -320,7 +325,7 @@ func sharedFolder(dir, workspace string) string {
 				switch {
 				case d == p:
 					return c.name
-				case within(p, d):
+				case strictlyInside(p, d):
 					return "a folder that holds " + c.name + " (" + p + ")"
 				}
 			}
@@ -343,8 +348,8 @@ func resolved(path string) string {
 	}
 }
 
-// within reports whether path lies strictly inside dir.
-func within(path, dir string) bool {
+// strictlyInside reports whether path lies inside dir and is not dir.
+func strictlyInside(path, dir string) bool {
 	rel, err := filepath.Rel(dir, path)
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
@@ -404,6 +409,11 @@ func (l *loader) command(v val) []string {
 		return nil
 	}
 	for i, a := range argv {
+		if strings.ContainsRune(a, 0) {
+			// exec cannot pass it: every attempt would fail to start.
+			l.addAt(vals[i], "an argument cannot hold a NUL byte (\\0); remove it")
+			continue
+		}
 		l.template(vals[i], a, nil)
 	}
 	if argv[0] == "" {
@@ -567,7 +577,9 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 		}) && wn.templates
 	}
 
-	if s, v, ok := l.optStr(m, "cwd"); ok {
+	if s, v, ok := l.optStr(m, "cwd"); ok && strings.ContainsRune(s, 0) {
+		l.addAt(v, "a path cannot hold a NUL byte (\\0); remove it")
+	} else if ok {
 		w.Cwd = filepath.Clean(s)
 		if s == "" || w.Cwd == "." {
 			w.Cwd = ""

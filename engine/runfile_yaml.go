@@ -10,6 +10,7 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -130,15 +131,34 @@ func indexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i
 func (l *loader) add(n ast.Node, path, format string, args ...any) {
 	line, col := position(n)
 	// One line per problem, whatever text the run file holds.
-	msg := lineBreaks.Replace(fmt.Sprintf(format, args...))
+	msg := escapeControls(fmt.Sprintf(format, args...))
 	l.problems = append(l.problems, Problem{
-		File: l.file, Line: line, Col: col, Path: lineBreaks.Replace(path), Message: msg,
+		File: l.file, Line: line, Col: col, Path: escapeControls(path), Message: msg,
 	})
 }
 
 func (l *loader) addAt(v val, format string, args ...any) { l.add(v.at, v.path, format, args...) }
 
-var lineBreaks = strings.NewReplacer("\n", `\n`, "\r", `\r`)
+// escapeControls writes the control characters of s as Go escapes (\n,
+// \t, \x00): a problem is one line, and a NUL or an escape sequence from
+// the run file must show as what it is, not act on the terminal.
+func escapeControls(s string) string {
+	if !strings.ContainsFunc(s, isControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if !isControl(r) {
+			b.WriteRune(r)
+			continue
+		}
+		q := strconv.QuoteRune(r) // '\x00', '\t'
+		b.WriteString(q[1 : len(q)-1])
+	}
+	return b.String()
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }
 
 func position(n ast.Node) (line, col int) {
 	// A block mapping starts where its first key is written.
@@ -194,7 +214,7 @@ func (l *loader) parse(data []byte) (f *ast.File) {
 			if tk != nil {
 				at = ast.String(tk)
 			}
-			l.add(at, "", "invalid YAML: %s%s", yerr.GetMessage(), flowHint(data, tk))
+			l.add(at, "", "invalid YAML: %s%s", yerr.GetMessage(), syntaxHint(data, tk))
 		} else {
 			l.add(nil, "", "invalid YAML: %v", err)
 		}
@@ -203,15 +223,25 @@ func (l *loader) parse(data []byte) (f *ast.File) {
 	return f
 }
 
-// flowHint explains the usual cause of a syntax error in a run file: a
-// placeholder inside [ ] or at the start of a value, which YAML reads as a
-// { } mapping. The hint shows up when the failing line has a brace.
-func flowHint(data []byte, tk *token.Token) string {
+// syntaxHint explains the usual causes of a syntax error in a run file: a
+// tab in the indentation, which YAML does not allow, or a placeholder inside
+// [ ] or at the start of a value, which YAML reads as a { } mapping. Each
+// hint shows up when the failing line has the tab or the brace.
+func syntaxHint(data []byte, tk *token.Token) string {
 	if tk == nil || tk.Position == nil {
 		return ""
 	}
 	lines := strings.Split(string(data), "\n")
-	if n := tk.Position.Line; n >= 1 && n <= len(lines) && strings.Contains(lines[n-1], "{") {
+	n := tk.Position.Line
+	if n < 1 || n > len(lines) {
+		return ""
+	}
+	line := lines[n-1]
+	indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+	switch {
+	case strings.Contains(indent, "\t"):
+		return fmt.Sprintf("; line %d is indented with a tab, and YAML indents with spaces only: replace the tab with spaces", n)
+	case strings.Contains(line, "{"):
 		return `; quote values with {placeholders} in lists or at the start, like ["out/{worker}/result.md"]`
 	}
 	return ""
@@ -240,10 +270,9 @@ func flowDepth(data []byte) int {
 }
 
 func (l *loader) load(data []byte) *Plan {
-	if len(data) > maxRunFileSize {
-		l.add(nil, "", "the run file is %d bytes; a run file is at most %d bytes", len(data), maxRunFileSize)
-		return nil
-	}
+	// Editors on Windows start UTF-8 files with a byte order mark; YAML
+	// allows one, and the reader would take it for part of the first key.
+	data = bytes.TrimPrefix(data, []byte("\ufeff"))
 	if line, col, ok := firstInvalidUTF8(data); !ok {
 		// The YAML reader would turn such bytes into U+FFFD without a word,
 		// and a prompt or env value would reach the worker changed.

@@ -156,7 +156,7 @@ func ReadTeamState(stateDir string) (*TeamState, error) {
 }
 
 func readTeamStateFile(path string) (*TeamState, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -181,7 +181,7 @@ func (e *unparsableError) Unwrap() error { return e.err }
 // does not parse, is a torn append and is skipped; a bad line anywhere else
 // is an error naming the line.
 func ReadEvents(path string) ([]Event, error) {
-	data, err := os.ReadFile(path)
+	data, err := readRegular(path)
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ type EventLog struct {
 // The file is opened O_APPEND: every line goes to the end of the file as it
 // is then, never over bytes someone else added after this open.
 func OpenEventLog(path string) (*EventLog, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := openRegular(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

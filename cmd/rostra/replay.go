@@ -25,13 +25,14 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "usage: rostra replay [--size 120x40] [--ansi] [--scrollback] LOG")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() != 1 {
+	if len(rest) != 1 {
 		fmt.Fprintln(stderr, "rostra replay: want exactly one LOG file")
 		fs.Usage()
 		return 2
@@ -41,7 +42,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra replay: %v\n", err)
 		return 2
 	}
-	f, err := os.Open(fs.Arg(0))
+	f, err := os.Open(rest[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra replay: %v\n", err)
 		return 2
@@ -51,7 +52,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	// 64 KiB reads: large enough that the copy costs nothing next to the
 	// parse, small enough to keep memory flat on any log size.
 	if _, err := io.CopyBuffer(term, f, make([]byte, 64<<10)); err != nil {
-		fmt.Fprintf(stderr, "rostra replay: read %s: %v\n", fs.Arg(0), err)
+		fmt.Fprintf(stderr, "rostra replay: read %s: %v\n", rest[0], err)
 		return 1
 	}
 	out := term.Text(*scrollback)

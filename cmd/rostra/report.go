@@ -28,17 +28,18 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprintf(stderr, "rostra report: expected one STATE_DIR, got %d arguments\n%s", fs.NArg(), reportUsage)
+	if len(rest) != 1 {
+		fmt.Fprintf(stderr, "rostra report: expected one STATE_DIR, got %d arguments\n%s", len(rest), reportUsage)
 		return 2
 	}
-	path, summary, err := engine.WriteReport(fs.Arg(0), time.Now())
+	path, summary, err := engine.WriteReport(rest[0], time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra report: %v\n", err)
 		if errors.Is(err, engine.ErrNoRunState) {

@@ -31,19 +31,20 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
 	headless := fs.Bool("headless", false, "print events instead of opening the UI")
 	resume := fs.Bool("resume", false, "continue the run in the existing state dir")
-	if err := fs.Parse(args); err != nil {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
 		return 2
 	}
-	if fs.NArg() > 1 {
-		fmt.Fprintf(stderr, "rostra run: expected at most one RUNFILE, got %d\n%s", fs.NArg(), runUsage)
+	if len(rest) > 1 {
+		fmt.Fprintf(stderr, "rostra run: expected at most one RUNFILE, got %d\n%s", len(rest), runUsage)
 		return 2
 	}
 	file := "rostra.yaml"
-	if fs.NArg() == 1 {
-		file = fs.Arg(0)
+	if len(rest) == 1 {
+		file = rest[0]
 	}
 	plan, err := engine.Load(file)
 	if err != nil {

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -17,16 +16,26 @@ import (
 )
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
-	if len(args) != 1 || strings.HasPrefix(args[0], "-") {
-		fmt.Fprint(stderr, "usage: rostra validate RUNFILE\n")
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, "usage: rostra validate RUNFILE\n") }
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
-	plan, err := engine.Load(args[0])
+	if len(rest) != 1 {
+		fs.Usage()
+		return 2
+	}
+	plan, err := engine.Load(rest[0])
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", args[0], plan.Name, len(plan.Workers), plan.StateDir)
+	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", rest[0], plan.Name, len(plan.Workers), plan.StateDir)
 	return 0
 }
 
@@ -34,14 +43,20 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print team-state.json as it is")
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() { fmt.Fprint(stderr, "usage: rostra status [--json] STATE_DIR\n") }
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
 		return 2
 	}
-	if fs.NArg() != 1 {
-		fmt.Fprint(stderr, "usage: rostra status [--json] STATE_DIR\n")
+	if len(rest) != 1 {
+		fs.Usage()
 		return 2
 	}
-	st, err := engine.ReadTeamState(fs.Arg(0))
+	stateDir := rest[0]
+	st, err := engine.ReadTeamState(stateDir)
 	var recovered *engine.RecoveredStateError
 	if errors.As(err, &recovered) {
 		fmt.Fprintf(stderr, "rostra status: note: %v\n", recovered)
@@ -49,7 +64,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		if errors.Is(err, iofsNotExist) {
-			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", fs.Arg(0), engine.TeamStateFile)
+			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", stateDir, engine.TeamStateFile)
 		} else {
 			fmt.Fprintf(stderr, "rostra status: %v\n", err)
 		}

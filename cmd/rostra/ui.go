@@ -67,11 +67,7 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 		return 1
 	}
 	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes})
-	var model tea.Model = m
-	if key := os.Getenv(panicKeyEnv); key != "" {
-		model = panicOnKey{Model: m, key: key}
-	}
-	p := tea.NewProgram(model, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS))
+	p := tea.NewProgram(withTestPanicKey(m), tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS))
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
@@ -117,23 +113,4 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return eng.ExitCode()
-}
-
-// panicKeyEnv names a key that makes the UI panic, as a bug in Update
-// would. It exists for the test that the terminal is restored, the workers
-// stopped and the state complete after a panic (issue 6, fault 17).
-const panicKeyEnv = "ROSTRA_TEST_PANIC_KEY"
-
-type panicOnKey struct {
-	tea.Model
-	key string
-}
-
-func (p panicOnKey) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	if k, ok := msg.(tea.KeyPressMsg); ok && k.String() == p.key {
-		panic("rostra test: " + panicKeyEnv + " " + p.key + " pressed")
-	}
-	m, cmd := p.Model.Update(msg)
-	p.Model = m
-	return p, cmd
 }

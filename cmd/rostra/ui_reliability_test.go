@@ -1,7 +1,7 @@
 // ui_reliability_test.go is issue 6's fault 17: rostra's terminal UI,
 // stopped from outside (SIGTERM, as a closing terminal or a `kill` would) or
 // by a panic inside it (ROSTRA_TEST_PANIC_KEY makes a key panic in Update,
-// as a bug would), gives the terminal back as it found it (no alternate
+// as a bug would, in a binary built with -tags rostra_testpanic), gives the terminal back as it found it (no alternate
 // screen, mouse and keypad modes off, cursor shown, canonical mode and echo
 // on), stops its workers and leaves complete state; a panic is printed after
 // the restore. It runs the real binary in a tmux server of its own.
@@ -59,24 +59,38 @@ func childOf(t *testing.T, pid int) int {
 }
 
 func TestReliabilityUIStoppedBySignalRestoresTheTerminal(t *testing.T) {
-	stderr := uiStopped(t, "", func(s tmuxServer, rostra int) {
+	stderr := uiStopped(t, rostraBin, "", func(s tmuxServer, rostra int) {
 		require.NoError(t, syscall.Kill(rostra, syscall.SIGTERM))
 	}, "130")
 	assert.NotContains(t, stderr, "panic")
 }
 
+// testPanicEnv is the variable panickey.go reads, in a binary built with
+// the tag; a released binary does not hold the name at all.
+const testPanicEnv = "ROSTRA_TEST_PANIC_KEY"
+
+func TestReleasedBinaryHasNoTestPanicKey(t *testing.T) {
+	bin, err := os.ReadFile(rostraBin)
+	require.NoError(t, err)
+	assert.NotContains(t, string(bin), testPanicEnv)
+}
+
 func TestReliabilityUIPanicRestoresTheTerminal(t *testing.T) {
-	stderr := uiStopped(t, "f9", func(s tmuxServer, rostra int) {
+	bin := filepath.Join(t.TempDir(), "rostra-testpanic")
+	build := exec.Command("go", "build", "-tags", "rostra_testpanic", "-o", bin, ".")
+	out, err := build.CombinedOutput()
+	require.NoError(t, err, "build rostra with the test panic key: %s", out)
+	stderr := uiStopped(t, bin, "f9", func(s tmuxServer, rostra int) {
 		s.run("send-keys", "-t", "ui", "F9")
 	}, "1")
 	assert.Contains(t, stderr, "rostra test: ROSTRA_TEST_PANIC_KEY f9 pressed")
 	assert.Contains(t, stderr, "the terminal UI failed")
 }
 
-// uiStopped runs the UI on two workers that run until stopped, stops it
+// uiStopped runs bin's UI on two workers that run until stopped, stops it
 // the given way, checks the terminal, the workers and the state, and
 // returns what rostra wrote to stderr.
-func uiStopped(t *testing.T, panicKey string, stopUI func(s tmuxServer, rostra int), wantCode string) string {
+func uiStopped(t *testing.T, bin, panicKey string, stopUI func(s tmuxServer, rostra int), wantCode string) string {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
@@ -100,7 +114,7 @@ workers:
 	exitFile := filepath.Join(ws, "exit-code")
 	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid())}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	shell := panicKeyEnv + "=" + panicKey + " " + rostraBin + " run rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
+	shell := testPanicEnv + "=" + panicKey + " " + bin + " run rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
 	s.run("new-session", "-d", "-s", "ui", "-x", "160", "-y", "45", "-c", ws, shell)
 	s.waitScreen("the panes open", "stubborn is up", "piper is up", "2 running")
 

@@ -221,8 +221,8 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)
-	title := p.title(d, status, c.now, room-visibleWidth(attn))
-	used := 1 + visibleWidth(attn) + visibleWidth(title)
+	title := p.title(d, status, c.now, room-ansi.StringWidth(attn))
+	used := 1 + ansi.StringWidth(attn) + ansi.StringWidth(title)
 	top := paint(colour, b.tl+b.h) + paint(sgrAttn, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
 	if r.w < 2 {
 		top = fit(top, r.w)
@@ -238,14 +238,13 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	// Bottom border with where the view is.
 	label := p.footer(c)
 	label = fitText(label, max(0, iw-2))
-	bottom := paint(colour, b.bl+b.h) + paint(colour, label) + paint(colour, strings.Repeat(b.h, max(0, iw-1-visibleWidth(label)))+b.br)
+	bottom := paint(colour, b.bl+b.h) + paint(colour, label) + paint(colour, strings.Repeat(b.h, max(0, iw-1-ansi.StringWidth(label)))+b.br)
 	if r.h >= 2 {
 		out = append(out, bottom)
 	}
 	return out[:min(len(out), r.h)]
 }
 
-func visibleWidth(s string) int { return ansi.StringWidth(s) }
 
 // title is worker id, role, provider, surface, attempt k/max, status and
 // elapsed time; when room is short it drops the provider, then the role,

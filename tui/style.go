@@ -12,12 +12,6 @@
 package tui
 
 import (
-	"fmt"
-	"strings"
-	"time"
-
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/rostra-dev/rostra/engine"
 )
 
@@ -85,49 +79,3 @@ var (
 	thinBorder  = borderSet{"┌", "┐", "└", "┘", "─", "│"}
 	heavyBorder = borderSet{"┏", "┓", "┗", "┛", "━", "┃"}
 )
-
-// fit cuts or pads s (which may hold ANSI) to exactly w cells.
-func fit(s string, w int) string {
-	sw := ansi.StringWidth(s)
-	switch {
-	case sw > w:
-		return ansi.Truncate(s, w, "")
-	case sw < w:
-		return s + strings.Repeat(" ", w-sw)
-	}
-	return s
-}
-
-// fitText cuts plain text to w cells with an ellipsis.
-func fitText(s string, w int) string {
-	if w <= 0 {
-		return ""
-	}
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
-}
-
-// elapsed formats a duration the way the title shows it: 42s, 3m05s, 1h02m.
-func elapsed(d time.Duration) string {
-	if d < 0 {
-		d = 0
-	}
-	d = d.Truncate(time.Second)
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-// wrapText breaks plain text into lines of at most w cells.
-func wrapText(s string, w int) []string {
-	if w <= 0 {
-		return nil
-	}
-	return strings.Split(ansi.Wrap(s, w, " ;,"), "\n")
-}

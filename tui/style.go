@@ -16,15 +16,13 @@ import (
 )
 
 const (
-	sgrReset   = "\x1b[m"
-	sgrWarn    = "1;33" // DEGRADED, confirmations
-	sgrAttn    = "1;30;43"
-	sgrDim     = "2"
-	sgrFocus   = "1"
-	sgrMatch   = "7"
-	sgrBarKey  = "1;36"
-	sgrBar     = "0"
-	sgrOverlay = "1;36"
+	sgrReset  = "\x1b[m"
+	sgrWarn   = "1;33" // DEGRADED, confirmations
+	sgrAttn   = "1;30;43"
+	sgrDim    = "2"
+	sgrFocus  = "1"
+	sgrMatch  = "7"
+	sgrBarKey = "1;36"
 )
 
 func paint(sgr, s string) string {

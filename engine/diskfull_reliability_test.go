@@ -1,3 +1,5 @@
+//go:build linux
+
 // diskfull_reliability_test.go is fault 15 at the engine's level, on a real
 // 64 KiB tmpfs as the state dir, with fake surfaces and a fake clock so the
 // moment the disk fills is the test's choice: whichever write meets the full

@@ -1,3 +1,5 @@
+//go:build linux
+
 // lingering.go finds what is left of attempts: after an attempt's leader has
 // exited, is anything of it still there to stop (SPEC §4.4)? And after a
 // rostra died without stopping its attempts (SIGKILL, OOM), which processes

@@ -1,3 +1,5 @@
+//go:build linux
+
 // lingering_reliability_test.go checks StopRunLeftovers on real processes:
 // what a SIGKILLed rostra left of a run (a child ignoring SIGTERM, its own
 // child) is found by the run's environment entry and stopped; a process of

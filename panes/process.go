@@ -1,3 +1,5 @@
+//go:build linux
+
 // process.go holds what the pane (pty) and wrapper (pipe) surfaces share:
 // the attempt process, the drain of its output into output.log and a Screen,
 // the wait that decides when the attempt is over, and stopping.

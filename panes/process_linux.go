@@ -1,3 +1,5 @@
+//go:build linux
+
 // process_linux.go holds the Linux mechanics behind process.go: starting
 // leaders from one locked OS thread (so Pdeathsig means "rostra died"),
 // making rostra a child subreaper, and finding and reaping an attempt's

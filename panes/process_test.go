@@ -1,3 +1,5 @@
+//go:build linux
+
 // process_test.go tests what both surfaces share, on real processes: exit
 // status, draining every byte, waiting for output holders, stopping whole
 // groups and setsid escapees, start failures, dying with rostra.

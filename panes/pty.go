@@ -1,3 +1,5 @@
+//go:build linux
+
 // pty.go holds the pane surface's process: a child that leads its own
 // session on a pseudo-terminal, its output drained from the pty master into
 // output.log and a Screen, keys and prompt typing written back into it.

@@ -1,3 +1,5 @@
+//go:build linux
+
 // pty_test.go tests the pane surface on real ptys: unavailability reasons
 // (an injected opener failure and real fd exhaustion), keys, resize, the
 // emulator's replies, TERM, and prompt typing with and without bracketed

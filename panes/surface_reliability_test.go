@@ -1,3 +1,5 @@
+//go:build linux
+
 // surface_reliability_test.go puts the surfaces through issue 6's faults on
 // real processes and real ptys, each with the Terminal a pane draws attached: a
 // burst then an immediate exit, 200 times over (4), malformed escape

@@ -1,3 +1,5 @@
+//go:build linux
+
 // wrapper.go holds the wrapper surface's process: a plain child in its own
 // process group whose stdout and stderr are one pipe, so what it writes to
 // either arrives in the order it wrote it.

@@ -1,3 +1,5 @@
+//go:build linux
+
 // wrapper_test.go tests the wrapper surface on real processes: stdout and
 // stderr merged in order, stdin fed then closed, the Screen's newline
 // translation next to the raw log.

@@ -245,7 +245,6 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	return out[:min(len(out), r.h)]
 }
 
-
 // title is worker id, role, provider, surface, attempt k/max, status and
 // elapsed time; when room is short it drops the provider, then the role,
 // then words, so status and time stay in sight.

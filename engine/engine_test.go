@@ -382,7 +382,7 @@ func TestSlowSubscriberNeverBlocksTheEngine(t *testing.T) {
 	assert.True(t, ok, "the newest events are kept")
 }
 
-func startHarnessWith(t *testing.T, plan *Plan, setup func(pane, wrapper *fakeSurface)) *harness {
+func startHarnessWith(t testing.TB, plan *Plan, setup func(pane, wrapper *fakeSurface)) *harness {
 	t.Helper()
 	h := &harness{t: t, plan: plan, clock: NewFakeClock(t0),
 		pane: newFakeSurface(SurfacePane), wrapper: newFakeSurface(SurfaceWrapper)}

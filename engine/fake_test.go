@@ -129,7 +129,7 @@ func (s *fakeSurface) Open(l LaunchSpec) (Handle, error) {
 
 // harness runs an engine over fake surfaces.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	plan    *Plan
 	clock   *FakeClock
 	pane    *fakeSurface
@@ -141,7 +141,7 @@ type harness struct {
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // testPlan builds a plan whose workers write into a temp workspace.
-func testPlan(t *testing.T, workers ...WorkerSpec) *Plan {
+func testPlan(t testing.TB, workers ...WorkerSpec) *Plan {
 	t.Helper()
 	ws := t.TempDir()
 	p := &Plan{
@@ -186,7 +186,7 @@ func testPlan(t *testing.T, workers ...WorkerSpec) *Plan {
 	return p
 }
 
-func startHarness(t *testing.T, plan *Plan) *harness {
+func startHarness(t testing.TB, plan *Plan) *harness {
 	t.Helper()
 	return startHarnessWith(t, plan, func(_, _ *fakeSurface) {})
 }

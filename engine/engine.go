@@ -386,17 +386,17 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	wr.Reason = ""
 	w.cur = a
 	if expandErr != nil {
-		e.settleUnopened(a, expandErr.Error())
+		e.settleUnopened(a, expandErr.Error(), FailureNotStarted)
 		return
 	}
 	if err := e.prepareAttemptDir(&ap); err != nil {
-		e.settleUnopened(a, err.Error())
+		e.settleUnopened(a, err.Error(), FailureNotStarted)
 		return
 	}
 	if ap.Writes != nil {
 		audit, err := startWriteAudit(e.plan)
 		if err != nil {
-			e.settleUnopened(a, "write audit: snapshot before the attempt: "+err.Error())
+			e.settleUnopened(a, "write audit: snapshot before the attempt: "+err.Error(), FailureNotStarted)
 			return
 		}
 		a.audit = audit
@@ -417,7 +417,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		break
 	}
 	if a.handle == nil {
-		e.settleUnopened(a, "no surface could open: "+strings.Join(reasons, "; "))
+		e.settleUnopened(a, "no surface could open: "+strings.Join(reasons, "; "), FailureNotStarted)
 		return
 	}
 	d := &e.st.Dispatches[a.idx]
@@ -519,7 +519,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 		<-h.Done()
 		e.post(func() { e.onExit(a) })
 	}()
-	if d, ok := h.(interface{ PromptDelivered() <-chan string }); ok && spec.Delivery == DeliveryType {
+	if d, ok := h.(PromptDelivered); ok && spec.Delivery == DeliveryType {
 		go func() {
 			select {
 			case how, ok := <-d.PromptDelivered():
@@ -730,7 +730,7 @@ func (e *Engine) reapLeftovers(a *attemptRT) {
 }
 
 // settleUnopened settles an attempt that never started a process.
-func (e *Engine) settleUnopened(a *attemptRT, reason string) {
+func (e *Engine) settleUnopened(a *attemptRT, reason, class string) {
 	if a.audit != nil {
 		a.audit.abandon()
 	}
@@ -740,6 +740,7 @@ func (e *Engine) settleUnopened(a *attemptRT, reason string) {
 	d := &e.st.Dispatches[a.idx]
 	d.Status = StatusError
 	d.Reason = reason
+	d.FailureClass = class
 	d.EndedAt = &now
 	e.writeSidecar(a, nil)
 	wr := &e.st.Workers[a.w.idx]
@@ -755,16 +756,16 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 	a.settled = true
 	e.dirty = true
 	spec := a.w.spec
-	var status, reason string
+	var status, reason, class string
 	violation := false
 	if a.audit != nil && (a.cancelled || a.timedOut) {
 		a.audit.abandon()
 	}
 	switch {
 	case a.cancelled:
-		status, reason = StatusCancelled, a.cancelReason
+		status, reason, class = StatusCancelled, a.cancelReason, FailureCancelled
 	case a.timedOut:
-		status, reason = StatusTimeout, a.timeoutReason
+		status, reason, class = StatusTimeout, a.timeoutReason, FailureTimeout
 	default:
 		check := CheckCompletion(e.plan.Workspace, &a.plan)
 		if !a.plan.ExpectsFiles() {
@@ -777,7 +778,8 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 				reason = exitText(exit) + "; outputs present"
 			}
 		} else {
-			status, reason = StatusError, failureReason(exit, spec, check)
+			status = StatusError
+			reason, class = failureReason(exit, spec, check)
 		}
 		if a.audit != nil {
 			failure := ""
@@ -785,7 +787,7 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 				failure = reason
 			}
 			if why := a.audit.finish(&e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a)); why != "" {
-				status, reason, violation = StatusError, why, true
+				status, reason, class, violation = StatusError, why, FailureWritePolicy, true
 			}
 		}
 	}
@@ -793,6 +795,7 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 	d := &e.st.Dispatches[a.idx]
 	d.Status = status
 	d.Reason = reason
+	d.FailureClass = class
 	d.EndedAt = &now
 	d.Timeout = a.timedOut && !a.cancelled
 	if exit != nil && exit.Code >= 0 {
@@ -885,19 +888,19 @@ func exitText(exit *ExitStatus) string {
 }
 
 // failureReason is SPEC §4.2 rule 4's reason for an attempt whose
-// completion is not satisfied.
-func failureReason(exit *ExitStatus, spec *WorkerSpec, check CompletionCheck) string {
+// completion is not satisfied, and its failure class.
+func failureReason(exit *ExitStatus, spec *WorkerSpec, check CompletionCheck) (reason, class string) {
 	switch {
 	case exit == nil:
-		return check.MissingReason()
+		return check.MissingReason(), FailureMissingOutputs
 	case exit.Signal != "":
-		return exitText(exit)
+		return exitText(exit), FailureExitCode
 	case spec.NoResultExitCode != nil && exit.Code == *spec.NoResultExitCode:
-		return "CLI ended cleanly without emitting a result"
+		return "CLI ended cleanly without emitting a result", FailureNoResult
 	case exit.Code != 0:
-		return exitText(exit)
+		return exitText(exit), FailureExitCode
 	default:
-		return check.MissingReason()
+		return check.MissingReason(), FailureMissingOutputs
 	}
 }
 

@@ -32,6 +32,7 @@ func TestSettlementBranches(t *testing.T) {
 		exit       ExitStatus
 		wantStatus string
 		wantReason string
+		wantClass  string
 		wantRetry  bool
 	}{
 		{name: "completed on exit 0", worker: withResult(WorkerSpec{ID: "a"}),
@@ -48,23 +49,23 @@ func TestSettlementBranches(t *testing.T) {
 			wantStatus: StatusCompleted},
 		{name: "no result exit code", worker: withResult(WorkerSpec{ID: "a", NoResultExitCode: intp(3)}),
 			exit: ExitStatus{Code: 3}, wantStatus: StatusError,
-			wantReason: "CLI ended cleanly without emitting a result", wantRetry: true},
+			wantReason: "CLI ended cleanly without emitting a result", wantClass: FailureNoResult, wantRetry: true},
 		{name: "non-zero exit without outputs", worker: withResult(WorkerSpec{ID: "a", NoResultExitCode: intp(3)}),
 			exit: ExitStatus{Code: 1}, wantStatus: StatusError,
-			wantReason: "exited with code 1", wantRetry: true},
+			wantReason: "exited with code 1", wantClass: FailureExitCode, wantRetry: true},
 		{name: "killed by a signal", worker: withResult(WorkerSpec{ID: "a"}),
 			exit: ExitStatus{Code: -1, Signal: "SIGSEGV"}, wantStatus: StatusError,
-			wantReason: "killed by signal SIGSEGV", wantRetry: true},
+			wantReason: "killed by signal SIGSEGV", wantClass: FailureExitCode, wantRetry: true},
 		{name: "exit 0 with missing paths", worker: func() WorkerSpec {
 			w := withResult(WorkerSpec{ID: "a"})
 			w.Completion.Paths = []string{"out/{worker}/notes.md", "out/{worker}/log.md"}
 			return w
 		}(), files: []string{"out/a/result.json", "out/a/log.md"}, exit: ExitStatus{Code: 0},
-			wantStatus: StatusError, wantReason: "missing completion paths: out/a/notes.md", wantRetry: true},
+			wantStatus: StatusError, wantReason: "missing completion paths: out/a/notes.md", wantClass: FailureMissingOutputs, wantRetry: true},
 		{name: "no completion files: exit 0 completes", worker: WorkerSpec{ID: "a"},
 			exit: ExitStatus{Code: 0}, wantStatus: StatusCompleted},
 		{name: "no completion files: a non-zero exit fails", worker: WorkerSpec{ID: "a"},
-			exit: ExitStatus{Code: 4}, wantStatus: StatusError, wantReason: "exited with code 4", wantRetry: true},
+			exit: ExitStatus{Code: 4}, wantStatus: StatusError, wantReason: "exited with code 4", wantClass: FailureExitCode, wantRetry: true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -79,6 +80,7 @@ func TestSettlementBranches(t *testing.T) {
 			d := h.dispatch("a#1")
 			assert.Equal(t, tc.wantStatus, d.Status)
 			assert.Equal(t, tc.wantReason, d.Reason)
+			assert.Equal(t, tc.wantClass, d.FailureClass)
 			require.NotNil(t, d.EndedAt)
 			if tc.exit.Code >= 0 {
 				require.NotNil(t, d.ExitCode)
@@ -152,6 +154,7 @@ func TestWallTimeoutStopsTheGroupAndDoesNotRetry(t *testing.T) {
 	assert.Equal(t, "attempt timed out after 30m0s", ev.Reason)
 	d := h.dispatch("a#1")
 	assert.Equal(t, StatusTimeout, d.Status)
+	assert.Equal(t, FailureTimeout, d.FailureClass)
 	assert.True(t, d.Timeout)
 	h.event(EventRunFinished)
 	h.noneOpened(h.pane)
@@ -180,6 +183,7 @@ func TestCancelRunningAttempt(t *testing.T) {
 	assert.Equal(t, "cancelled by a human", ev.Reason)
 	assert.Equal(t, []syscall.Signal{syscall.SIGTERM, syscall.SIGKILL}, fh.sigs(), "one stop sequence, not two")
 	assert.Equal(t, StatusCancelled, h.dispatch("a#1").Status)
+	assert.Equal(t, FailureCancelled, h.dispatch("a#1").FailureClass)
 	h.event(EventRunFinished)
 	h.noneOpened(h.pane)
 	assert.ErrorIs(t, h.eng.Cancel("a"), ErrNotRunning)
@@ -211,6 +215,7 @@ func TestRetryWhileCancellingYieldsOneAttempt(t *testing.T) {
 	h.noneOpened(h.pane)
 	assert.True(t, h.dispatch("a#2").Manual)
 	assert.Equal(t, StatusCancelled, h.dispatch("a#1").Status)
+	assert.Equal(t, FailureCancelled, h.dispatch("a#1").FailureClass)
 }
 
 func TestCancelAfterRetryWhileCancellingYieldsNone(t *testing.T) {
@@ -286,6 +291,7 @@ func TestNoSurfaceOpensIsAnErrorWithEveryReasonAndRetries(t *testing.T) {
 	})
 	ev := h.event(EventWorkerFailed)
 	assert.Equal(t, "no surface could open: pane: open pty: open /dev/ptmx: too many open files; wrapper: permission denied", ev.Reason)
+	assert.Equal(t, FailureNotStarted, h.dispatch("a#1").FailureClass)
 	h.event(EventWorkerRetry)
 }
 
@@ -412,6 +418,7 @@ func TestWritePolicyViolationFailsWithoutRetry(t *testing.T) {
 	assert.Equal(t, "readonly source changed: main.go, src/new.go", ev.Reason)
 	d := h.dispatch("a#1")
 	assert.Equal(t, StatusError, d.Status)
+	assert.Equal(t, FailureWritePolicy, d.FailureClass)
 	assert.Equal(t, []string{"out/**"}, d.WritePolicy)
 	assert.Equal(t, WritePolicy{Globs: []string{"out/**"}}.Digest(), d.WritePolicyDigest)
 	h.event(EventRunFinished)

@@ -110,8 +110,6 @@ func newFakeSurface(kind SurfaceKind) *fakeSurface {
 	return &fakeSurface{kind: kind, opened: make(chan *fakeHandle, 64), nextPid: 1000}
 }
 
-func (s *fakeSurface) Kind() SurfaceKind { return s.kind }
-
 func (s *fakeSurface) Open(l LaunchSpec) (Handle, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -10,14 +10,9 @@
 // live run: team-state.json is replaced atomically and a torn last line of
 // events.jsonl is skipped by ReadEvents.
 //
-// Reason classes are read from a dispatch row's status and reason, whose
-// texts the engine writes (SPEC §4.2, §4.5, §5): status timeout is
-// "timeout", status cancelled is "cancelled"; for status error the reason
-// decides: "readonly source changed: ..." is "write policy", "CLI ended
-// cleanly without emitting a result" is "no result", "exited with code N" and
-// "killed by signal S" are "exit code" (the process ended abnormally),
-// "missing completion paths: ..." is "missing outputs", anything else
-// ("interrupted (rostra pid N died)", no surface opened, ...) is "other".
+// A failure's class is the dispatch row's failureClass, which the engine
+// sets where it makes the reason (state.go, Failure*); the report never
+// reads the reason's prose.
 package engine
 
 import (
@@ -33,59 +28,39 @@ import (
 	"time"
 )
 
-// Failure reason classes, as the JSON summary keys them.
-const (
-	ReasonClassTimeout        = "timeout"
-	ReasonClassNoResult       = "noResult"
-	ReasonClassExitCode       = "exitCode"
-	ReasonClassMissingOutputs = "missingOutputs"
-	ReasonClassWritePolicy    = "writePolicy"
-	ReasonClassCancelled      = "cancelled"
-	ReasonClassOther          = "other"
-)
-
-// ReasonClasses lists the classes in the order the report shows them.
-var ReasonClasses = []string{
-	ReasonClassTimeout, ReasonClassNoResult, ReasonClassExitCode,
-	ReasonClassMissingOutputs, ReasonClassWritePolicy, ReasonClassCancelled,
-	ReasonClassOther,
+// FailureClasses lists the failure classes in the order the report shows
+// them; the JSON summary keys failuresByClass by them.
+var FailureClasses = []string{
+	FailureTimeout, FailureNoResult, FailureExitCode, FailureMissingOutputs,
+	FailureWritePolicy, FailureCancelled, FailureInterrupted, FailureNotStarted,
+	FailureOther,
 }
 
-var reasonClassLabels = map[string]string{
-	ReasonClassTimeout:        "timeout",
-	ReasonClassNoResult:       "no result",
-	ReasonClassExitCode:       "exit code",
-	ReasonClassMissingOutputs: "missing outputs",
-	ReasonClassWritePolicy:    "write policy",
-	ReasonClassCancelled:      "cancelled",
-	ReasonClassOther:          "other",
+var failureClassLabels = map[string]string{
+	FailureTimeout:        "timeout",
+	FailureNoResult:       "no result",
+	FailureExitCode:       "exit code",
+	FailureMissingOutputs: "missing outputs",
+	FailureWritePolicy:    "write policy",
+	FailureCancelled:      "cancelled",
+	FailureInterrupted:    "interrupted",
+	FailureNotStarted:     "not started",
+	FailureOther:          "other",
 }
 
-// ClassifyFailure gives a settled attempt's reason class, or "" for an
-// attempt that did not fail (completed, or not settled yet).
-func ClassifyFailure(status, reason string) string {
-	switch status {
-	case StatusTimeout:
-		return ReasonClassTimeout
-	case StatusCancelled:
-		return ReasonClassCancelled
-	case StatusError:
+// failureClassOf is a settled attempt's failure class, or "" for an attempt
+// that did not fail (completed, or not settled yet). A failed row without a
+// class (written by an older rostra, or by hand) is "other".
+func failureClassOf(d DispatchRow) string {
+	switch d.Status {
+	case StatusError, StatusTimeout, StatusCancelled:
 	default:
 		return ""
 	}
-	switch {
-	case strings.HasPrefix(reason, "readonly source changed"):
-		return ReasonClassWritePolicy
-	case strings.HasPrefix(reason, "CLI ended cleanly without emitting a result"):
-		return ReasonClassNoResult
-	case strings.HasPrefix(reason, "exited with code "), strings.HasPrefix(reason, "killed by signal "):
-		return ReasonClassExitCode
-	case strings.HasPrefix(reason, "missing completion paths"):
-		return ReasonClassMissingOutputs
-	case strings.HasPrefix(reason, "attempt timed out after "), strings.HasPrefix(reason, "no output for "):
-		return ReasonClassTimeout
+	if _, known := failureClassLabels[d.FailureClass]; known {
+		return d.FailureClass
 	}
-	return ReasonClassOther
+	return FailureOther
 }
 
 // ReportSummary is the JSON `rostra report` prints: the report's counts.
@@ -131,7 +106,7 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 		FailuresByClass:   map[string]int{},
 		Events:            len(events),
 	}
-	for _, c := range ReasonClasses {
+	for _, c := range FailureClasses {
 		summary.FailuresByClass[c] = 0
 	}
 	for _, w := range st.Workers {
@@ -156,7 +131,7 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 		if d.DegradedFrom != "" {
 			degradations = append(degradations, reportDegradation{id, d.DegradedFrom, d.Surface, reportDegradedReason(d.DegradedReason)})
 		}
-		class := ClassifyFailure(d.Status, d.Reason)
+		class := failureClassOf(d)
 		if class == "" {
 			continue
 		}
@@ -265,9 +240,9 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 			p("| %s | %d |\n", reportCell(s), summary.FailuresBySurface[s])
 		}
 		p("\n### By reason class\n\n| Class | Failed | Attempts |\n|---|---|---|\n")
-		for _, c := range ReasonClasses {
+		for _, c := range FailureClasses {
 			ids := failuresByClass[c]
-			p("| %s | %d | %s |\n", reasonClassLabels[c], len(ids), reportCell(reportOr(strings.Join(ids, ", "), "—")))
+			p("| %s | %d | %s |\n", failureClassLabels[c], len(ids), reportCell(reportOr(strings.Join(ids, ", "), "—")))
 		}
 		p("\n")
 	}

@@ -59,10 +59,10 @@ func reportAt(d time.Duration) *time.Time {
 // completed attempt whose roster row was refused, and a live-run degradation
 // known only from the events.
 func reportFixture() (*TeamState, []Event) {
-	row := func(worker string, attempt int, surface SurfaceKind, status, reason string, exit *int, start, end time.Duration) DispatchRow {
+	row := func(worker string, attempt int, surface SurfaceKind, status, reason, class string, exit *int, start, end time.Duration) DispatchRow {
 		d := DispatchRow{
 			DispatchID: DispatchID(worker, attempt), WorkerID: worker, Attempt: attempt,
-			Surface: surface, Status: status, Reason: reason, ExitCode: exit,
+			Surface: surface, Status: status, Reason: reason, FailureClass: class, ExitCode: exit,
 			StartedAt: reportT0.Add(start),
 		}
 		if end > 0 {
@@ -70,11 +70,11 @@ func reportFixture() (*TeamState, []Event) {
 		}
 		return d
 	}
-	implementer1 := row("claude-implementer", 1, SurfaceWrapper, StatusError, "exited with code 1", reportIntPtr(1), 0, 1600*time.Millisecond)
+	implementer1 := row("claude-implementer", 1, SurfaceWrapper, StatusError, "exited with code 1", FailureExitCode, reportIntPtr(1), 0, 1600*time.Millisecond)
 	implementer1.DegradedFrom, implementer1.DegradedReason = SurfacePane, "pane limit reached (2 of 2 in use)"
-	implementer2 := row("claude-implementer", 2, SurfacePane, StatusError, "CLI ended cleanly without emitting a result", reportIntPtr(3), 4*time.Second, 2*time.Minute)
-	implementer3 := row("claude-implementer", 3, SurfacePane, StatusCompleted, "exited with code 1; outputs present", reportIntPtr(1), 2*time.Minute+2*time.Second, 9*time.Minute)
-	writer1 := row("docs-writer", 1, SurfaceWrapper, StatusError, "readonly source changed: go.mod, src/a.go, src/b.go, src/c.go, src/d.go (+2 more): model gpt-x is not in the catalog", reportIntPtr(0), 0, 3*time.Minute)
+	implementer2 := row("claude-implementer", 2, SurfacePane, StatusError, "CLI ended cleanly without emitting a result", FailureNoResult, reportIntPtr(3), 4*time.Second, 2*time.Minute)
+	implementer3 := row("claude-implementer", 3, SurfacePane, StatusCompleted, "exited with code 1; outputs present", "", reportIntPtr(1), 2*time.Minute+2*time.Second, 9*time.Minute)
+	writer1 := row("docs-writer", 1, SurfaceWrapper, StatusError, "readonly source changed: go.mod, src/a.go, src/b.go, src/c.go, src/d.go (+2 more): model gpt-x is not in the catalog", FailureWritePolicy, reportIntPtr(0), 0, 3*time.Minute)
 	writer1.DegradedFrom = SurfacePane // no reason given by the surface
 	writer1.WritePolicy = []string{"docs/**"}
 	writer1.WritePolicyDigest = WritePolicy{Globs: writer1.WritePolicy}.Digest()
@@ -93,15 +93,15 @@ func reportFixture() (*TeamState, []Event) {
 		},
 		Dispatches: []DispatchRow{
 			implementer1, implementer2, implementer3,
-			row("grok-verifier", 1, SurfacePane, StatusTimeout, "attempt timed out after 30m0s", nil, 0, 30*time.Minute+5*time.Second),
-			row("shell-tester", 1, SurfaceWrapper, StatusTimeout, "no output for 2m0s", reportIntPtr(-1), 0, 2*time.Minute+300*time.Millisecond),
+			row("grok-verifier", 1, SurfacePane, StatusTimeout, "attempt timed out after 30m0s", FailureTimeout, nil, 0, 30*time.Minute+5*time.Second),
+			row("shell-tester", 1, SurfaceWrapper, StatusTimeout, "no output for 2m0s", FailureTimeout, reportIntPtr(-1), 0, 2*time.Minute+300*time.Millisecond),
 			writer1,
-			row("lint", 1, SurfaceWrapper, StatusError, "missing completion paths: out/lint/report.md, out/lint/summary.md", reportIntPtr(0), 0, 20*time.Second),
-			row("lint", 2, SurfaceWrapper, StatusError, "killed by signal killed", reportIntPtr(-1), 25*time.Second, 40*time.Second),
-			row("lint", 3, "", StatusError, "no surface opened: pane: open pty: too many open files; wrapper: fork/exec /bin/lint: no such file or directory", nil, 45*time.Second, 45*time.Second+100*time.Millisecond),
-			row("reviewer", 1, SurfacePane, StatusCancelled, "cancelled by a human | from the UI", reportIntPtr(-1), 0, 5*time.Minute),
-			row("reviewer", 2, SurfacePane, StatusRunning, "", nil, 5*time.Minute+time.Second, 0),
-			row("old-run", 1, SurfacePane, StatusError, "interrupted (rostra pid 4242 died)", nil, 0, 0),
+			row("lint", 1, SurfaceWrapper, StatusError, "missing completion paths: out/lint/report.md, out/lint/summary.md", FailureMissingOutputs, reportIntPtr(0), 0, 20*time.Second),
+			row("lint", 2, SurfaceWrapper, StatusError, "killed by signal killed", FailureExitCode, reportIntPtr(-1), 25*time.Second, 40*time.Second),
+			row("lint", 3, "", StatusError, "no surface opened: pane: open pty: too many open files; wrapper: fork/exec /bin/lint: no such file or directory", FailureNotStarted, nil, 45*time.Second, 45*time.Second+100*time.Millisecond),
+			row("reviewer", 1, SurfacePane, StatusCancelled, "cancelled by a human | from the UI", FailureCancelled, reportIntPtr(-1), 0, 5*time.Minute),
+			row("reviewer", 2, SurfacePane, StatusRunning, "", "", nil, 5*time.Minute+time.Second, 0),
+			row("old-run", 1, SurfacePane, StatusError, "interrupted (rostra pid 4242 died)", FailureInterrupted, nil, 0, 0),
 		},
 	}
 	st.Dispatches[10].Manual = true
@@ -143,8 +143,8 @@ func TestBuildReportGolden(t *testing.T) {
 	// The counts a script reads, checked here and not only in the golden.
 	assert.Equal(t, 10, summary.Failures)
 	assert.Equal(t, map[string]int{
-		ReasonClassTimeout: 2, ReasonClassNoResult: 1, ReasonClassExitCode: 2, ReasonClassMissingOutputs: 1,
-		ReasonClassWritePolicy: 1, ReasonClassCancelled: 1, ReasonClassOther: 2,
+		FailureTimeout: 2, FailureNoResult: 1, FailureExitCode: 2, FailureMissingOutputs: 1,
+		FailureWritePolicy: 1, FailureCancelled: 1, FailureInterrupted: 1, FailureNotStarted: 1, FailureOther: 0,
 	}, summary.FailuresByClass)
 	assert.Equal(t, 3, summary.Degradations)
 	assert.Equal(t, 1, summary.WorkersCompleted)
@@ -161,28 +161,25 @@ func TestBuildReportEmptyRun(t *testing.T) {
 	js, err := json.Marshal(summary)
 	require.NoError(t, err)
 	assert.NotContains(t, string(js), "null", "every map is present for scripts")
-	assert.Contains(t, string(js), `"failuresByClass":{"cancelled":0,"exitCode":0,"missingOutputs":0,"noResult":0,"other":0,"timeout":0,"writePolicy":0}`)
+	assert.Contains(t, string(js), `"failuresByClass":{"cancelled":0,"exitCode":0,"interrupted":0,"missingOutputs":0,"noResult":0,"notStarted":0,"other":0,"timeout":0,"writePolicy":0}`)
 }
 
-func TestClassifyFailure(t *testing.T) {
-	tests := []struct{ status, reason, want string }{
-		{StatusTimeout, "attempt timed out after 30m0s", ReasonClassTimeout},
-		{StatusTimeout, "no output for 2m0s", ReasonClassTimeout},
-		{StatusError, "CLI ended cleanly without emitting a result", ReasonClassNoResult},
-		{StatusError, "exited with code 2", ReasonClassExitCode},
-		{StatusError, "killed by signal terminated", ReasonClassExitCode},
-		{StatusError, "missing completion paths: a, b", ReasonClassMissingOutputs},
-		{StatusError, "missing completion paths: a; roster not updated: x", ReasonClassMissingOutputs},
-		{StatusError, "readonly source changed: a, b: exited with code 1", ReasonClassWritePolicy},
-		{StatusCancelled, "cancelled", ReasonClassCancelled},
-		{StatusError, "interrupted (rostra pid 12 died)", ReasonClassOther},
-		{StatusError, "", ReasonClassOther},
-		{StatusCompleted, "exited with code 1; outputs present", ""},
-		{StatusRunning, "", ""},
-		{StatusRetrying, "exited with code 1", ""},
+func TestFailureClassComesFromTheRow(t *testing.T) {
+	tests := []struct {
+		name string
+		row  DispatchRow
+		want string
+	}{
+		{"the class the engine stored", DispatchRow{Status: StatusError, Reason: "exited with code 2", FailureClass: FailureMissingOutputs}, FailureMissingOutputs},
+		{"the reason's words do not count", DispatchRow{Status: StatusError, Reason: "missing completion paths: a"}, FailureOther},
+		{"a class this rostra does not know", DispatchRow{Status: StatusTimeout, FailureClass: "cosmicRay"}, FailureOther},
+		{"completed is no failure", DispatchRow{Status: StatusCompleted, Reason: "exited with code 1; outputs present"}, ""},
+		{"running is no failure", DispatchRow{Status: StatusRunning}, ""},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, ClassifyFailure(tt.status, tt.reason), "%s / %s", tt.status, tt.reason)
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, failureClassOf(tt.row))
+		})
 	}
 }
 

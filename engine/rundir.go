@@ -168,6 +168,7 @@ func markInterrupted(st *TeamState, now time.Time) int {
 		if d.Status == StatusRunning {
 			d.Status = StatusError
 			d.Reason = reason
+			d.FailureClass = FailureInterrupted
 			d.EndedAt = &ended
 			n++
 		}
@@ -216,6 +217,7 @@ func recordUnsavedAttempts(plan *Plan, st *TeamState, now time.Time) int {
 				Attempt:           a,
 				Status:            StatusError,
 				Reason:            reason,
+				FailureClass:      FailureInterrupted,
 				EndedAt:           &ended,
 				OutputLogPath:     filepath.Join(dir, "output.log"),
 				StatusSidecarPath: filepath.Join(dir, "status.json"),

@@ -66,9 +66,12 @@ type DispatchRow struct {
 	DegradedReason string      `json:"degradedReason"`
 	Status         string      `json:"status"`
 	Reason         string      `json:"reason"`
-	ExitCode       *int        `json:"exitCode"`
-	Timeout        bool        `json:"timeout"`
-	Pid            int         `json:"pid"`
+	// FailureClass says, for an attempt that settled error, timeout or
+	// cancelled, which kind of failure its Reason describes (Failure*).
+	FailureClass string `json:"failureClass,omitempty"`
+	ExitCode     *int   `json:"exitCode"`
+	Timeout      bool   `json:"timeout"`
+	Pid          int    `json:"pid"`
 	// Containment is how the surface held the attempt's processes together
 	// (Containment* below); "" for an attempt no surface opened.
 	Containment       string     `json:"containment"`
@@ -95,6 +98,21 @@ const (
 	// ContainmentTracking: processes are followed by group, session,
 	// attempt token and ancestry (panes/process_linux.go says what escapes).
 	ContainmentTracking = "tracking"
+)
+
+// Failure classes of a settled attempt (DispatchRow.FailureClass). Each is
+// set where the reason is made, so readers (the report, the UI) never parse
+// the reason's prose.
+const (
+	FailureTimeout        = "timeout"        // wall clock or idle timeout
+	FailureNoResult       = "noResult"       // exited with the provider's no_result_exit_code
+	FailureExitCode       = "exitCode"       // ended abnormally (code or signal) without its outputs
+	FailureMissingOutputs = "missingOutputs" // ended without its completion files
+	FailureWritePolicy    = "writePolicy"    // the write audit failed it
+	FailureCancelled      = "cancelled"      // a human, a manual retry, or rostra quitting
+	FailureInterrupted    = "interrupted"    // the rostra that drove it died
+	FailureNotStarted     = "notStarted"     // no process was started (no surface, bad attempt folder, ...)
+	FailureOther          = "other"          // a row written without a class
 )
 
 // StatusSidecar is an attempt's status.json, written when it settles.

@@ -35,7 +35,6 @@ type LaunchSpec struct {
 // Surface opens attempts on one kind of surface. Open's error is the reason
 // the surface is unavailable, as a human should read it ("open pty: ...").
 type Surface interface {
-	Kind() SurfaceKind
 	Open(LaunchSpec) (Handle, error)
 }
 
@@ -67,4 +66,12 @@ type Handle interface {
 	// Close kills what is left of the attempt (SIGKILL), reaps it and
 	// releases the surface's resources; call it after Done. It may wait.
 	Close() error
+}
+
+// PromptDelivered is what a Handle may also do when it types the prompt
+// itself (delivery `type` on a pane): the channel receives how the prompt
+// went in ("paste" or "keys") once it has, and is closed without a value
+// when the attempt ended first. The engine records it as an event.
+type PromptDelivered interface {
+	PromptDelivered() <-chan string
 }

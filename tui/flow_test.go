@@ -227,6 +227,22 @@ func TestAttentionBellQuietAndJump(t *testing.T) {
 	assert.Contains(t, ansi.Strip(m.Render()), "3 attention")
 }
 
+func TestAttentionReadsTheFailureClassNotTheReason(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	ended := testNow.Add(-time.Second)
+	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		w.Status, w.Reason = engine.StatusError, "CLI said: all done"
+		d.Status, d.Reason, d.FailureClass, d.EndedAt = engine.StatusError, w.Reason, engine.FailureMissingOutputs, &ended
+	})
+	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		w.Status, w.Reason = engine.StatusError, "exited with code 1"
+		d.Status, d.Reason, d.FailureClass, d.EndedAt = engine.StatusError, "missing completion paths: quoted by the agent", engine.FailureExitCode, &ended
+	})
+	m := newModel(t, f, 120, 20)
+	assert.Equal(t, "outputs missing", m.byID["claude-implementer"].attention(testNow, m.plan.AttentionAfter))
+	assert.Equal(t, "needs a retry", m.byID["codex-tester"].attention(testNow, m.plan.AttentionAfter))
+}
+
 func TestMouseClickFocuses(t *testing.T) {
 	f := fakeRun(t, 2, 120, 20)
 	m := newModel(t, f, 120, 20)

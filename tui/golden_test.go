@@ -66,11 +66,11 @@ func TestGoldenFourPanesByStatus(t *testing.T) {
 	})
 	f.setWorker("gemini-reviewer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
 		w.Status, w.Attempts, w.Reason = engine.StatusError, 3, "exited with code 1"
-		d.Attempt, d.Status, d.Reason, d.EndedAt = 3, engine.StatusError, "exited with code 1", &ended
+		d.Attempt, d.Status, d.Reason, d.FailureClass, d.EndedAt = 3, engine.StatusError, "exited with code 1", engine.FailureExitCode, &ended
 	})
 	f.setWorker("grok-verifier", func(w *engine.WorkerRow, d *engine.DispatchRow) {
 		w.Status, w.Reason = engine.StatusError, "missing completion paths: out/grok-verifier/result.json"
-		d.Status, d.Reason, d.EndedAt = engine.StatusError, w.Reason, &ended
+		d.Status, d.Reason, d.FailureClass, d.EndedAt = engine.StatusError, w.Reason, engine.FailureMissingOutputs, &ended
 	})
 	requireGolden(t, newModel(t, f, 120, 24))
 }

@@ -159,8 +159,7 @@ func (p *pane) attention(now time.Time, after time.Duration) string {
 			return "quiet " + elapsed(now.Sub(p.lastChange))
 		}
 	case engine.StatusError, engine.StatusTimeout:
-		r := p.worker.Reason
-		if strings.Contains(r, "missing completion paths") || strings.Contains(r, "without emitting a result") {
+		if d := p.cur(); d != nil && (d.FailureClass == engine.FailureMissingOutputs || d.FailureClass == engine.FailureNoResult) {
 			return "outputs missing"
 		}
 		if p.worker.Attempts >= p.spec.MaxAttempts {

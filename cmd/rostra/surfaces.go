@@ -34,8 +34,6 @@ func surfacesWith(open panes.PTYOpener, screen func(cols, rows int, reply func([
 
 type paneSurface struct{ opts panes.PTYOptions }
 
-func (paneSurface) Kind() engine.SurfaceKind { return engine.SurfacePane }
-
 func (s paneSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 	p, err := panes.StartPTY(toLaunch(l), s.opts)
 	if err != nil {
@@ -45,8 +43,6 @@ func (s paneSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 }
 
 type wrapperSurface struct{ opts panes.WrapperOptions }
-
-func (wrapperSurface) Kind() engine.SurfaceKind { return engine.SurfaceWrapper }
 
 func (s wrapperSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 	p, err := panes.StartWrapper(toLaunch(l), s.opts)
@@ -59,6 +55,9 @@ func (s wrapperSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 // The handles are the panes processes with Exit converted; the UI reaches
 // Write, Resize and Screen through them.
 type ptyHandle struct{ *panes.PTYProcess }
+
+// A pane types a `delivery: type` prompt itself and says how.
+var _ engine.PromptDelivered = ptyHandle{}
 
 func (h ptyHandle) Exit() engine.ExitStatus { return toExit(h.PTYProcess.Exit()) }
 func (h ptyHandle) Containment() string     { return string(h.PTYProcess.Containment()) }

@@ -85,8 +85,8 @@ func waitStopped(eng *Engine, within time.Duration) bool {
 func TestReliabilityDiskFullOnTeamStateStopsTheRun(t *testing.T) {
 	plan := tmpfsStatePlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}))
 	h := startHarness(t, plan)
-	fa := h.opened(h.pane)
-	fb := h.opened(h.pane)
+	opened := h.openedEach(h.pane, "a", "b")
+	fa, fb := opened["a"], opened["b"]
 	h.sync()
 	path := filepath.Join(plan.StateDir, TeamStateFile)
 	before, err := os.ReadFile(path)
@@ -114,8 +114,8 @@ func TestReliabilityDiskFullOnTeamStateStopsTheRun(t *testing.T) {
 func TestReliabilityDiskFullOnEventsStopsTheRun(t *testing.T) {
 	plan := tmpfsStatePlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}))
 	h := startHarness(t, plan)
-	fa := h.opened(h.pane)
-	fb := h.opened(h.pane)
+	opened := h.openedEach(h.pane, "a", "b")
+	fa, fb := opened["a"], opened["b"]
 	h.sync()
 	path := filepath.Join(plan.StateDir, TeamStateFile)
 	before, err := os.ReadFile(path)

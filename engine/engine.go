@@ -4,12 +4,16 @@
 // and keeps team-state.json and events.jsonl in step.
 //
 // Data model: one goroutine, the loop, owns all run state and runs every
-// change as a closure taken from inbox, holding mu so Snapshot readers see
-// a consistent copy. Process exits, timers and file events arrive as
-// closures posted from other goroutines; each closure checks that the
-// attempt it was made for is still the one it concerns, so a message from a
-// cancelled or earlier attempt changes nothing. Subscribers get events
-// through their own queues and never block the loop.
+// change as a closure taken from its inbox (loop.go); readers get a copy it
+// publishes after each batch and never wait for it. Nothing slow runs on
+// the loop: an attempt's folder, its write-audit snapshot and the fork of
+// its process are made on a goroutine of their own, a settlement's
+// workspace walk too, and the state files are written by the disk writer
+// (disk.go). Their results, process exits, timers and file events arrive
+// as closures posted back; each checks that the attempt it was made for is
+// still the one it concerns, so a message from a cancelled or earlier
+// attempt changes nothing. Subscribers get events through their own queues
+// and never block the loop.
 package engine
 
 import (
@@ -18,8 +22,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -50,17 +56,21 @@ type Engine struct {
 	opts  Options
 	clock Clock
 
-	inbox    chan func()
+	in       *inbox
 	quit     chan struct{}
 	loopDone chan struct{}
+	view     atomic.Pointer[view] // what readers see, published after each batch
+	disk     *diskWriter
 
-	mu       sync.RWMutex // held by the loop while it changes anything below
-	st       TeamState
-	workers  []*workerRT
-	byID     map[string]*workerRT
-	live     map[*attemptRT]bool // attempts whose process has not ended
-	stopping map[*attemptRT]bool // ended attempts whose leftovers are being stopped
-	panes    int                 // live attempts on the pane surface
+	// Everything below is the loop's alone.
+	st          TeamState
+	workers     []*workerRT
+	byID        map[string]*workerRT
+	live        map[*attemptRT]bool // attempts being opened or whose process has not ended
+	stopping    map[*attemptRT]bool // ended attempts whose leftovers are being stopped
+	panes       int                 // attempts on (or holding a slot for) the pane surface
+	background  int                 // jobs handed to other goroutines whose results are due
+	idleWaiters []chan struct{}     // quiesce() callers
 
 	log      *EventLog
 	subsMu   sync.Mutex
@@ -69,12 +79,13 @@ type Engine struct {
 	finOnce  sync.Once
 
 	shuttingDown bool
-	stopped      chan struct{} // closed once every worker is stopped after a shutdown
+	stopped      chan struct{} // closed once every worker is stopped after a shutdown and the state saved
 	stoppedOnce  bool
 	persistErr   error
-	logErr       error // the first failed append to events.jsonl
 	dirty        bool
 	afterBatch   []chan struct{} // do() callers waiting for the batch to be saved
+	unsent       []Event         // emitted in this batch, for the subscribers
+	finishNow    bool            // close finished after this batch's view is published
 }
 
 type workerRT struct {
@@ -93,10 +104,19 @@ type attemptRT struct {
 	idx     int // in st.Dispatches
 	manual  bool
 	surface SurfaceKind
-	handle  Handle
+	handle  Handle // nil while the attempt is being opened
 
-	settled bool
-	exited  bool
+	opening      bool        // its folder, snapshot and process are being made off the loop
+	abort        atomic.Bool // set by the loop: do not start the process if it is not started yet
+	paneReserved bool        // it holds one of the panes.max slots
+
+	settled  bool // its outcome is decided, or being decided
+	settling bool // a settlement waits for its write audit's walk
+	exited   bool
+	// lateExit is the exit of a process that ended while its attempt's
+	// settlement (settled on files) waited for the audit.
+	lateExit        *ExitStatus
+	cancelAfterward bool // cancelled while settling: no automatic retry
 
 	cancelled     bool
 	cancelReason  string
@@ -132,7 +152,7 @@ func New(plan *Plan, opts Options) *Engine {
 		plan:     plan,
 		opts:     opts,
 		clock:    opts.Clock,
-		inbox:    make(chan func(), 1024),
+		in:       newInbox(),
 		quit:     make(chan struct{}),
 		loopDone: make(chan struct{}),
 		byID:     map[string]*workerRT{},
@@ -211,6 +231,8 @@ func (e *Engine) Start() error {
 		log.Close()
 		return err
 	}
+	e.disk = newDiskWriter(e.writeState, func(err error) { e.post(func() { e.failPersist(err) }) })
+	e.publish()
 	go e.loop()
 	e.do(func() {
 		e.emit(Event{Type: EventRunStarted, Pid: os.Getpid()})
@@ -225,79 +247,6 @@ func (e *Engine) Start() error {
 	return nil
 }
 
-// loop runs posted closures one at a time and saves team-state.json after
-// each batch, so a burst of changes costs one write.
-func (e *Engine) loop() {
-	defer close(e.loopDone)
-	for {
-		select {
-		case f := <-e.inbox:
-			e.mu.Lock()
-			f()
-		batch:
-			for range 256 {
-				select {
-				case f := <-e.inbox:
-					f()
-				default:
-					break batch
-				}
-			}
-			// Encode under the lock, write (and fsync) outside it, so the UI's
-			// Snapshot never waits for the disk. Only this goroutine writes.
-			var data []byte
-			var err error
-			if e.dirty {
-				data, err = e.encodeState()
-			}
-			waiters := e.afterBatch
-			e.afterBatch = nil
-			logErr := e.logErr
-			e.mu.Unlock()
-			if data != nil {
-				err = e.writeState(data)
-			}
-			if err == nil && logErr != nil {
-				err = logErr
-			}
-			if err != nil {
-				e.mu.Lock()
-				e.failPersist(err)
-				e.mu.Unlock()
-			}
-			for _, c := range waiters {
-				close(c)
-			}
-		case <-e.quit:
-			return
-		}
-	}
-}
-
-// post hands f to the loop from any goroutine other than the loop's.
-func (e *Engine) post(f func()) {
-	select {
-	case e.inbox <- f:
-	default:
-		go func() {
-			select {
-			case e.inbox <- f:
-			case <-e.loopDone:
-			}
-		}()
-	}
-}
-
-// do runs f on the loop and waits until the state it changed is saved.
-func (e *Engine) do(f func()) {
-	done := make(chan struct{})
-	e.post(func() { f(); e.afterBatch = append(e.afterBatch, done) })
-	select {
-	case <-done:
-	case <-e.loopDone:
-	}
-}
-
 func (e *Engine) persist() error {
 	data, err := e.encodeState()
 	if err != nil {
@@ -306,7 +255,7 @@ func (e *Engine) persist() error {
 	return e.writeState(data)
 }
 
-// encodeState serialises the state and marks it saved; the caller holds mu.
+// encodeState serialises the state and marks it saved.
 func (e *Engine) encodeState() ([]byte, error) {
 	data, err := json.MarshalIndent(&e.st, "", "  ")
 	if err != nil {
@@ -331,29 +280,21 @@ func (e *Engine) failPersist(err error) {
 	e.beginShutdown("stopped: " + err.Error())
 }
 
-// Err is the first error that kept the engine from saving its state.
-func (e *Engine) Err() error {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	return e.persistErr
-}
-
 func (e *Engine) emit(ev Event) {
 	ev.TS = e.clock.Now().UTC()
-	if e.log != nil {
-		if err := e.log.Append(ev); err != nil && e.logErr == nil {
-			e.logErr = err // the loop stops the run once this batch is over
-		}
+	if e.disk != nil {
+		// A failed append stops the run, as a failed state write does.
+		e.disk.queue(func() error { return e.log.Append(ev) }, func(err error) {
+			e.post(func() { e.failPersist(err) })
+		})
 	}
-	e.subsMu.Lock()
-	for _, s := range e.subs {
-		s.push(ev)
-	}
-	e.subsMu.Unlock()
+	// Subscribers get it once the batch's view is published, so a reader
+	// that hears of a change and then takes a Snapshot sees it.
+	e.unsent = append(e.unsent, ev)
 }
 
-// startAttempt opens the next attempt of w on the first available surface
-// of its chain.
+// startAttempt records the next attempt of w and has it opened, off the
+// loop, on the first available surface of its chain.
 func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	e.dirty = true
 	n := w.lastAttempt + 1
@@ -386,70 +327,108 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	wr.Reason = ""
 	w.cur = a
 	if expandErr != nil {
-		e.settleUnopened(a, expandErr.Error(), FailureNotStarted)
+		e.settleUnopened(a, StatusError, expandErr.Error(), FailureNotStarted)
 		return
 	}
-	if err := e.prepareAttemptDir(&ap); err != nil {
-		e.settleUnopened(a, err.Error(), FailureNotStarted)
-		return
-	}
-	if ap.Writes != nil {
-		audit, err := startWriteAudit(e.plan)
-		if err != nil {
-			e.settleUnopened(a, "write audit: snapshot before the attempt: "+err.Error(), FailureNotStarted)
-			return
-		}
-		a.audit = audit
-	}
-	launch := e.launchSpec(w.spec, &ap)
+	// The pane slot is taken now, on the loop, so attempts being opened at
+	// the same time cannot pass panes.max together.
 	chain := w.spec.Surfaces
+	full := ""
+	if slices.Contains(chain, SurfacePane) {
+		if e.panes >= e.plan.PanesMax {
+			full = fmt.Sprintf("pane limit reached (%d of %d in use)", e.panes, e.plan.PanesMax)
+		} else {
+			e.panes++
+			a.paneReserved = true
+		}
+	}
+	job := openJob{
+		plan:     e.plan,
+		attempt:  ap,
+		launch:   e.launchSpec(w.spec, &ap),
+		chain:    chain,
+		surfaces: e.opts.Surfaces,
+		paneFull: full,
+		abort:    &a.abort,
+	}
+	a.opening = true
+	e.live[a] = true
+	e.startBackground()
+	go func() {
+		res := job.run()
+		e.post(func() {
+			e.attemptOpened(a, res)
+			e.endBackground()
+		})
+	}()
+}
+
+// openJob is what an attempt needs to be opened off the loop: its folder
+// and prompt file, the write audit's snapshot before it, and its process on
+// the first surface of the chain that opens.
+type openJob struct {
+	plan     *Plan
+	attempt  AttemptPlan
+	launch   LaunchSpec
+	chain    []SurfaceKind
+	surfaces map[SurfaceKind]Surface
+	paneFull string       // why the pane surface is not tried, when it is full
+	abort    *atomic.Bool // the attempt was cancelled before its process started
+}
+
+// openResult is an openJob's outcome, posted back to the loop.
+type openResult struct {
+	handle      Handle
+	surface     SurfaceKind
+	audit       *writeAudit
+	failure     string // why no process was started
+	aborted     bool
+	degradedWhy string // the last surface's reason when a later one opened
+}
+
+func (j openJob) run() openResult {
+	if err := prepareAttemptDir(&j.attempt); err != nil {
+		return openResult{failure: err.Error()}
+	}
+	var res openResult
+	if j.attempt.Writes != nil {
+		audit, err := startWriteAudit(j.plan)
+		if err != nil {
+			return openResult{failure: "write audit: snapshot before the attempt: " + err.Error()}
+		}
+		res.audit = audit
+	}
+	if j.abort.Load() {
+		// Cancelled meanwhile: attemptOpened settles it so.
+		res.failure = "cancelled before its process started"
+		return res
+	}
 	var reasons []string
-	var lastReason string
-	for _, kind := range chain {
-		h, why := e.open(kind, launch)
+	for _, kind := range j.chain {
+		h, why := j.open(kind)
 		if h == nil {
-			lastReason = why
+			res.degradedWhy = why
 			reasons = append(reasons, string(kind)+": "+why)
 			continue
 		}
-		a.surface = kind
-		a.handle = h
-		break
+		res.handle, res.surface = h, kind
+		return res
 	}
-	if a.handle == nil {
-		e.settleUnopened(a, "no surface could open: "+strings.Join(reasons, "; "), FailureNotStarted)
-		return
-	}
-	d := &e.st.Dispatches[a.idx]
-	d.Surface = a.surface
-	d.Pid = a.handle.Pid()
-	d.Containment = a.handle.Containment()
-	if a.surface != chain[0] {
-		d.DegradedFrom = chain[0]
-		d.DegradedReason = lastReason
-	}
-	e.live[a] = true
-	if a.surface == SurfacePane {
-		e.panes++
-	}
-	e.emit(Event{Type: EventWorkerDispatched, WorkerID: w.spec.ID, Attempt: n, Surface: a.surface, Pid: d.Pid, Manual: manual})
-	if d.DegradedFrom != "" {
-		e.emit(Event{Type: EventWorkerDegraded, WorkerID: w.spec.ID, Attempt: n, From: d.DegradedFrom, To: a.surface, Reason: d.DegradedReason})
-	}
-	e.watchAttempt(a)
+	res.failure = "no surface could open: " + strings.Join(reasons, "; ")
+	return res
 }
 
 // open tries one surface; it returns the handle or why the surface is
 // unavailable.
-func (e *Engine) open(kind SurfaceKind, launch LaunchSpec) (Handle, string) {
-	if kind == SurfacePane && e.panes >= e.plan.PanesMax {
-		return nil, fmt.Sprintf("pane limit reached (%d of %d in use)", e.panes, e.plan.PanesMax)
+func (j openJob) open(kind SurfaceKind) (Handle, string) {
+	if kind == SurfacePane && j.paneFull != "" {
+		return nil, j.paneFull
 	}
-	s := e.opts.Surfaces[kind]
+	s := j.surfaces[kind]
 	if s == nil {
 		return nil, fmt.Sprintf("%s surface is not available in this rostra", kind)
 	}
-	h, err := s.Open(launch)
+	h, err := s.Open(j.launch)
 	if err != nil {
 		why := err.Error()
 		if strings.TrimSpace(why) == "" {
@@ -463,7 +442,48 @@ func (e *Engine) open(kind SurfaceKind, launch LaunchSpec) (Handle, string) {
 	return h, ""
 }
 
-func (e *Engine) prepareAttemptDir(ap *AttemptPlan) error {
+// attemptOpened takes an openJob's result on the loop. An attempt
+// cancelled (or timed out, or caught by a shutdown) while it was being
+// opened is stopped at once; one that never started a process settles.
+func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
+	a.opening = false
+	if a.paneReserved && res.surface != SurfacePane {
+		e.panes--
+		a.paneReserved = false
+	}
+	if res.handle == nil {
+		delete(e.live, a)
+		a.audit = res.audit
+		switch {
+		case a.cancelled:
+			e.settleUnopened(a, StatusCancelled, a.cancelReason, FailureCancelled)
+		default:
+			e.settleUnopened(a, StatusError, res.failure, FailureNotStarted)
+		}
+		return
+	}
+	a.surface, a.handle, a.audit = res.surface, res.handle, res.audit
+	w := a.w
+	d := &e.st.Dispatches[a.idx]
+	d.Surface = a.surface
+	d.Pid = a.handle.Pid()
+	d.Containment = a.handle.Containment()
+	if chain := w.spec.Surfaces; a.surface != chain[0] {
+		d.DegradedFrom = chain[0]
+		d.DegradedReason = res.degradedWhy
+	}
+	e.dirty = true
+	e.emit(Event{Type: EventWorkerDispatched, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, Surface: a.surface, Pid: d.Pid, Manual: a.manual})
+	if d.DegradedFrom != "" {
+		e.emit(Event{Type: EventWorkerDegraded, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, From: d.DegradedFrom, To: a.surface, Reason: d.DegradedReason})
+	}
+	e.watchAttempt(a)
+	if a.cancelled || e.shuttingDown {
+		e.stop(a)
+	}
+}
+
+func prepareAttemptDir(ap *AttemptPlan) error {
 	dir := filepath.Dir(ap.PromptFile)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return fmt.Errorf("create attempt folder: %w", err)
@@ -611,6 +631,11 @@ func (e *Engine) timeout(a *attemptRT, reason string) {
 
 // stop sends SIGTERM to the attempt's group, then SIGKILL after stop_grace.
 func (e *Engine) stop(a *attemptRT) {
+	if a.opening {
+		// Not started yet, or starting: attemptOpened stops it.
+		a.abort.Store(true)
+		return
+	}
 	if a.stopSent || a.exited {
 		return
 	}
@@ -691,20 +716,28 @@ func (e *Engine) onExit(a *attemptRT) {
 		a.watch.close()
 	}
 	exit := a.handle.Exit()
-	if !a.settled {
+	switch {
+	case !a.settled:
 		e.settle(a, &exit)
-	} else {
-		// Settled on files while it ran: record how it ended.
-		d := &e.st.Dispatches[a.idx]
-		code := exit.Code
-		if code >= 0 {
-			d.ExitCode = &code
-		}
-		e.writeSidecar(a, &exit)
-		e.dirty = true
+	case a.settling:
+		a.lateExit = &exit // recorded once the settlement is written
+	default:
+		e.recordLateExit(a, &exit)
 	}
 	e.reapLeftovers(a)
 	e.maybeFinishShutdown()
+}
+
+// recordLateExit adds the exit of a process whose attempt had settled on
+// its files while it ran.
+func (e *Engine) recordLateExit(a *attemptRT, exit *ExitStatus) {
+	d := &e.st.Dispatches[a.idx]
+	if exit.Code >= 0 {
+		code := exit.Code
+		d.ExitCode = &code
+	}
+	e.writeSidecar(a, exit)
+	e.dirty = true
 }
 
 // reapLeftovers stops whatever is left of a finished attempt's process
@@ -729,38 +762,71 @@ func (e *Engine) reapLeftovers(a *attemptRT) {
 	}()
 }
 
-// settleUnopened settles an attempt that never started a process.
-func (e *Engine) settleUnopened(a *attemptRT, reason, class string) {
+// settleUnopened settles an attempt that never started a process: an
+// error, or cancelled before its process started.
+func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string) {
 	if a.audit != nil {
 		a.audit.abandon()
 	}
 	a.exited = true
 	a.settled = true
+	e.dirty = true
 	now := e.clock.Now().UTC()
 	d := &e.st.Dispatches[a.idx]
-	d.Status = StatusError
+	d.Status = status
 	d.Reason = reason
 	d.FailureClass = class
 	d.EndedAt = &now
 	e.writeSidecar(a, nil)
 	wr := &e.st.Workers[a.w.idx]
-	wr.Status = StatusError
+	wr.Status = status
 	wr.Reason = reason
-	e.emit(Event{Type: EventWorkerFailed, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Status: StatusError, Reason: reason})
-	e.afterSettle(a, StatusError, false)
+	typ := EventWorkerFailed
+	if status == StatusCancelled {
+		typ = EventWorkerCancelled
+	}
+	e.emit(Event{Type: typ, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason})
+	e.afterSettle(a, status, false)
+	e.maybeFinishShutdown()
 }
 
 // settle decides an attempt's outcome in SPEC §4.2's order. exit is nil
-// when the attempt settles on its files while the process still runs.
+// when the attempt settles on its files while the process still runs. An
+// audited attempt first has its workspace walked off the loop; the outcome
+// is decided when the walk's result is back.
 func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 	a.settled = true
+	if a.audit != nil && (a.cancelled || a.timedOut) {
+		a.audit.abandon()
+		a.audit = nil
+	}
+	if a.audit == nil {
+		e.decide(a, exit, nil)
+		return
+	}
+	a.settling = true
+	audit := a.audit
+	e.startBackground()
+	go func() {
+		changed := audit.changes()
+		e.post(func() {
+			a.settling = false
+			e.decide(a, exit, &changed)
+			if a.lateExit != nil {
+				e.recordLateExit(a, a.lateExit)
+			}
+			e.endBackground()
+		})
+	}()
+}
+
+// decide settles an attempt; changed is its write audit's walk, nil when
+// it is not audited.
+func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 	e.dirty = true
 	spec := a.w.spec
 	var status, reason, class string
 	violation := false
-	if a.audit != nil && (a.cancelled || a.timedOut) {
-		a.audit.abandon()
-	}
 	switch {
 	case a.cancelled:
 		status, reason, class = StatusCancelled, a.cancelReason, FailureCancelled
@@ -781,12 +847,12 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 			status = StatusError
 			reason, class = failureReason(exit, spec, check)
 		}
-		if a.audit != nil {
+		if changed != nil {
 			failure := ""
 			if status != StatusCompleted {
 				failure = reason
 			}
-			if why := a.audit.finish(&e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a)); why != "" {
+			if why := auditVerdict(*changed, &e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a)); why != "" {
 				status, reason, class, violation = StatusError, why, FailureWritePolicy, true
 			}
 		}
@@ -838,6 +904,10 @@ func (e *Engine) afterSettle(a *attemptRT, status string, violation bool) {
 	case a.manualRetry:
 		e.emit(Event{Type: EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Manual: true})
 		e.startAttempt(w, true)
+	case a.cancelAfterward && status == StatusError && !violation && a.plan.Attempt < spec.MaxAttempts:
+		wr := &e.st.Workers[w.idx]
+		wr.Status, wr.Reason = StatusCancelled, "cancelled by a human before its retry"
+		e.emit(Event{Type: EventWorkerCancelled, WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: StatusCancelled, Reason: wr.Reason})
 	case status == StatusError && !violation && a.plan.Attempt < spec.MaxAttempts:
 		e.st.Workers[w.idx].Status = StatusRetrying
 		w.backoffSeq++
@@ -874,10 +944,17 @@ func (e *Engine) writeSidecar(a *attemptRT, exit *ExitStatus) {
 		sc.Failure = d.Reason
 	}
 	data, _ := json.MarshalIndent(sc, "", "  ")
-	if err := WriteFileAtomic(a.plan.StatusFile, append(data, '\n'), 0o600); err != nil {
+	path, idx := a.plan.StatusFile, a.idx
+	e.disk.queue(func() error {
+		return WriteFileAtomic(path, append(data, '\n'), 0o600)
+	}, func(err error) {
 		// The row keeps the outcome; a missing sidecar is noted there.
-		d.Reason = joinReason(d.Reason, "status sidecar not written: "+err.Error())
-	}
+		e.post(func() {
+			d := &e.st.Dispatches[idx]
+			d.Reason = joinReason(d.Reason, "status sidecar not written: "+err.Error())
+			e.dirty = true
+		})
+	})
 }
 
 func exitText(exit *ExitStatus) string {
@@ -937,7 +1014,7 @@ func (e *Engine) checkFinished() {
 		}
 	}
 	e.emit(Event{Type: EventRunFinished, Reason: fmt.Sprintf("%d of %d workers completed", completed, len(e.st.Workers))})
-	e.finOnce.Do(func() { close(e.finished) })
+	e.finishNow = true // Finished is closed once the view shows it
 }
 
 // Finished is closed the first time every worker has settled for good.
@@ -955,6 +1032,10 @@ func (e *Engine) Retry(worker string) error {
 			err = fmt.Errorf("retry %s: %w", worker, ErrUnknownWorker)
 		case e.shuttingDown:
 			err = fmt.Errorf("retry %s: %w", worker, ErrShuttingDown)
+		case w.cur != nil && w.cur.settling:
+			// Its outcome is being decided: the manual attempt follows it.
+			w.cur.manualRetry = true
+			w.cur.cancelAfterward = false
 		case w.cur != nil && !w.cur.settled:
 			a := w.cur
 			a.manualRetry = true
@@ -988,6 +1069,11 @@ func (e *Engine) Cancel(worker string) error {
 		switch {
 		case w == nil:
 			err = fmt.Errorf("cancel %s: %w", worker, ErrUnknownWorker)
+		case w.cur != nil && w.cur.settling:
+			// Its process is over and its outcome being decided: what is
+			// left to cancel is a retry.
+			w.cur.manualRetry = false
+			w.cur.cancelAfterward = true
 		case w.cur != nil && !w.cur.settled:
 			a := w.cur
 			a.manualRetry = false
@@ -1026,7 +1112,11 @@ func (e *Engine) Shutdown() error {
 	<-e.stopped
 	close(e.quit)
 	<-e.loopDone
+	e.disk.close()
 	err := e.persistErr
+	if err == nil {
+		err = e.disk.err()
+	}
 	if cerr := e.log.Close(); err == nil {
 		err = cerr
 	}
@@ -1059,8 +1149,11 @@ func (e *Engine) beginShutdown(reason string) {
 	e.maybeFinishShutdown()
 }
 
+// maybeFinishShutdown ends a shutdown once no attempt is being opened,
+// running, settling or leaving leftovers: the run's last state is saved,
+// then Stopped is closed.
 func (e *Engine) maybeFinishShutdown() {
-	if !e.shuttingDown || e.stoppedOnce || len(e.live) > 0 || len(e.stopping) > 0 {
+	if !e.shuttingDown || e.stoppedOnce || len(e.live) > 0 || len(e.stopping) > 0 || e.background > 0 {
 		return
 	}
 	if e.st.Status != RunFinished {
@@ -1069,48 +1162,11 @@ func (e *Engine) maybeFinishShutdown() {
 		e.st.EndedAt = &now
 		e.emit(Event{Type: EventRunInterrupted, Reason: "rostra stopped before every worker finished"})
 	}
-	if err := e.persist(); err != nil && e.persistErr == nil {
-		e.persistErr = err
-	}
+	e.dirty = true
 	e.stoppedOnce = true
-	close(e.stopped)
+	e.afterBatch = append(e.afterBatch, e.stopped)
 }
 
 // Stopped is closed once the engine has stopped every worker, after
 // Shutdown or after it stopped the run itself (its state could not be saved).
 func (e *Engine) Stopped() <-chan struct{} { return e.stopped }
-
-// Snapshot copies the current state.
-func (e *Engine) Snapshot() TeamState {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	st := e.st
-	st.Workers = append([]WorkerRow(nil), e.st.Workers...)
-	st.Dispatches = append([]DispatchRow(nil), e.st.Dispatches...)
-	return st
-}
-
-// Handle is the open (or last) attempt of a worker, for the UI to draw and
-// type into; nil when the worker has none.
-func (e *Engine) Handle(worker string) (Handle, int) {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	w := e.byID[worker]
-	if w == nil || w.cur == nil || w.cur.handle == nil {
-		return nil, 0
-	}
-	return w.cur.handle, w.cur.plan.Attempt
-}
-
-// ExitCode is rostra's exit code for the run as it stands (SPEC §5): 0 when
-// every worker completed, 1 otherwise.
-func (e *Engine) ExitCode() int {
-	e.mu.RLock()
-	defer e.mu.RUnlock()
-	for _, wr := range e.st.Workers {
-		if wr.Status != StatusCompleted {
-			return 1
-		}
-	}
-	return 0
-}

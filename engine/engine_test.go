@@ -275,9 +275,8 @@ func TestPaneLimitDegradesTheLaterWorkersInRosterOrder(t *testing.T) {
 	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}), withResult(WorkerSpec{ID: "c"}))
 	plan.PanesMax = 1
 	h := startHarness(t, plan)
-	assert.Equal(t, "a", h.opened(h.pane).spec.Worker)
-	assert.Equal(t, "b", h.opened(h.wrapper).spec.Worker)
-	assert.Equal(t, "c", h.opened(h.wrapper).spec.Worker)
+	assert.Equal(t, "a", h.opened(h.pane).spec.Worker, "the pane slot goes in roster order")
+	h.openedEach(h.wrapper, "b", "c")
 	assert.Equal(t, "pane limit reached (1 of 1 in use)", h.dispatch("b#1").DegradedReason)
 	assert.Equal(t, "pane limit reached (1 of 1 in use)", h.dispatch("c#1").DegradedReason)
 	assert.Empty(t, h.dispatch("a#1").DegradedFrom)
@@ -457,7 +456,8 @@ func TestWritesOfOtherWorkersAreNotChargedToAnAuditedOne(t *testing.T) {
 	a := withResult(WorkerSpec{ID: "a", Writes: []string{"out/a/**"}})
 	b := withResult(WorkerSpec{ID: "b", Writes: []string{"src/**"}})
 	h := startHarness(t, testPlan(t, a, b))
-	fa, fb := h.opened(h.pane), h.opened(h.pane)
+	opened := h.openedEach(h.pane, "a", "b")
+	fa, fb := opened["a"], opened["b"]
 	h.write("out/a/result.json", "{}")
 	h.write("out/b/result.json", "{}")   // b's completion file
 	h.write("src/b.go", "package src\n") // allowed to b; b's own result is allowed to b too

@@ -104,6 +104,10 @@ type fakeSurface struct {
 	opened  chan *fakeHandle
 	nextPid int
 	setup   func(*fakeHandle)
+	// gate, when set, holds every Open until it is closed (a slow fork);
+	// entered receives the launch of each Open as it starts waiting.
+	gate    chan struct{}
+	entered chan LaunchSpec
 }
 
 func newFakeSurface(kind SurfaceKind) *fakeSurface {
@@ -111,6 +115,10 @@ func newFakeSurface(kind SurfaceKind) *fakeSurface {
 }
 
 func (s *fakeSurface) Open(l LaunchSpec) (Handle, error) {
+	if s.gate != nil {
+		s.entered <- l
+		<-s.gate
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.fail != nil {
@@ -219,6 +227,24 @@ func (h *harness) opened(s *fakeSurface) *fakeHandle {
 	}
 }
 
+// openedEach waits for the next len(workers) attempts opened on s, which
+// are opened at the same time and so in any order, and returns each
+// worker's.
+func (h *harness) openedEach(s *fakeSurface, workers ...string) map[string]*fakeHandle {
+	h.t.Helper()
+	got := map[string]*fakeHandle{}
+	for range workers {
+		fh := h.opened(s)
+		got[fh.spec.Worker] = fh
+	}
+	for _, w := range workers {
+		if got[w] == nil {
+			h.t.Fatalf("no attempt of %s opened on %s (got %v)", w, s.kind, got)
+		}
+	}
+	return got
+}
+
 // noneOpened asserts that nothing opened on s after the loop settled.
 func (h *harness) noneOpened(s *fakeSurface) {
 	h.t.Helper()
@@ -231,7 +257,7 @@ func (h *harness) noneOpened(s *fakeSurface) {
 }
 
 // sync waits until the engine loop has run everything posted so far.
-func (h *harness) sync() { h.eng.do(func() {}) }
+func (h *harness) sync() { h.eng.quiesce() }
 
 // event waits for the next event of the given type.
 func (h *harness) event(typ string) Event {

@@ -14,6 +14,9 @@ import (
 	"strings"
 )
 
+// snapshotWorkspace is SnapshotWorkspace; tests replace it to hold a walk.
+var snapshotWorkspace = SnapshotWorkspace
+
 type writeAudit struct {
 	workspace string
 	exclude   []string
@@ -22,7 +25,7 @@ type writeAudit struct {
 
 func startWriteAudit(plan *Plan) (*writeAudit, error) {
 	exclude := []string{plan.StateDir}
-	before, err := SnapshotWorkspace(plan.Workspace, exclude)
+	before, err := snapshotWorkspace(plan.Workspace, exclude)
 	if err != nil {
 		return nil, err
 	}
@@ -30,25 +33,44 @@ func startWriteAudit(plan *Plan) (*writeAudit, error) {
 }
 
 // abandon releases the snapshot of an attempt that will not be audited
-// (cancelled or timed out).
-func (w *writeAudit) abandon() { w.before.Close() }
+// (cancelled, timed out, never started). Stopping its hasher may wait for
+// a file being read, so it is done off the loop.
+func (w *writeAudit) abandon() { go w.before.Close() }
 
-// finish returns the violation reason, or "" when the attempt kept to its
-// policy. The policy is the one stored on the dispatch row; its digest must
-// still match, or the audit cannot be trusted. The attempt's own completion
-// files are always its to write; others is what the other workers own.
-func (w *writeAudit) finish(d *DispatchRow, failure string, own []string, others WritePolicy) string {
+// auditChanges is the walk after an attempt: what changed in the workspace
+// since the snapshot before it, or why the walk failed.
+type auditChanges struct {
+	changed []string
+	err     error
+}
+
+// changes walks the workspace again and diffs it against the snapshot taken
+// before the attempt. It is the slow part of the audit (O(files)) and runs
+// off the loop; it releases both snapshots.
+func (w *writeAudit) changes() auditChanges {
 	defer w.before.Close()
+	after, err := snapshotWorkspace(w.workspace, w.exclude)
+	if err != nil {
+		return auditChanges{err: err}
+	}
+	defer after.Close()
+	return auditChanges{changed: w.before.Diff(after)}
+}
+
+// auditVerdict returns the violation reason, or "" when the attempt kept to
+// its policy. The policy is the one stored on the dispatch row; its digest
+// must still match, or the audit cannot be trusted. The attempt's own
+// completion files are always its to write; others is what the other
+// workers own.
+func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, others WritePolicy) string {
 	policy := WritePolicy{Globs: d.WritePolicy}
 	if policy.Digest() != d.WritePolicyDigest {
 		return "write policy digest changed since dispatch (stored " + d.WritePolicyDigest + ", now " + policy.Digest() + ")"
 	}
-	after, err := SnapshotWorkspace(w.workspace, w.exclude)
-	if err != nil {
-		return "write audit: snapshot after the attempt: " + err.Error()
+	if c.err != nil {
+		return "write audit: snapshot after the attempt: " + c.err.Error()
 	}
-	defer after.Close()
-	changed := WritePolicyViolations(w.before.Diff(after), policy)
+	changed := WritePolicyViolations(c.changed, policy)
 	changed = WritePolicyViolations(changed, literalPolicy(own))
 	violations := WritePolicyViolations(changed, others)
 	if len(violations) == 0 {

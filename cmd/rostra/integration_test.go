@@ -26,12 +26,45 @@ func liveRun(t testing.TB, runYAML string, open panes.PTYOpener) (*engine.Engine
 	t.Helper()
 	plan, prep := prepareRun(t, runYAML)
 	eng := engine.New(plan, engine.Options{Surfaces: surfaces(open)})
-	require.NoError(t, eng.Start())
+	startOpened(t, eng)
 	t.Cleanup(func() {
 		eng.Shutdown()
 		prep.Lock.Release()
 	})
 	return eng, plan
+}
+
+// startOpened starts eng and waits until every worker's first attempt has
+// been opened (or failed to open): the engine opens attempts off its loop,
+// so Start returns before their handles exist.
+func startOpened(t testing.TB, eng *engine.Engine) {
+	t.Helper()
+	sub := eng.Subscribe()
+	defer sub.Close()
+	require.NoError(t, eng.Start())
+	waiting := map[string]bool{}
+	for _, w := range eng.Plan().Workers {
+		waiting[w.ID] = true
+	}
+	got := make(chan struct{})
+	go func() {
+		defer close(got)
+		for len(waiting) > 0 {
+			ev, ok := sub.Next()
+			if !ok {
+				return
+			}
+			switch ev.Type {
+			case engine.EventWorkerDispatched, engine.EventWorkerFailed, engine.EventWorkerCancelled:
+				delete(waiting, ev.WorkerID)
+			}
+		}
+	}()
+	select {
+	case <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("the first attempts were not opened within 10s")
+	}
 }
 
 // prepareRun writes runYAML into a temp workspace, loads it and takes its

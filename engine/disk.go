@@ -1,0 +1,136 @@
+// disk.go is the engine's disk writer: one goroutine that makes the run's
+// small state writes — team-state.json (replaced atomically and fsynced),
+// events.jsonl lines, attempts' status.json — in the order the loop asked
+// for them, so the loop never waits on the disk and readers never see a
+// write half done.
+//
+// Data model: a FIFO of jobs under a mutex. A team-state.json job that has
+// not started yet is replaced by a newer one (the newer state holds every
+// change of the older), moved to the back of the queue so the event lines
+// queued before it still reach the disk first, and it takes over the older
+// job's waiters. A waiter is closed once its job, and every job queued
+// before it, is done: do() returns when the state it changed is saved.
+// A failed write is reported to onErr (which posts to the loop) and
+// remembered; later jobs still run.
+package engine
+
+import "sync"
+
+type diskJob struct {
+	state   []byte       // team-state.json to write, when not nil
+	write   func() error // any other write
+	onErr   func(error)
+	waiters []chan struct{}
+}
+
+type diskWriter struct {
+	writeState func([]byte) error
+	stateErr   func(error)
+
+	mu       sync.Mutex
+	jobs     []*diskJob
+	closing  bool
+	firstErr error
+	wake     chan struct{}
+	done     chan struct{}
+}
+
+func newDiskWriter(writeState func([]byte) error, stateErr func(error)) *diskWriter {
+	d := &diskWriter{writeState: writeState, stateErr: stateErr, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	go d.run()
+	return d
+}
+
+func (d *diskWriter) enqueue(j *diskJob) {
+	d.mu.Lock()
+	if j.state != nil {
+		for i := len(d.jobs) - 1; i >= 0; i-- {
+			if old := d.jobs[i]; old.state != nil {
+				j.waiters = append(old.waiters, j.waiters...)
+				d.jobs = append(d.jobs[:i], d.jobs[i+1:]...)
+				break
+			}
+		}
+	}
+	d.jobs = append(d.jobs, j)
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// saveState queues a new team-state.json; waiters are closed once it is on
+// disk (or failed).
+func (d *diskWriter) saveState(data []byte, waiters []chan struct{}) {
+	d.enqueue(&diskJob{state: data, onErr: d.stateErr, waiters: waiters})
+}
+
+// queue adds a write; onErr, if not nil, hears of its failure.
+func (d *diskWriter) queue(write func() error, onErr func(error)) {
+	d.enqueue(&diskJob{write: write, onErr: onErr})
+}
+
+// barrier closes waiters once every job queued so far is done.
+func (d *diskWriter) barrier(waiters []chan struct{}) {
+	d.enqueue(&diskJob{waiters: waiters})
+}
+
+func (d *diskWriter) run() {
+	defer close(d.done)
+	for {
+		d.mu.Lock()
+		jobs := d.jobs
+		d.jobs = nil
+		closing := d.closing
+		d.mu.Unlock()
+		if len(jobs) == 0 {
+			if closing {
+				return
+			}
+			<-d.wake
+			continue
+		}
+		for _, j := range jobs {
+			var err error
+			switch {
+			case j.state != nil:
+				err = d.writeState(j.state)
+			case j.write != nil:
+				err = j.write()
+			}
+			if err != nil {
+				d.mu.Lock()
+				if d.firstErr == nil {
+					d.firstErr = err
+				}
+				d.mu.Unlock()
+				if j.onErr != nil {
+					j.onErr(err)
+				}
+			}
+			for _, c := range j.waiters {
+				close(c)
+			}
+		}
+	}
+}
+
+// close finishes every queued job and stops the writer.
+func (d *diskWriter) close() {
+	d.mu.Lock()
+	d.closing = true
+	d.mu.Unlock()
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+	<-d.done
+}
+
+// err is the first write that failed.
+func (d *diskWriter) err() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.firstErr
+}

@@ -12,9 +12,10 @@ import (
 )
 
 type eventPrinter struct {
-	w     io.Writer
-	plan  *engine.Plan
-	roles map[string]string
+	w      io.Writer
+	plan   *engine.Plan
+	roles  map[string]string
+	failed bool // a write failed (stdout closed): print no more
 }
 
 func newEventPrinter(plan *engine.Plan, w io.Writer) *eventPrinter {
@@ -25,10 +26,19 @@ func newEventPrinter(plan *engine.Plan, w io.Writer) *eventPrinter {
 	return &eventPrinter{w: w, plan: plan, roles: roles}
 }
 
-func (p *eventPrinter) print(ev engine.Event) {
-	if line := formatEvent(ev, p.roles[ev.WorkerID], p.plan.StateDir); line != "" {
-		fmt.Fprintln(p.w, line)
+// print writes ev's line. The first failed write is returned; after it
+// nothing more is written, since a closed stdout stays closed.
+func (p *eventPrinter) print(ev engine.Event) error {
+	if p.failed {
+		return nil
 	}
+	if line := formatEvent(ev, p.roles[ev.WorkerID], p.plan.StateDir); line != "" {
+		if _, err := fmt.Fprintln(p.w, line); err != nil {
+			p.failed = true
+			return err
+		}
+	}
+	return nil
 }
 
 // formatEvent is one event as a line of the headless log: its time, then

@@ -24,7 +24,7 @@ commands:
   report STATE_DIR                   write a markdown report of a run
 
 exit codes: 0 every worker completed, 1 some worker did not, 2 bad input,
-130 interrupted
+130 interrupted (quit, SIGINT, SIGTERM), 129 SIGHUP, 131 SIGQUIT
 `
 
 func main() {

@@ -1,7 +1,7 @@
 // run.go wires `rostra run`: load the run file, take the state dir, start
 // the engine over the panes surfaces, and either open the UI or print one
-// line per event (headless). SIGINT and SIGTERM stop every worker gracefully
-// and leave the state files complete.
+// line per event (headless). SIGINT, SIGTERM, SIGHUP and SIGQUIT stop every
+// worker gracefully and leave the state files complete (signals.go).
 package main
 
 import (
@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -112,8 +113,15 @@ func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	}
 	defer prep.Lock.Release()
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
+	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
+	// With SIGPIPE caught, a write to a closed stdout (`rostra run | head`)
+	// fails with EPIPE instead of killing rostra: the printing stops, the
+	// run goes on (every event is in events.jsonl). A handler, unlike
+	// SIG_IGN, is not inherited by the workers.
+	pipes := make(chan os.Signal, 1)
+	signal.Notify(pipes, syscall.SIGPIPE)
+	defer signal.Stop(pipes)
 
 	sub := eng.Subscribe()
 	printed := make(chan struct{})
@@ -125,20 +133,22 @@ func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 			if !ok {
 				return
 			}
-			p.print(ev)
+			if err := p.print(ev); err != nil {
+				fmt.Fprintf(stderr, "rostra: stdout: %v; no more event lines are printed, the run goes on (events in %s)\n",
+					err, filepath.Join(plan.StateDir, engine.EventsFile))
+			}
 		}
 	}()
 	if err := eng.Start(); err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 1
 	}
-	interrupted := false
+	var stoppedBy os.Signal
 	select {
 	case <-eng.Finished():
 	case <-eng.Stopped():
-	case sig := <-sigs:
-		interrupted = true
-		fmt.Fprintf(stderr, "rostra: %s: stopping every worker (SIGTERM, then SIGKILL after stop_grace)\n", sig)
+	case stoppedBy = <-sigs:
+		fmt.Fprintf(stderr, "rostra: %s: stopping every worker (SIGTERM, then SIGKILL after stop_grace)\n", stoppedBy)
 	}
 	err := eng.Shutdown()
 	sub.Close()
@@ -148,8 +158,8 @@ func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "rostra: state in %s\n", plan.StateDir)
 	switch {
-	case interrupted:
-		return 130
+	case stoppedBy != nil:
+		return signalExitCode(stoppedBy)
 	case err != nil:
 		return 1
 	}

@@ -1,9 +1,10 @@
 // ui.go wires the terminal UI for `rostra run` and `rostra demo`: the
 // engine starts over surfaces whose emulators wake the UI, the bubbletea
-// program draws it, and on quit (or SIGINT/SIGTERM/SIGHUP) every worker is
-// stopped gracefully before rostra exits, so the state files are complete.
-// It mirrors runHeadless: exit 0 when every worker completed, 1 when some
-// did not, 130 when the human quit (or a signal came) while workers ran.
+// program draws it, and on quit (or a stop signal, signals.go) every worker
+// is stopped gracefully before rostra exits, so the state files are
+// complete. It mirrors runHeadless: exit 0 when every worker completed, 1
+// when some did not, 130 when the human quit while workers ran, 128+n when
+// signal n stopped it (130 for SIGTERM).
 package main
 
 import (
@@ -13,7 +14,6 @@ import (
 	"os/signal"
 	"sync"
 	"sync/atomic"
-	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
@@ -70,12 +70,12 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	p := tea.NewProgram(withTestPanicKey(m), tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS))
 
 	sigs := make(chan os.Signal, 2)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP)
+	signal.Notify(sigs, stopSignals...)
 	defer signal.Stop(sigs)
-	var gotSignal atomic.Bool
+	var gotSignal atomic.Value // the first stop signal
 	go func() {
 		for sig := range sigs {
-			gotSignal.Store(true)
+			gotSignal.CompareAndSwap(nil, sig)
 			p.Send(tui.Interrupt(sig.String()))
 		}
 	}()
@@ -107,7 +107,9 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "rostra: state in %s\n", plan.StateDir)
 	switch {
-	case m.Interrupted() || gotSignal.Load():
+	case gotSignal.Load() != nil:
+		return signalExitCode(gotSignal.Load().(os.Signal))
+	case m.Interrupted():
 		return 130
 	case err != nil || runErr != nil:
 		return 1

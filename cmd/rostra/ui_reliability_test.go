@@ -59,10 +59,21 @@ func childOf(t *testing.T, pid int) int {
 }
 
 func TestReliabilityUIStoppedBySignalRestoresTheTerminal(t *testing.T) {
-	stderr := uiStopped(t, rostraBin, "", func(s tmuxServer, rostra int) {
-		require.NoError(t, syscall.Kill(rostra, syscall.SIGTERM))
-	}, "130")
-	assert.NotContains(t, stderr, "panic")
+	// SIGHUP and SIGQUIT (issue 9 item 6) as SIGTERM: the Go runtime's
+	// default would kill rostra with the terminal raw (and a goroutine dump
+	// for SIGQUIT).
+	for _, tc := range []struct {
+		sig  syscall.Signal
+		code string
+	}{{syscall.SIGTERM, "130"}, {syscall.SIGHUP, "129"}, {syscall.SIGQUIT, "131"}} {
+		t.Run(tc.sig.String(), func(t *testing.T) {
+			stderr := uiStopped(t, rostraBin, "", func(s tmuxServer, rostra int) {
+				require.NoError(t, syscall.Kill(rostra, tc.sig))
+			}, tc.code)
+			assert.NotContains(t, stderr, "panic")
+			assert.NotContains(t, stderr, "goroutine ")
+		})
+	}
 }
 
 // testPanicEnv is the variable panickey.go reads, in a binary built with

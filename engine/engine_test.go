@@ -375,9 +375,13 @@ func TestSlowSubscriberNeverBlocksTheEngine(t *testing.T) {
 	subscriptionCap = 16
 	plan := testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 100}))
 	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	h.sync()                  // attempt 1's dispatch is out before the slow reader comes
 	slow := h.eng.Subscribe() // never read
-	for range 20 {
-		fh := h.opened(h.pane)
+	for i := range 20 {
+		if i > 0 {
+			fh = h.opened(h.pane)
+		}
 		fh.finish(1)
 		h.event(EventWorkerRetry)
 		h.advance(2 * time.Second)

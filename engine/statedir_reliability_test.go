@@ -6,9 +6,11 @@
 package engine
 
 import (
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -69,7 +71,9 @@ func TestReliabilityAFolderOfSomeoneElsesIsRefusedAndLeftAsItWas(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
 			require.NoError(t, os.MkdirAll(plan.StateDir, 0o700))
-			for name, content := range tc.files {
+			// In name order, so a folder is made before the files in it.
+			for _, name := range slices.Sorted(maps.Keys(tc.files)) {
+				content := tc.files[name]
 				path := filepath.Join(plan.StateDir, name)
 				if strings.HasSuffix(name, "/") {
 					require.NoError(t, os.MkdirAll(path, 0o700))

@@ -3,9 +3,10 @@
 // it, and the policy that says which of the changed files the attempt was
 // allowed to write.
 //
-// Data model: a WorkspaceSnapshot maps each workspace-relative,
-// slash-separated path of a non-directory (regular file, symlink, other) to
-// its lstat facts: size, mtime, mode and, for a symlink, its target. Symlinks
+// Data model: a WorkspaceSnapshot holds, sorted by path, one small record
+// per workspace-relative, slash-separated path of a non-directory (regular
+// file, symlink, other): its lstat facts (size, mtime, mode and, for a
+// symlink, its target) and, once hashed, 128 bits of its SHA-256. Symlinks
 // are recorded as links and never followed; the excluded dirs (the state dir)
 // are not entered. Directories are not recorded: an empty folder is not a
 // change, a removed folder shows as its files' deletions.
@@ -38,16 +39,18 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
 )
@@ -57,10 +60,22 @@ import (
 // positive at worst, never a missed change.
 const hashLimit = 32 << 20
 
+// auditHashSize is how much of a file's SHA-256 a snapshot keeps: 128 bits
+// still make a second file with the same hash out of reach, at half the
+// memory per file.
+const auditHashSize = 16
+
 // WorkspaceSnapshot is the state of a workspace's files at one moment.
+//
+// It costs O(files) memory of small records: every path (and symlink
+// target) is stored once, back to back, in names, and each file is one
+// fixed-size auditEntry pointing into it, in a slice sorted by path; no map,
+// no pointer per file. A snapshot of 100,000 files keeps about 80 bytes per
+// file beyond its paths' bytes (README, "Write policy").
 type WorkspaceSnapshot struct {
 	root    string // absolute, symlinks resolved
-	entries map[string]*auditEntry
+	names   []byte
+	entries []auditEntry // sorted by path
 
 	// The background hasher writes auditEntry.hash; stopHashing and waiting
 	// on hashDone give the reader a happens-before edge.
@@ -70,12 +85,63 @@ type WorkspaceSnapshot struct {
 }
 
 type auditEntry struct {
-	size   int64
-	mtime  time.Time
-	mode   fs.FileMode
-	link   string // symlink target
-	hash   [sha256.Size]byte
-	hashed bool
+	name, nameLen uint32 // the path: names[name : name+nameLen]
+	link, linkLen uint32 // a symlink's target, likewise
+	size          int64
+	mtime         int64 // Unix nanoseconds
+	mode          fs.FileMode
+	hashed        bool
+	hash          [auditHashSize]byte
+}
+
+func (s *WorkspaceSnapshot) nameOf(e *auditEntry) string {
+	return string(s.names[e.name : e.name+e.nameLen])
+}
+
+func (s *WorkspaceSnapshot) nameBytes(e *auditEntry) []byte {
+	return s.names[e.name : e.name+e.nameLen]
+}
+
+func (s *WorkspaceSnapshot) linkOf(e *auditEntry) string {
+	return string(s.names[e.link : e.link+e.linkLen])
+}
+
+// add records one file.
+func (s *WorkspaceSnapshot) add(rel string, info fs.FileInfo, link string) error {
+	if len(s.names)+len(rel)+len(link) > math.MaxUint32 {
+		return errors.New("more than 4 GiB of path names")
+	}
+	e := auditEntry{name: uint32(len(s.names)), nameLen: uint32(len(rel)), mode: info.Mode(), mtime: info.ModTime().UnixNano()}
+	s.names = append(s.names, rel...)
+	if link != "" {
+		e.link, e.linkLen = uint32(len(s.names)), uint32(len(link))
+		s.names = append(s.names, link...)
+	}
+	if !info.IsDir() {
+		e.size = info.Size()
+	}
+	s.entries = append(s.entries, e)
+	return nil
+}
+
+// paths lists every recorded path, sorted.
+func (s *WorkspaceSnapshot) paths() []string {
+	out := make([]string, len(s.entries))
+	for i := range s.entries {
+		out[i] = s.nameOf(&s.entries[i])
+	}
+	return out
+}
+
+// lookup finds rel's record, or nil.
+func (s *WorkspaceSnapshot) lookup(rel string) *auditEntry {
+	// By index, reading only the name fields: the hasher may be writing
+	// the hashes meanwhile.
+	i := sort.Search(len(s.entries), func(i int) bool { return s.nameOf(&s.entries[i]) >= rel })
+	if i == len(s.entries) || s.nameOf(&s.entries[i]) != rel {
+		return nil
+	}
+	return &s.entries[i]
 }
 
 // SnapshotWorkspace records every file below root except those under the
@@ -100,11 +166,9 @@ func SnapshotWorkspace(root string, exclude []string) (*WorkspaceSnapshot, error
 	}
 	s := &WorkspaceSnapshot{
 		root:     abs,
-		entries:  make(map[string]*auditEntry),
 		stop:     make(chan struct{}),
 		hashDone: make(chan struct{}),
 	}
-	var regular []string
 	err = filepath.WalkDir(abs, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == abs {
@@ -115,7 +179,9 @@ func SnapshotWorkspace(root string, exclude []string) (*WorkspaceSnapshot, error
 			}
 			if d != nil && d.IsDir() {
 				if info, lerr := os.Lstat(p); lerr == nil {
-					s.entries[auditRel(abs, p)] = &auditEntry{mode: info.Mode(), mtime: info.ModTime()}
+					if err := s.add(auditRel(abs, p), info, ""); err != nil {
+						return err
+					}
 				}
 				return fs.SkipDir
 			}
@@ -134,23 +200,27 @@ func SnapshotWorkspace(root string, exclude []string) (*WorkspaceSnapshot, error
 		if err != nil {
 			return err
 		}
-		e := &auditEntry{size: info.Size(), mtime: info.ModTime(), mode: info.Mode()}
-		rel := auditRel(abs, p)
-		switch {
-		case info.Mode()&fs.ModeSymlink != 0:
-			if e.link, err = os.Readlink(p); err != nil {
+		link := ""
+		if info.Mode()&fs.ModeSymlink != 0 {
+			if link, err = os.Readlink(p); err != nil {
 				return err
 			}
-		case info.Mode().IsRegular() && info.Size() <= hashLimit:
-			regular = append(regular, rel)
 		}
-		s.entries[rel] = e
-		return nil
+		return s.add(auditRel(abs, p), info, link)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("snapshot workspace %s: %w", abs, err)
 	}
-	go s.hashInBackground(regular)
+	// The walk goes folder by folder ("a/b" before "a.txt"); the records are
+	// kept in plain byte order so two snapshots merge in one pass.
+	slices.SortFunc(s.entries, func(x, y auditEntry) int {
+		return bytes.Compare(s.nameBytes(&x), s.nameBytes(&y))
+	})
+	// Appending left up to a quarter of each slice unused; a snapshot lives
+	// as long as its attempt, so give the slack back.
+	s.entries = slices.Clone(s.entries)
+	s.names = slices.Clone(s.names)
+	go s.hashInBackground()
 	return s, nil
 }
 
@@ -173,32 +243,47 @@ func (s *WorkspaceSnapshot) Close() {
 // it counts as changed.
 func (s *WorkspaceSnapshot) WaitHashed() { <-s.hashDone }
 
-func (s *WorkspaceSnapshot) hashInBackground(paths []string) {
+func (s *WorkspaceSnapshot) hashInBackground() {
 	defer close(s.hashDone)
 	root, err := os.OpenRoot(s.root)
 	if err != nil {
 		return // no hashes: mtime-only changes count as changes
 	}
 	defer root.Close()
-	buf := make([]byte, 64<<10)
-	for _, rel := range paths {
+	hr := newAuditHasher()
+	for i := range s.entries {
+		e := &s.entries[i]
+		if !e.mode.IsRegular() || e.size > hashLimit {
+			continue
+		}
 		select {
 		case <-s.stop:
 			return
 		default:
 		}
-		e := s.entries[rel]
-		if sum, ok := auditHashFile(root, rel, e, buf); ok {
+		if sum, ok := hr.hashFile(root, s.nameOf(e), e); ok {
 			e.hash, e.hashed = sum, true
 		}
 	}
 }
 
-// auditHashFile hashes rel and reports ok only when the file still has the
-// size, mtime and mode of e before and after the read, so the hash is of the
+// auditHasher hashes one file after another with one buffer and one SHA-256
+// state, so a pass over 100,000 files does not allocate them 100,000 times.
+type auditHasher struct {
+	buf []byte
+	h   hash.Hash
+	sum []byte
+}
+
+func newAuditHasher() *auditHasher {
+	return &auditHasher{buf: make([]byte, 64<<10), h: sha256.New(), sum: make([]byte, 0, sha256.Size)}
+}
+
+// hashFile hashes rel and reports ok only when the file still has the size,
+// mtime and mode of e before and after the read, so the hash is of the
 // content e describes. os.Root keeps the open inside the workspace even if a
 // path component was swapped for a symlink.
-func auditHashFile(root *os.Root, rel string, e *auditEntry, buf []byte) (sum [sha256.Size]byte, ok bool) {
+func (hr *auditHasher) hashFile(root *os.Root, rel string, e *auditEntry) (sum [auditHashSize]byte, ok bool) {
 	f, err := root.Open(filepath.FromSlash(rel))
 	if err != nil {
 		return sum, false
@@ -206,19 +291,19 @@ func auditHashFile(root *os.Root, rel string, e *auditEntry, buf []byte) (sum [s
 	defer f.Close()
 	same := func() bool {
 		info, err := f.Stat()
-		return err == nil && info.Size() == e.size && info.ModTime().Equal(e.mtime) && info.Mode() == e.mode
+		return err == nil && info.Size() == e.size && info.ModTime().UnixNano() == e.mtime && info.Mode() == e.mode
 	}
 	if !same() {
 		return sum, false
 	}
-	h := sha256.New()
-	if _, err := io.CopyBuffer(h, io.LimitReader(f, hashLimit+1), buf); err != nil {
+	hr.h.Reset()
+	if _, err := io.CopyBuffer(hr.h, io.LimitReader(f, hashLimit+1), hr.buf); err != nil {
 		return sum, false
 	}
 	if !same() {
 		return sum, false
 	}
-	copy(sum[:], h.Sum(nil))
+	copy(sum[:], hr.h.Sum(hr.sum[:0]))
 	return sum, true
 }
 
@@ -229,52 +314,68 @@ func (s *WorkspaceSnapshot) Diff(after *WorkspaceSnapshot) (changed []string) {
 	s.Close()
 	after.Close()
 	var root *os.Root // opened on the first file that needs an after-hash
+	var hr *auditHasher
 	defer func() {
 		if root != nil {
 			root.Close()
 		}
 	}()
-	for rel, b := range s.entries {
-		a, ok := after.entries[rel]
-		if !ok {
-			changed = append(changed, rel) // deleted
+	i, j := 0, 0
+	for i < len(s.entries) || j < len(after.entries) {
+		order := 0
+		switch {
+		case i == len(s.entries):
+			order = 1
+		case j == len(after.entries):
+			order = -1
+		default:
+			order = bytes.Compare(s.nameBytes(&s.entries[i]), after.nameBytes(&after.entries[j]))
+		}
+		switch {
+		case order < 0:
+			changed = append(changed, s.nameOf(&s.entries[i])) // deleted
+			i++
+			continue
+		case order > 0:
+			changed = append(changed, after.nameOf(&after.entries[j])) // added
+			j++
 			continue
 		}
-		if !auditSame(b, a) {
-			// Same size, moved mtime: only the before-hash can clear it.
-			sameContent := false
-			if b.hashed && b.mode.IsRegular() && a.mode == b.mode && a.size == b.size && a.link == b.link {
-				if !a.hashed && root == nil {
-					root, _ = os.OpenRoot(after.root)
-				}
-				if !a.hashed && root != nil {
-					a.hash, a.hashed = auditHashFile(root, rel, a, make([]byte, 64<<10))
-				}
-				sameContent = a.hashed && a.hash == b.hash
+		b, a := &s.entries[i], &after.entries[j]
+		i++
+		j++
+		if s.same(b, after, a) {
+			continue
+		}
+		// Same size, moved mtime: only the before-hash can clear it.
+		sameContent := false
+		if b.hashed && b.mode.IsRegular() && a.mode == b.mode && a.size == b.size {
+			if !a.hashed && root == nil {
+				root, _ = os.OpenRoot(after.root)
+				hr = newAuditHasher()
 			}
-			if !sameContent {
-				changed = append(changed, rel)
+			if !a.hashed && root != nil {
+				a.hash, a.hashed = hr.hashFile(root, after.nameOf(a), a)
 			}
+			sameContent = a.hashed && a.hash == b.hash
+		}
+		if !sameContent {
+			changed = append(changed, s.nameOf(b))
 		}
 	}
-	for rel := range after.entries {
-		if _, ok := s.entries[rel]; !ok {
-			changed = append(changed, rel) // added
-		}
-	}
-	slices.Sort(changed)
 	return changed
 }
 
-// auditSame reports whether two records of one path show no change at all.
-func auditSame(b, a *auditEntry) bool {
+// same reports whether b (a record of s) and a (of after) show no change
+// at all.
+func (s *WorkspaceSnapshot) same(b *auditEntry, after *WorkspaceSnapshot, a *auditEntry) bool {
 	if a.mode != b.mode {
 		return false // type or permissions changed
 	}
 	if b.mode&fs.ModeSymlink != 0 {
-		return a.link == b.link // a recreated link to the same target is the same link
+		return s.linkOf(b) == after.linkOf(a) // a recreated link to the same target is the same link
 	}
-	return a.size == b.size && a.mtime.Equal(b.mtime)
+	return a.size == b.size && a.mtime == b.mtime
 }
 
 func auditRel(root, p string) string {

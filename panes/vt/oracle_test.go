@@ -90,8 +90,9 @@ func (x *tmuxOracle) play(it corpusItem, n int) (string, oracleScreen) {
 	session := fmt.Sprintf("s%d", n)
 	done := fmt.Sprintf("rostra-oracle-done-%d", n)
 	// The sentinel title is set after the stream: once tmux shows it, every
-	// byte before it has been parsed.
-	script := fmt.Sprintf(`stty raw -echo; cat '%s'; printf '\033]2;%s\033\\'; exec sleep 600`, it.path, done)
+	// byte before it has been parsed. It starts with ST, which ends a
+	// string the stream left open (only ST ends a DCS in tmux).
+	script := fmt.Sprintf(`stty raw -echo; cat '%s'; printf '\033\\\033]2;%s\033\\'; exec sleep 600`, it.path, done)
 	x.run("new-session", "-d", "-s", session, "-x", strconv.Itoa(it.cols), "-y", strconv.Itoa(it.rows), script)
 	require.Eventually(x.t, func() bool {
 		out, err := exec.Command("tmux", "-L", x.socket, "display", "-p", "-t", session, "#{pane_title}").Output()
@@ -442,7 +443,13 @@ func compareScreens(tm *Terminal, want oracleScreen) string {
 		}
 	}
 	// tmux reports the pending-wrap column as cols, as Terminal keeps it.
+	// After some reflows tmux 3.3a leaves its cursor past the right edge
+	// (random-1 narrowed from 17 to 8 columns, then widened to 24: x 51);
+	// Terminal keeps it on screen, so then only the row is compared.
 	x, y := tm.x, tm.y
+	if want.cx > tm.cols {
+		x = want.cx
+	}
 	if x != want.cx || y != want.cy {
 		fmt.Fprintf(&b, "cursor: tmux %d,%d term %d,%d\n", want.cx, want.cy, x, y)
 	}
@@ -613,6 +620,12 @@ func randomStream(seed uint64, size int) []byte {
 			fmt.Fprintf(&b, "\x1b[%sZ", num())
 		case 21:
 			b.WriteString(strings.Repeat("w", rng.IntN(80)))
+		case 24:
+			// Strings with UTF-8 (0x9C is a continuation byte, not ST),
+			// their terminators and stray bytes inside sequences.
+			b.WriteString([]string{"\x1b]0;", "\x1b]2;", "\x1bP", "\x1bPq", "\x1b_", "\x1b^", "\x1bX", "\x1b[", "\x1b", "\x1b(", "\x1bP1;"}[rng.IntN(11)])
+			b.WriteString([]string{"✳ title", "“q”", "✓✔✗", "\xc2\x9c", "\x9c", "x", "1\xe2\x9c\xb3;3", ""}[rng.IntN(8)])
+			b.WriteString([]string{"\a", "\x1b\\", "\x18", "\x1a", "\x1b\x1b\\", "m", "31m", "0", ""}[rng.IntN(9)])
 		default:
 			b.WriteString(words[rng.IntN(4)])
 		}

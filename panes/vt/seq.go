@@ -6,6 +6,7 @@ package vt
 
 import (
 	"strconv"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 	ansiparser "github.com/charmbracelet/x/ansi/parser"
@@ -113,7 +114,11 @@ func (t *Terminal) handleEsc(cmd ansi.Cmd) {
 		if inter == ')' {
 			g = 1
 		}
-		t.charsets[g] = final == '0'
+		// tmux knows DEC graphics and ASCII; other designations are
+		// ignored, not taken for ASCII.
+		if final == '0' || final == 'B' {
+			t.charsets[g] = final == '0'
+		}
 		return
 	case '#':
 		if final == '8' { // DECALN: fill with E
@@ -641,9 +646,13 @@ func (t *Terminal) handleOsc(cmd int, data []byte) {
 	t.lastRune = 0
 	switch cmd {
 	case 0, 2:
-		// data is "N;title".
+		// data is "N;title"; tmux keeps the old title when the new one
+		// is not valid UTF-8.
 		for i, b := range data {
 			if b == ';' {
+				if !utf8.Valid(data[i+1:]) {
+					break
+				}
 				title := string(data[i+1:])
 				t.title = title
 				t.pendingTitles = append(t.pendingTitles, title)

@@ -109,6 +109,9 @@ type Terminal struct {
 	lastRune      rune // for REP
 	lastWidth     int
 	utf8Pend      []byte // an incomplete UTF-8 sequence at the end of a Write
+	osc           []byte // the OSC string being collected (feedOSC)
+	dcsEsc        bool   // skipDCS saw ESC: '\\' ends the string
+	csiIgnore     bool   // inside a malformed control sequence, up to its final byte
 	tabs          []bool
 	charsets      [2]bool
 	shift         int // 0 = G0, 1 = G1
@@ -149,17 +152,16 @@ func New(cols, rows int, opts Options) *Terminal {
 	t.styles.init()
 	t.replies.onReply = opts.OnReply
 	t.parser = ansi.NewParser()
-	// Titles and hyperlinks are short; a bounded buffer keeps a 1 MB OSC
-	// string from growing memory (the tail is dropped, the parse goes on).
+	// DCS, SOS, PM and APC strings are dropped (OSC strings Terminal
+	// collects itself): a bounded buffer keeps a 1 MB one from growing
+	// memory (the tail is dropped, the parse goes on).
 	t.parser.SetDataSize(4096)
 	t.parser.SetHandler(ansi.Handler{
 		Print:     t.handlePrint,
 		Execute:   t.handleExecute,
 		HandleCsi: t.handleCsi,
 		HandleEsc: t.handleEsc,
-		HandleOsc: t.handleOsc,
 		// Other strings are dropped; they still end a REP run, as in tmux.
-		HandleDcs: func(ansi.Cmd, ansi.Params, []byte) { t.lastRune = 0 },
 		HandleApc: func([]byte) { t.lastRune = 0 },
 		HandlePm:  func([]byte) { t.lastRune = 0 },
 		HandleSos: func([]byte) { t.lastRune = 0 },
@@ -270,22 +272,23 @@ func (t *Terminal) feed(p []byte) {
 	}
 	for i < len(p) {
 		b := p[i]
-		if t.parser.State() == ansiparser.GroundState {
-			if b >= 0x20 && b < 0x7f {
-				j := i + 1
-				for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
-					j++
-				}
-				t.printASCII(p[i:j])
-				i = j
-				continue
-			}
-			if b >= 0x80 {
-				i += t.feedHighByte(p[i:])
-				continue
-			}
+		if t.parser.State() != ansiparser.GroundState || t.csiIgnore {
+			i += t.feedSequence(p[i:])
+			continue
 		}
-		if b == 0x1b && t.parser.State() == ansiparser.GroundState {
+		switch {
+		case b >= 0x20 && b < 0x7f:
+			j := i + 1
+			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
+				j++
+			}
+			t.printASCII(p[i:j])
+			i = j
+			continue
+		case b >= 0x80:
+			i += t.feedHighByte(p[i:])
+			continue
+		case b == 0x1b:
 			if n := t.fastCSI(p[i:]); n > 0 {
 				i += n
 				continue
@@ -294,6 +297,122 @@ func (t *Terminal) feed(p []byte) {
 		t.parser.Advance(b)
 		i++
 	}
+}
+
+// feedSequence feeds bytes inside an escape sequence, control sequence or
+// string, and returns how many of p it took. It hands x/ansi only what its
+// table reads as tmux does, and does the rest itself:
+//   - In UTF-8 mode no byte >= 0x80 is a C1 control: inside an SOS, PM or
+//     APC string it is data (which Terminal drops), inside a sequence it is
+//     ignored. x/ansi would end a string at 0x9C (a UTF-8 continuation
+//     byte: the "✳" of claude's title) and leave a sequence at 0x80-0x9F.
+//   - OSC strings are collected here (feedOSC), DCS strings skipped
+//     (skipDCS): x/ansi ends those at the 0x9C of a "✳" or "“".
+//   - A C0 control inside an escape or control sequence is executed
+//     without telling the parser, which would overwrite the sequence's
+//     prefix and intermediate with it ("ESC [ BEL D" became CHA).
+//   - A parameter byte after an intermediate, or a private marker after a
+//     parameter, makes tmux ignore the sequence up to its final byte;
+//     x/ansi would dispatch it, or print its tail.
+func (t *Terminal) feedSequence(p []byte) int {
+	b := p[0]
+	st := t.parser.State()
+	switch {
+	case st == ansiparser.OscStringState:
+		return t.feedOSC(p)
+	case st == ansiparser.DcsStringState:
+		return t.skipDCS(p)
+	case st == ansiparser.DcsEntryState && (b == 0x1b || b >= 0x08 && b <= 0x0d):
+		// x/ansi takes these for the start of the DCS string; tmux
+		// ignores the control and lets ESC begin a new sequence.
+		if b == 0x1b {
+			t.parser.Reset()
+			t.parser.Advance(b)
+		}
+		return 1
+	case b == 0x18 || b == 0x1a || b == 0x1b:
+		// Anywhere: CAN and SUB end the sequence, ESC begins another.
+		t.csiIgnore = false
+	case t.csiIgnore:
+		switch {
+		case b < 0x20:
+			t.handleExecute(b)
+		case b >= 0x40 && b <= 0x7e:
+			t.csiIgnore = false
+			t.lastRune = 0
+		}
+		return 1
+	case b >= 0x80:
+		return 1
+	case b < 0x20 && (st >= ansiparser.CsiEntryState && st <= ansiparser.CsiParamState ||
+		st == ansiparser.EscapeState || st == ansiparser.EscapeIntermediateState):
+		t.handleExecute(b)
+		return 1
+	case st == ansiparser.CsiParamState && b >= 0x3c && b <= 0x3f,
+		st == ansiparser.CsiIntermediateState && b >= 0x30 && b <= 0x3f:
+		t.parser.Reset()
+		t.csiIgnore = true
+		return 1
+	}
+	t.parser.Advance(b)
+	return 1
+}
+
+// maxOSC bounds an OSC string: titles and hyperlinks are short, and a 1 MB
+// string must not grow memory (its tail is dropped, the parse goes on).
+const maxOSC = 4096
+
+// feedOSC collects an OSC string itself, the way tmux does in UTF-8 mode:
+// every byte from 0x20 up is data (0x9C included), other C0 controls are
+// ignored, and BEL, CAN, SUB or ESC end it (ESC also begins the next
+// sequence, so ESC \ is ST). It returns how many bytes of p it took.
+func (t *Terminal) feedOSC(p []byte) int {
+	for i, b := range p {
+		switch {
+		case b == 0x07 || b == 0x18 || b == 0x1a || b == 0x1b:
+			t.dispatchOSC()
+			t.parser.Reset()
+			if b == 0x1b {
+				t.parser.Advance(b)
+			}
+			return i + 1
+		case b < 0x20:
+		case len(t.osc) < maxOSC:
+			t.osc = append(t.osc, b)
+		}
+	}
+	return len(p)
+}
+
+// skipDCS drops a DCS string the way tmux reads one: only ESC \\ ends it;
+// CAN, SUB and ESC followed by anything else are data (tmux passes a DCS
+// through whole). Terminal answers no DCS request, as tmux 3.3a answers
+// none. It returns how many bytes of p it took.
+func (t *Terminal) skipDCS(p []byte) int {
+	for i, b := range p {
+		if t.dcsEsc {
+			t.dcsEsc = false
+			if b == '\\' {
+				t.parser.Reset()
+				t.lastRune = 0
+				return i + 1
+			}
+			continue
+		}
+		t.dcsEsc = b == 0x1b
+	}
+	return len(p)
+}
+
+// dispatchOSC hands the collected string to handleOsc with its number, the
+// leading digits before ";" (-1 when there are none), as x/ansi would.
+func (t *Terminal) dispatchOSC() {
+	cmd, i := -1, 0
+	for ; i < len(t.osc) && t.osc[i] >= '0' && t.osc[i] <= '9' && i < 9; i++ {
+		cmd = max(cmd, 0)*10 + int(t.osc[i]-'0')
+	}
+	t.handleOsc(cmd, t.osc)
+	t.osc = t.osc[:0]
 }
 
 // maxParam: a sequence with a larger parameter is ignored whole, as

@@ -187,6 +187,32 @@ func TestTermBellAndTitleCallbacks(t *testing.T) {
 	assert.Equal(t, "ab", screenRows(tm)[0], "OSC does not print")
 }
 
+// 0x9C is ST only in 8-bit mode: in a UTF-8 title it is a continuation
+// byte ("✳" is e2 9c b3, "“" is e2 80 9c) and must neither end the title
+// early nor turn the closing BEL into a bell.
+func TestTermTitleHoldsUTF8(t *testing.T) {
+	for _, tc := range []struct{ name, stream, title string }{
+		{"claude's star", "AB\x1b]0;\xe2\x9c\xb3 Claude Code\aCD", "✳ Claude Code"},
+		{"gemini's working", "AB\x1b]2;\xe2\x9c\xa6 Working\xe2\x80\xa6\x1b\\CD", "✦ Working…"},
+		{"curly quotes", "AB\x1b]2;\xe2\x80\x9cdone\xe2\x80\x9d \xe2\x9c\x93\xe2\x9c\x94\xe2\x9c\x97\aCD", "“done” ✓✔✗"},
+		{"invalid UTF-8 keeps the old title", "AB\x1b]2;old\a\x1b]2;a\x9cb\aCD", "old"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			bells := 0
+			// Byte by byte too: the string may arrive in pieces.
+			for _, chunk := range []int{len(tc.stream), 1} {
+				tm := New(40, 3, Options{OnBell: func() { bells++ }})
+				for s := tc.stream; s != ""; s = s[min(chunk, len(s)):] {
+					feedString(t, tm, s[:min(chunk, len(s))])
+				}
+				assert.Equal(t, "ABCD", screenRows(tm)[0])
+				assert.Equal(t, tc.title, tm.Modes().Title)
+				assert.Zero(t, bells, "a BEL ending a title is no bell")
+			}
+		})
+	}
+}
+
 func TestTermModes(t *testing.T) {
 	tm := New(20, 5, Options{})
 	assert.Equal(t, Modes{AutoWrap: true}, tm.Modes())

@@ -88,6 +88,24 @@ E=$'\e'
   printf "${E}]0;a title${E}\\${E}]2;other${E}\\${E}]1;icon\atitles\r\n"
 } | out 'osc@40x5'
 
+# 0x9C is ST in 8-bit mode but a UTF-8 continuation byte: in titles
+# (claude's "✳", gemini's "✦ Working…", a curly quote) and other strings
+# it is data, and inside a sequence tmux ignores every byte >= 0x80.
+{ printf "A${E}]0;\xe2\x9c\xb3 Claude Code\aB${E}]2;\xe2\x80\x9cquoted\xe2\x80\x9d \xe2\x9c\x93\xe2\x9c\x94\xe2\x9c\x97${E}\\\\C\r\n"
+  printf "D${E}]0;\xe2\x9c\xa6 Working\xe2\x80\xa6\x18E${E}]2;ab\x9cc\x1aF${E}]2;x${E}yG\r\n"
+  printf "H${E}_apc \xe2\x9c\xb3\ax${E}\\\\I${E}Pq\xe2\x9c\xb3${E}\\\\J${E}^pm\x9c${E}\\\\K${E}Xsos\xc2\x9c${E}\\\\L\r\n"
+  printf "M${E}[1\xe2\x9c\xb3;31mN${E}[m${E}\xe2\x9c\xb3PQ${E}(\xc2\x9c0qR${E}(BS${E}P1\xe2\x9c\xb3;2qT${E}\\\\U\r\n"
+  printf "V${E}P\nW${E}\\\\X${E}P${E}[32mY${E}[mZ\r\n"
+  printf "a${E}Pqx${E}[31mb${E}\\\\c${E}Pqx\x18\x07d${E}${E}\\\\e${E}\\\\f${E}P1\x18g\r\n"
+} | out 'osc-utf8@40x6'
+
+# Controls inside sequences execute without disturbing them; a sequence
+# with a parameter after an intermediate, or a private marker after a
+# parameter, is ignored up to its final byte (tmux's csi_ignore).
+{ printf "A${E}[1?5mB${E}[1\$5mC${E}[\$?mD${E}\n7E${E}8F${E}[?\n25lG${E}[2\x18H\r\n"
+  printf "IJ${E}[\x07DK${E}[3\x08;1HL${E}[?7\x0bl%032dM${E}[?7h\r\n" 0
+} | out 'csi-controls@30x6'
+
 { printf "abcdefghij\r\n0123456789${E}[1;3H${E}[4hXY${E}[4l${E}[2;2H${E}[4h中${E}[4l\r\n"
   printf "e\xcc\x81\xcc\x82 x\xe2\x83\x9d a\xcc\x88b 中\xcc\x81| \xcc\x81start\r\n"
   printf "%029d中z\r\n" 0; printf "ab中cd${E}[1;3Hx${E}[4;4Hy${E}[4;2H${E}[2P\r\n"

@@ -327,7 +327,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	wr.Reason = ""
 	w.cur = a
 	if expandErr != nil {
-		e.settleUnopened(a, StatusError, expandErr.Error(), FailureNotStarted)
+		e.settleUnopened(a, StatusError, expandErr.Error(), FailureNotStarted, false)
 		return
 	}
 	// The pane slot is taken now, on the loop, so attempts being opened at
@@ -382,6 +382,7 @@ type openResult struct {
 	surface     SurfaceKind
 	audit       *writeAudit
 	failure     string // why no process was started
+	final       bool   // and another attempt would fail the same way
 	aborted     bool
 	degradedWhy string // the last surface's reason when a later one opened
 }
@@ -405,7 +406,13 @@ func (j openJob) run() openResult {
 	}
 	var reasons []string
 	for _, kind := range j.chain {
-		h, why := j.open(kind)
+		h, why, err := j.open(kind)
+		if errors.Is(err, syscall.E2BIG) {
+			// Every surface execs the same command line: none will take it,
+			// and no retry will either.
+			res.failure, res.final = argumentsTooLong(j.launch, err), true
+			return res
+		}
 		if h == nil {
 			res.degradedWhy = why
 			reasons = append(reasons, string(kind)+": "+why)
@@ -419,14 +426,14 @@ func (j openJob) run() openResult {
 }
 
 // open tries one surface; it returns the handle or why the surface is
-// unavailable.
-func (j openJob) open(kind SurfaceKind) (Handle, string) {
+// unavailable (and the surface's error, when it gave one).
+func (j openJob) open(kind SurfaceKind) (Handle, string, error) {
 	if kind == SurfacePane && j.paneFull != "" {
-		return nil, j.paneFull
+		return nil, j.paneFull, nil
 	}
 	s := j.surfaces[kind]
 	if s == nil {
-		return nil, fmt.Sprintf("%s surface is not available in this rostra", kind)
+		return nil, fmt.Sprintf("%s surface is not available in this rostra", kind), nil
 	}
 	h, err := s.Open(j.launch)
 	if err != nil {
@@ -434,12 +441,30 @@ func (j openJob) open(kind SurfaceKind) (Handle, string) {
 		if strings.TrimSpace(why) == "" {
 			why = "no reason reported"
 		}
-		return nil, why
+		return nil, why, err
 	}
 	if h == nil {
-		return nil, "no reason reported"
+		return nil, "no reason reported", nil
 	}
-	return h, ""
+	return h, "", nil
+}
+
+// argumentsTooLong is the reason of an attempt whose command line exec
+// refused (E2BIG): what was too long and what to do about it.
+func argumentsTooLong(l LaunchSpec, err error) string {
+	total, longest := 0, 0
+	for _, arg := range l.Argv {
+		total += len(arg) + 1
+		longest = max(longest, len(arg))
+	}
+	env := 0
+	for _, kv := range l.Env {
+		env += len(kv) + 1
+	}
+	return fmt.Sprintf("%v: the command line is too long to start (%d bytes of arguments, the longest %d, and %d bytes of environment; "+
+		"Linux takes at most 128 KiB in one argument and about a quarter of the stack limit in all); "+
+		"pass the prompt as a file with {prompt_file} in the command, or set `delivery: type` to type it in; not retried",
+		err, total, longest, env)
 }
 
 // attemptOpened takes an openJob's result on the loop. An attempt
@@ -456,9 +481,9 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		a.audit = res.audit
 		switch {
 		case a.cancelled:
-			e.settleUnopened(a, StatusCancelled, a.cancelReason, FailureCancelled)
+			e.settleUnopened(a, StatusCancelled, a.cancelReason, FailureCancelled, false)
 		default:
-			e.settleUnopened(a, StatusError, res.failure, FailureNotStarted)
+			e.settleUnopened(a, StatusError, res.failure, FailureNotStarted, res.final)
 		}
 		return
 	}
@@ -764,7 +789,7 @@ func (e *Engine) reapLeftovers(a *attemptRT) {
 
 // settleUnopened settles an attempt that never started a process: an
 // error, or cancelled before its process started.
-func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string) {
+func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string, final bool) {
 	if a.audit != nil {
 		a.audit.abandon()
 	}
@@ -786,7 +811,7 @@ func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string) {
 		typ = EventWorkerCancelled
 	}
 	e.emit(Event{Type: typ, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason})
-	e.afterSettle(a, status, false)
+	e.afterSettle(a, status, final)
 	e.maybeFinishShutdown()
 }
 
@@ -896,7 +921,9 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 }
 
 // afterSettle starts the next attempt when one is due.
-func (e *Engine) afterSettle(a *attemptRT, status string, violation bool) {
+// final is set for a failure that another attempt would only repeat (a
+// write-policy violation, a command line exec refuses).
+func (e *Engine) afterSettle(a *attemptRT, status string, final bool) {
 	w := a.w
 	spec := w.spec
 	switch {
@@ -904,11 +931,11 @@ func (e *Engine) afterSettle(a *attemptRT, status string, violation bool) {
 	case a.manualRetry:
 		e.emit(Event{Type: EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Manual: true})
 		e.startAttempt(w, true)
-	case a.cancelAfterward && status == StatusError && !violation && a.plan.Attempt < spec.MaxAttempts:
+	case a.cancelAfterward && status == StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
 		wr := &e.st.Workers[w.idx]
 		wr.Status, wr.Reason = StatusCancelled, "cancelled by a human before its retry"
 		e.emit(Event{Type: EventWorkerCancelled, WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: StatusCancelled, Reason: wr.Reason})
-	case status == StatusError && !violation && a.plan.Attempt < spec.MaxAttempts:
+	case status == StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
 		e.st.Workers[w.idx].Status = StatusRetrying
 		w.backoffSeq++
 		seq := w.backoffSeq

@@ -7,6 +7,7 @@ package engine
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -502,4 +503,22 @@ func TestOnFilesWithoutFileEventsLooksOnATimer(t *testing.T) {
 	h.advance(time.Second)
 	done := h.event(EventWorkerCompleted)
 	assert.Equal(t, "a", done.WorkerID)
+}
+
+func TestArgumentListTooLongIsNotRetriedAndSaysWhatToDo(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 3}))
+	h := startHarnessWith(t, plan, func(pane, _ *fakeSurface) {
+		pane.fail = fmt.Errorf("start agent: %w", &os.PathError{Op: "fork/exec", Path: "/usr/bin/agent", Err: syscall.E2BIG})
+	})
+	ev := h.event(EventWorkerFailed)
+	assert.Contains(t, ev.Reason, "start agent: fork/exec /usr/bin/agent: argument list too long: the command line is too long to start")
+	assert.Contains(t, ev.Reason, "{prompt_file}")
+	assert.Contains(t, ev.Reason, "delivery: type")
+	h.event(EventRunFinished)
+	d := h.dispatch("a#1")
+	assert.Equal(t, StatusError, d.Status)
+	assert.Equal(t, FailureNotStarted, d.FailureClass)
+	assert.Equal(t, StatusError, h.worker("a").Status, "not retrying")
+	h.noneOpened(h.wrapper) // the wrapper would exec the same command line
+	assert.Len(t, h.eng.Snapshot().Dispatches, 1)
 }

@@ -296,3 +296,29 @@ workers:
 	}
 	assert.ElementsMatch(t, []string{"live-pairer#1 keys", "live-pairer#2 keys", "live-piped#1 stdin"}, delivered)
 }
+
+// A prompt past Linux's 128 KiB limit for one argument, passed through
+// {prompt}: exec refuses it on every surface, the attempt says what to do
+// instead, and it is not retried.
+func TestAPromptTooLongForExecIsNotRetried(t *testing.T) {
+	eng, _ := liveRun(t, `version: 1
+name: big
+providers:
+  sh: { command: ["bash", "-c", "echo started; exit 0", "{prompt}"] }
+defaults: { max_attempts: 3, retry_backoff: 10ms }
+workers:
+  - id: sh-big
+    role: big
+    prompt: "`+strings.Repeat("x", 200<<10)+`"
+`, nil)
+	waitFinished(t, eng, 10*time.Second)
+	st := eng.Snapshot()
+	require.Len(t, st.Dispatches, 1, "no retry")
+	d := st.Dispatches[0]
+	assert.Equal(t, engine.StatusError, d.Status)
+	assert.Equal(t, engine.FailureNotStarted, d.FailureClass)
+	assert.Contains(t, d.Reason, "argument list too long")
+	assert.Contains(t, d.Reason, "the longest 204800")
+	assert.Contains(t, d.Reason, "{prompt_file}")
+	assert.Empty(t, d.Surface, "no surface started it")
+}

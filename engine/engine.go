@@ -528,9 +528,12 @@ func (e *Engine) launchSpec(spec *WorkerSpec, ap *AttemptPlan) LaunchSpec {
 		"ROSTRA_STATE_DIR="+e.plan.StateDir,
 		"ROSTRA_PROMPT_FILE="+ap.PromptFile,
 	)
+	set := make([]string, 0, len(ap.Env))
 	for k, v := range ap.Env {
 		env = append(env, k+"="+v)
+		set = append(set, k)
 	}
+	slices.Sort(set)
 	cols, rows := e.opts.PaneSize(spec.ID)
 	l := LaunchSpec{
 		DispatchID: ap.DispatchID,
@@ -539,6 +542,7 @@ func (e *Engine) launchSpec(spec *WorkerSpec, ap *AttemptPlan) LaunchSpec {
 		Argv:       ap.Argv,
 		Dir:        ap.Dir,
 		Env:        env,
+		EnvSet:     set,
 		OutputLog:  ap.OutputLog,
 		Cols:       cols,
 		Rows:       rows,

@@ -17,7 +17,10 @@ type LaunchSpec struct {
 	Argv       []string
 	Dir        string   // absolute working directory
 	Env        []string // the complete environment, KEY=value
-	OutputLog  string   // the surface creates it and writes every byte the child writes
+	// EnvSet names the keys of Env the worker's run-file env sets; a
+	// surface's own defaults (a pane's TERM) never override them.
+	EnvSet    []string
+	OutputLog string // the surface creates it and writes every byte the child writes
 	// Stdin, when not nil, is written to the child's stdin, which is then
 	// closed (prompt delivery `type` on the wrapper surface).
 	Stdin []byte

@@ -34,10 +34,13 @@ import (
 // engine.LaunchSpec field for field; cmd/rostra converts one into the other
 // (panes does not import engine).
 type Launch struct {
-	Argv      []string
-	Dir       string   // working directory; "" = rostra's own
-	Env       []string // the complete environment, KEY=value; nil = os.Environ()
-	OutputLog string   // created 0600 and appended with every byte read; "" = no log
+	Argv []string
+	Dir  string   // working directory; "" = rostra's own
+	Env  []string // the complete environment, KEY=value; nil = os.Environ()
+	// EnvSet names the keys of Env the run file's worker env sets: the
+	// pane's terminal identity (TERM and its kind) never overrides them.
+	EnvSet    []string
+	OutputLog string // created 0600 and appended with every byte read; "" = no log
 	// Stdin, when not nil, is written to a wrapper child's stdin, which is
 	// then closed; nil gives it /dev/null. A pty child's stdin is the pty.
 	Stdin []byte
@@ -151,13 +154,12 @@ func newAttemptToken() (string, error) {
 }
 
 // childEnv builds the child's environment: env (or rostra's own), with the
-// attempt token appended to any token an enclosing rostra set, and with
-// extra KEY=value pairs added when env does not set KEY.
-func childEnv(env []string, token string, defaults ...string) []string {
+// attempt token appended to any token an enclosing rostra set.
+func childEnv(env []string, token string) []string {
 	if env == nil {
 		env = os.Environ()
 	}
-	out := make([]string, 0, len(env)+1+len(defaults))
+	out := make([]string, 0, len(env)+1)
 	prefix := AttemptTokenEnv + "="
 	tokenSet := false
 	for _, kv := range env {
@@ -172,12 +174,6 @@ func childEnv(env []string, token string, defaults ...string) []string {
 	}
 	if !tokenSet {
 		out = append(out, prefix+token)
-	}
-	for _, d := range defaults {
-		key, _, _ := strings.Cut(d, "=")
-		if envLookup(env, key) == "" {
-			out = append(out, d)
-		}
 	}
 	return out
 }

@@ -23,6 +23,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/panes/vt"
 	"go.uber.org/goleak"
 )
 
@@ -382,10 +384,34 @@ func TestStartFailureIsTheReason(t *testing.T) {
 }
 
 func TestChildEnvCarriesAttemptToken(t *testing.T) {
-	env := childEnv([]string{"A=1", AttemptTokenEnv + "=outer"}, "inner", "TERM=xterm-256color")
-	assert.Equal(t, []string{"A=1", AttemptTokenEnv + "=outer,inner", "TERM=xterm-256color"}, env)
-	env = childEnv([]string{"TERM=dumb"}, "tok", "TERM=xterm-256color")
+	env := childEnv([]string{"A=1", AttemptTokenEnv + "=outer"}, "inner")
+	assert.Equal(t, []string{"A=1", AttemptTokenEnv + "=outer,inner"}, env)
+	env = childEnv([]string{"TERM=dumb"}, "tok")
 	assert.Equal(t, []string{"TERM=dumb", AttemptTokenEnv + "=tok"}, env)
+}
+
+func TestTerminalEnv(t *testing.T) {
+	identity := []string{"TERM=xterm-256color", "COLORTERM=truecolor", "TERM_PROGRAM=rostra", "TERM_PROGRAM_VERSION=" + vt.Version()}
+	for _, tc := range []struct {
+		name     string
+		env, set []string
+		want     []string
+	}{
+		{"plain", []string{"A=1"}, nil, append([]string{"A=1"}, identity...)},
+		{"inside tmux",
+			[]string{"TERM=tmux-256color", "TMUX=/tmp/x,1,0", "A=1", "TMUX_PANE=%1", "TERM_PROGRAM=tmux", "TERM_PROGRAM_VERSION=3.3a"},
+			nil, append([]string{"A=1"}, identity...)},
+		{"inside kitty, zellij and wezterm",
+			[]string{"KITTY_WINDOW_ID=1", "ZELLIJ=0", "ZELLIJ_SESSION_NAME=x", "WEZTERM_PANE=3", "ITERM_PROFILE=p", "VTE_VERSION=1", "WT_SESSION=s", "STY=x", "B=2"},
+			nil, append([]string{"B=2"}, identity...)},
+		{"the worker's TERM wins",
+			[]string{"TERM=tmux-256color", "TERM=screen", "COLORTERM=24bit"},
+			[]string{"TERM"}, []string{"TERM=tmux-256color", "TERM=screen", "COLORTERM=truecolor", "TERM_PROGRAM=rostra", "TERM_PROGRAM_VERSION=" + vt.Version()}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.ElementsMatch(t, tc.want, terminalEnv(tc.env, tc.set))
+		})
+	}
 }
 
 func TestLookPathUsesTheChildsPATH(t *testing.T) {

@@ -101,7 +101,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	if err != nil {
 		return fail(err)
 	}
-	env := childEnv(l.Env, token, "TERM=xterm-256color")
+	env := terminalEnv(childEnv(l.Env, token), l.EnvSet)
 	cmd, err := newCommand(l, env)
 	if err != nil {
 		return fail(err)

@@ -108,16 +108,17 @@ func TestPTYResizeSendsWINCH(t *testing.T) {
 	require.NoError(t, p.Close())
 }
 
-func TestPTYSetsTERMUnlessEnvDoes(t *testing.T) {
+func TestPTYSetsTERMUnlessTheWorkerDoes(t *testing.T) {
 	for _, tc := range []struct {
-		env  []string
-		want string
+		env, set []string
+		want     string
 	}{
-		{[]string{"PATH=/usr/bin:/bin"}, "term=xterm-256color"},
-		{[]string{"PATH=/usr/bin:/bin", "TERM=vt100"}, "term=vt100"},
+		{[]string{"PATH=/usr/bin:/bin"}, nil, "term=xterm-256color"},
+		{[]string{"PATH=/usr/bin:/bin", "TERM=tmux-256color"}, nil, "term=xterm-256color"},
+		{[]string{"PATH=/usr/bin:/bin", "TERM=vt100"}, []string{"TERM"}, "term=vt100"},
 	} {
 		l := newLaunch(t, sh(`echo "term=$TERM"; echo "tok=$`+AttemptTokenEnv+`"`))
-		l.Env = tc.env
+		l.Env, l.EnvSet = tc.env, tc.set
 		p, err := StartPTY(l, PTYOptions{})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = p.Close() })

@@ -72,6 +72,7 @@ func toLaunch(l engine.LaunchSpec) panes.Launch {
 		Argv:       l.Argv,
 		Dir:        l.Dir,
 		Env:        l.Env,
+		EnvSet:     l.EnvSet,
 		OutputLog:  l.OutputLog,
 		Stdin:      l.Stdin,
 		TypePrompt: l.TypePrompt,

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"testing"
@@ -466,4 +467,20 @@ func TestTermConcurrentReaders(t *testing.T) {
 	close(stop)
 	wg.Wait()
 	checkInvariants(t, tm)
+}
+
+func TestVersionFromBuildInfo(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		bi   debug.BuildInfo
+		want string
+	}{
+		{"a tagged module", debug.BuildInfo{Main: debug.Module{Version: "v1.2.3"}}, "v1.2.3"},
+		{"a VCS build", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}, Settings: []debug.BuildSetting{
+			{Key: "vcs.revision", Value: "0123456789abcdef0123"}, {Key: "vcs.modified", Value: "true"}}}, "0123456789ab+dirty"},
+		{"go test", debug.BuildInfo{Main: debug.Module{Version: "(devel)"}}, "devel"},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, versionOf(&tc.bi)) })
+	}
+	assert.NotEmpty(t, Version())
 }

@@ -84,10 +84,6 @@ const (
 	// goneLimit bounds how long Close waits for SIGKILLed processes to
 	// disappear (and be reaped) before it reports them.
 	goneLimit = 2 * time.Second
-	readChunk = 32 * 1024
-	// screenBuffers is how many chunks may wait between the reader and
-	// the screen.
-	screenBuffers = 4
 )
 
 // process is the part of a started attempt both surfaces share.
@@ -105,13 +101,18 @@ type process struct {
 	// is never resized in the middle of a chunk.
 	screenMu sync.Mutex
 	screen   Screen
-	toScreen func([]byte) []byte // translation for the screen; nil = as read
-	onOutput func([]byte)        // called by the reader for every chunk
+	toScreen func(dst, b []byte) []byte // translation for the screen, appended to dst; nil = as read
+	toBuf    []byte                     // the feeder's buffer for toScreen
+	onOutput func([]byte)               // called by the reader for every chunk
+
+	feed      *feedQueue    // nil without a screen
+	screenFed chan struct{} // closed when the feeder has written every byte
+	feedErr   error         // set by the feeder only: a spilled run it could not read back
 
 	outputBytes atomic.Int64
 	logErr      error // set by the reader only; read after readerDone
 
-	readerDone chan struct{}
+	readerDone chan struct{} // closed when the read loop has ended
 	exited     chan struct{}
 	done       chan struct{}
 	quit       chan struct{} // closed when the attempt is over: helpers end
@@ -233,7 +234,7 @@ func openOutputLog(path string) (*os.File, error) {
 	if path == "" {
 		return nil, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600) // read back by the screen feeder (feed.go)
 	if err != nil {
 		return nil, fmt.Errorf("open output log: %w", err)
 	}
@@ -258,6 +259,7 @@ func newProcess(cmd *exec.Cmd, out, log *os.File, token string, grace time.Durat
 		out:        out,
 		log:        log,
 		readerDone: make(chan struct{}),
+		screenFed:  make(chan struct{}),
 		exited:     make(chan struct{}),
 		done:       make(chan struct{}),
 		quit:       make(chan struct{}),
@@ -277,47 +279,38 @@ func (p *process) run() {
 
 // drain is the only reader of the output stream. Every chunk goes to the log
 // first (a plain write(2), never buffered: what was read is on disk even if
-// rostra dies next), then to the screen.
+// rostra dies next), then into the feed queue (feed.go), which the screen
+// feeder consumes on its own goroutine: the reader never waits for the
+// emulator while the log holds what it read.
 func (p *process) drain() {
 	defer close(p.readerDone)
+	rc, err := p.out.SyscallConn()
+	if err != nil {
+		close(p.screenFed)
+		return
+	}
 	if p.screen == nil {
-		buf := make([]byte, readChunk)
+		close(p.screenFed)
 		for {
-			if _, ok := p.readN(buf); !ok {
+			b, ok := p.readChunk(rc)
+			if b != nil {
+				p.consume(b)
+				putChunk(b)
+			}
+			if !ok {
 				return
 			}
 		}
 	}
-	// The screen is fed from its own goroutine, so the reader drains the
-	// child while the emulator parses the chunk before: on two cores the
-	// cost per byte is the larger of the two, not their sum. Buffers go
-	// round between the two; when the emulator falls behind, the reader
-	// waits for a free one and the child is held back by the pty, never
-	// by rostra's memory.
-	free := make(chan []byte, screenBuffers)
-	for range screenBuffers {
-		free <- make([]byte, readChunk)
-	}
-	full := make(chan []byte, screenBuffers)
-	fed := make(chan struct{})
-	go func() {
-		defer close(fed)
-		for b := range full {
-			p.toScreenWrite(b)
-			free <- b[:cap(b)]
-		}
-	}()
-	defer func() {
-		close(full)
-		<-fed // Done means the screen has seen every byte too
-	}()
+	q := newFeedQueue(p.log, feedQueueBytes)
+	p.feed = q
+	go p.feedScreen(q)
+	defer q.close()
 	for {
-		buf := <-free
-		n, ok := p.readN(buf)
-		if n > 0 {
-			full <- buf[:n]
-		} else {
-			free <- buf
+		b, ok := p.readChunk(rc)
+		if b != nil {
+			q.push(b, p.consume(b))
+			putChunk(b)
 		}
 		if !ok {
 			return
@@ -325,29 +318,82 @@ func (p *process) drain() {
 	}
 }
 
-// readN reads one chunk into buf, logs and counts it, and reports how many
-// bytes it read and whether the stream goes on.
-func (p *process) readN(buf []byte) (int, bool) {
-	n, err := p.out.Read(buf)
-	if n > 0 {
-		p.consume(buf[:n])
-	}
-	// io.EOF on a pipe, EIO on a pty master once the last holder of the
-	// slave closed it, os.ErrClosed when the waiter cut the stream off:
-	// each is the end of the output.
-	return n, err == nil
+// readChunk waits for output and reads one chunk into a pooled buffer
+// (nil when nothing was read): a reader waiting on a quiet child holds no
+// buffer. It reports whether the stream goes on.
+func (p *process) readChunk(rc syscall.RawConn) ([]byte, bool) {
+	var b []byte
+	var rerr error
+	err := rc.Read(func(fd uintptr) bool {
+		b = getChunk()[:feedChunk]
+		var n int
+		for {
+			n, rerr = syscall.Read(int(fd), b)
+			if rerr != syscall.EINTR {
+				break
+			}
+		}
+		if rerr == syscall.EAGAIN {
+			putChunk(b)
+			b = nil
+			return false // wait until readable
+		}
+		if n <= 0 {
+			putChunk(b)
+			b = nil
+		} else {
+			b = b[:n]
+		}
+		return true
+	})
+	// An error, EOF on a pipe (0 bytes), EIO on a pty master once the last
+	// holder of the slave closed it, or os.ErrClosed when the waiter cut
+	// the stream off: each is the end of the output.
+	return b, err == nil && rerr == nil && b != nil
 }
 
-func (p *process) consume(b []byte) {
+// consume logs and counts one chunk; it reports whether all of it is in
+// the log.
+func (p *process) consume(b []byte) bool {
+	logged := false
 	if p.log != nil && p.logErr == nil {
 		if _, err := p.log.Write(b); err != nil {
 			p.logErr = fmt.Errorf("write output log: %w", err)
+		} else {
+			logged = true
 		}
 	}
 	p.outputBytes.Add(int64(len(b)))
 	p.lastOut.Store(int64(time.Since(p.startedAt)))
 	if p.onOutput != nil {
 		p.onOutput(b)
+	}
+	return logged
+}
+
+// feedScreen is the screen feeder: it writes the stream to the screen in
+// order, queued chunks from memory and spilled runs read back from the log.
+func (p *process) feedScreen(q *feedQueue) {
+	defer close(p.screenFed)
+	for {
+		off, b, n, ok := q.next()
+		if !ok {
+			return
+		}
+		if b == nil {
+			buf := getChunk()
+			rb, err := q.readSpilled(off, n, buf)
+			if err != nil && p.feedErr == nil {
+				p.feedErr = err
+			}
+			if rb != nil {
+				p.toScreenWrite(rb)
+			}
+			putChunk(buf)
+			continue
+		}
+		p.toScreenWrite(b)
+		putChunk(b)
 	}
 }
 
@@ -356,7 +402,8 @@ func (p *process) consume(b []byte) {
 func (p *process) toScreenWrite(b []byte) {
 	s := b
 	if p.toScreen != nil {
-		s = p.toScreen(b)
+		p.toBuf = p.toScreen(p.toBuf[:0], b)
+		s = p.toBuf
 	}
 	p.screenMu.Lock()
 	_, _ = p.screen.Write(s)
@@ -392,6 +439,7 @@ func (p *process) wait() {
 		f()
 	}
 	_ = p.out.Close()
+	<-p.screenFed // Done means the screen has seen every byte too
 	if p.log != nil {
 		_ = p.log.Close()
 	}

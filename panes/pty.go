@@ -12,6 +12,7 @@
 package panes
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sync/atomic"
@@ -309,7 +310,17 @@ type modeScanner struct {
 // scan feeds b and reports whether mode 2004 changed.
 func (s *modeScanner) scan(b []byte) bool {
 	was := s.on
-	for _, c := range b {
+	for len(b) > 0 {
+		if s.state == 0 {
+			// Ground: nothing matters before the next ESC.
+			i := bytes.IndexByte(b, 0x1b)
+			if i < 0 {
+				break
+			}
+			b = b[i:]
+		}
+		c := b[0]
+		b = b[1:]
 		switch s.state {
 		case 0:
 			if c == 0x1b {

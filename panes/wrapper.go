@@ -11,6 +11,7 @@
 package panes
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"syscall"
@@ -96,7 +97,7 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 		}
 		p.screen = opts.NewScreen(cols, rows, func([]byte) {})
 		var lastCR bool
-		p.toScreen = func(b []byte) []byte { return crlf(b, &lastCR) }
+		p.toScreen = func(dst, b []byte) []byte { return crlf(dst, b, &lastCR) }
 	}
 	if stdinW != nil {
 		data := append([]byte(nil), l.Stdin...)
@@ -130,17 +131,27 @@ func (p *WrapperProcess) Resize(cols, rows int) error {
 // Screen is the sink made by WrapperOptions.NewScreen, or nil.
 func (p *WrapperProcess) Screen() Screen { return p.screen }
 
-// crlf turns each "\n" not preceded by "\r" into "\r\n"; lastCR carries
-// the last byte's state across chunks.
-func crlf(b []byte, lastCR *bool) []byte {
-	out := make([]byte, 0, len(b)+len(b)/8)
+// crlf appends b to out with each "\n" not preceded by "\r" turned into
+// "\r\n"; lastCR carries the last byte's state across chunks.
+func crlf(out, b []byte, lastCR *bool) []byte {
 	prevCR := *lastCR
-	for _, c := range b {
-		if c == '\n' && !prevCR {
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			out = append(out, b...)
+			prevCR = b[len(b)-1] == '\r'
+			break
+		}
+		out = append(out, b[:i]...)
+		if i > 0 {
+			prevCR = b[i-1] == '\r'
+		}
+		if !prevCR {
 			out = append(out, '\r')
 		}
-		out = append(out, c)
-		prevCR = c == '\r'
+		out = append(out, '\n')
+		prevCR = false
+		b = b[i+1:]
 	}
 	*lastCR = prevCR
 	return out

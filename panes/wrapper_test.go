@@ -105,7 +105,7 @@ func TestCRLFAcrossChunks(t *testing.T) {
 	var lastCR bool
 	var got []byte
 	for _, c := range []string{"x\r", "\ny\n", "\n", "\r", "\n"} {
-		got = append(got, crlf([]byte(c), &lastCR)...)
+		got = append(got, crlf(nil, []byte(c), &lastCR)...)
 	}
 	assert.Equal(t, "x\r\ny\r\n\r\n\r\n", string(got))
 }

@@ -1,0 +1,130 @@
+// feed_test.go floods both surfaces while the screen lags far behind, so
+// the reader spills to output.log and the feeder reads it back, and checks
+// the screen and scrollback end exactly as feeding every byte in order.
+package panes
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/panes/vt"
+)
+
+// floodStream is coloured log lines with cursor moves, erases, wide
+// characters, tabs and bare LFs: enough state that a byte fed twice, lost
+// or reordered shows in the final screen or scrollback.
+func floodStream(size int) []byte {
+	rng := rand.New(rand.NewPCG(7, 8))
+	var b strings.Builder
+	for n := 0; b.Len() < size; n++ {
+		fmt.Fprintf(&b, "\x1b[3%dm%07d\x1b[m ", n%8, n)
+		for range 3 + rng.IntN(12) {
+			switch rng.IntN(12) {
+			case 0:
+				b.WriteString("\x1b[1;38;5;" + fmt.Sprint(rng.IntN(256)) + "m漢字\x1b[m")
+			case 1:
+				b.WriteString("\t")
+			case 2:
+				fmt.Fprintf(&b, "\x1b[%dD", 1+rng.IntN(4))
+			case 3:
+				b.WriteString("\x1b[K")
+			default:
+				b.WriteString([]string{"alpha ", "beta ", "gamma ", "delta "}[rng.IntN(4)])
+			}
+		}
+		if rng.IntN(5) == 0 {
+			b.WriteString("\n") // a bare LF: the wrapper's translation shows
+		} else {
+			b.WriteString("\r\n")
+		}
+	}
+	return []byte(b.String())
+}
+
+// slowScreen is a Terminal whose writes stall now and then, as an
+// emulator would on a loaded machine.
+type slowScreen struct {
+	*vt.Terminal
+	writes atomic.Int64
+}
+
+func (s *slowScreen) Write(b []byte) (int, error) {
+	if s.writes.Add(1)%8 == 0 {
+		time.Sleep(2 * time.Millisecond)
+	}
+	return s.Terminal.Write(b)
+}
+
+func TestFloodSpillsAndEndsAsFedInOrder(t *testing.T) {
+	old := feedQueueBytes
+	feedQueueBytes = 4 * feedChunk
+	t.Cleanup(func() { feedQueueBytes = old })
+
+	data := floodStream(8 << 20)
+	src := filepath.Join(t.TempDir(), "flood.bin")
+	require.NoError(t, os.WriteFile(src, data, 0o600))
+	const cols, rows = 100, 30
+	for _, s := range bothSurfaces {
+		t.Run(s.name, func(t *testing.T) {
+			var scr *slowScreen
+			l := newLaunch(t, []string{"cat", src})
+			l.Cols, l.Rows = cols, rows
+			a, err := s.start(l, func(c, r int, reply func([]byte)) Screen {
+				scr = &slowScreen{Terminal: vt.New(c, r, vt.Options{Scrollback: 2000, OnReply: reply})}
+				return scr
+			})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
+			waitDone(t, a, 60*time.Second)
+			require.Equal(t, Exit{Code: 0}, a.Exit())
+
+			q := processOf(a).feed
+			q.mu.Lock()
+			spilled := q.spilled
+			q.mu.Unlock()
+			assert.Positive(t, spilled, "the screen lagged: some output must have been read back from the log")
+			require.NoError(t, processOf(a).feedErr)
+
+			logged, err := os.ReadFile(l.OutputLog)
+			require.NoError(t, err)
+			in := logged
+			if s.name == "pty" { // the tty's onlcr wrote each LF as CR LF
+				require.Equal(t, len(data)+strings.Count(string(data), "\n"), len(logged), "output.log has every byte")
+			} else {
+				require.Equal(t, len(data), len(logged), "output.log has every byte")
+				var lastCR bool
+				in = crlf(nil, logged, &lastCR)
+			}
+			want := vt.New(cols, rows, vt.Options{Scrollback: 2000})
+			for len(in) > 0 { // in pieces, as a reader would
+				n := min(len(in), 4096)
+				_, _ = want.Write(in[:n])
+				in = in[n:]
+			}
+			assert.Equal(t, want.ScrollbackLen(), scr.ScrollbackLen())
+			assert.Equal(t, want.ANSI(true), scr.ANSI(true), "screen and scrollback as fed in order")
+			wx, wy, _ := want.Cursor()
+			gx, gy, _ := scr.Cursor()
+			assert.Equal(t, [2]int{wx, wy}, [2]int{gx, gy}, "cursor")
+		})
+	}
+}
+
+func processOf(a attempt) *process {
+	switch p := a.(type) {
+	case *PTYProcess:
+		return p.process
+	case *WrapperProcess:
+		return p.process
+	}
+	panic("unknown attempt")
+}

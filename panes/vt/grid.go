@@ -24,6 +24,10 @@ func blankLine(cells []gridCell, style uint32) {
 }
 
 func blankCells(cells []gridCell, style uint32) []gridCell {
+	if style == 0 {
+		clear(cells) // gridCell{} is a blank in the default style
+		return cells
+	}
 	c := gridCell{0, style}
 	for i := range cells {
 		cells[i] = c
@@ -285,7 +289,12 @@ func (t *Terminal) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	// Rotate the row headers; the cell buffers of the rows leaving are
 	// reused for the rows entering.
 	leaving := append(t.scratchLines[:0], lines[top:top+n]...)
-	copy(lines[top:], lines[top+n:bot+1])
+	if top == 0 && bot == len(lines)-1 && n < len(lines) {
+		t.scr.scrollWindow(n)
+		lines = t.scr.lines
+	} else {
+		copy(lines[top:], lines[top+n:bot+1])
+	}
 	if !toHistory && !t.deletingLines && top+1 >= bot {
 		// Scrolling without history moves rows with grid_move_lines,
 		// which in a two-row region ends the top row's soft wrap too.

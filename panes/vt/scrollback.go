@@ -23,6 +23,24 @@ type scrollRing struct {
 	lines   []string
 	head, n int
 	max     int
+	// block is where new lines are carved from: one allocation per
+	// sbBlock bytes of lines, not one per line (the allocator's size
+	// classes and per-object cost were a good part of a line's price). A
+	// block is freed once every line in it has left the ring.
+	block []byte
+}
+
+// sbBlock is the size of a scrollback allocation block.
+const sbBlock = 16 << 10
+
+// alloc returns n bytes for a line, never written again once filled.
+func (r *scrollRing) alloc(n int) []byte {
+	if cap(r.block)-len(r.block) < n {
+		r.block = make([]byte, 0, max(sbBlock, n))
+	}
+	start := len(r.block)
+	r.block = r.block[:start+n]
+	return r.block[start : start+n : start+n]
 }
 
 func (r *scrollRing) len() int { return r.n }
@@ -96,7 +114,7 @@ func (r *scrollRing) setNewestWrapped(on bool) {
 }
 
 func (r *scrollRing) clear() {
-	r.lines, r.head, r.n = nil, 0, 0
+	r.lines, r.head, r.n, r.block = nil, 0, 0, nil
 }
 
 // Style mask bits in the encoding.
@@ -244,7 +262,10 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 	cells = cells[:trimmedLen(cells)]
 	text := t.encText[:0]
 	rs := t.encRuns[:0]
-	asciiCells := 0 // cells of the ASCII runs, for the width below
+	used := min(l.used, cap(l.cells))
+	// The columns the used cells span (what reflow needs): each cell
+	// counts one, but for the non-ASCII ones, corrected as they pass.
+	width := used
 	for i := 0; i < len(cells); {
 		c := cells[i]
 		start := len(text)
@@ -254,7 +275,6 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 			for j < len(cells) && cells[j].s == c.s && cells[j].r >= 0 && cells[j].r < 0x80 {
 				j++
 			}
-			asciiCells += j - i
 			text = slices.Grow(text, j-i)[:start+j-i]
 			dst := text[start:]
 			for m, cc := range cells[i:j] {
@@ -266,6 +286,14 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 			}
 			i = j
 		} else {
+			if i < used {
+				switch {
+				case c.r == wideCont:
+					width--
+				case c.r >= 0x1100:
+					width += cellWidth(&t.clusters, c.r) - 1
+				}
+			}
 			switch {
 			case c.r == wideCont:
 				if i == 0 || !isWideHead(&t.clusters, cells[i-1].r) {
@@ -296,25 +324,16 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 		flags = 1
 	}
 	b = append(b, flags)
-	used := min(l.used, len(l.cells[:cap(l.cells)]))
 	b = binary.AppendUvarint(b, uint64(used))
-	var width int
-	switch {
-	case asciiCells == len(cells) && used >= len(cells):
-		// All ASCII, and the used cells past the trimmed ones are blanks.
-		width = used
-	default:
-		width = t.cellsWidth(l.cells[:cap(l.cells)][:used])
-	}
 	b = binary.AppendUvarint(b, uint64(width))
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(r.n))
-		b = appendStyle(b, t.styles.list[r.s])
+		e := &t.styles.enc[r.s]
+		b = append(b, e.b[:e.n]...)
 	}
-	out := make([]byte, 0, len(b)+len(text))
-	out = append(out, b...)
-	out = append(out, text...)
+	out := t.sb.alloc(len(b) + len(text))
+	copy(out[copy(out, b):], text)
 	t.encText, t.encRuns, t.encHdr = text[:0], rs[:0], b[:0]
 	// out is never written again: share it instead of copying.
 	return unsafe.String(unsafe.SliceData(out), len(out))

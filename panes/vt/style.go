@@ -50,16 +50,33 @@ type cellStyle struct {
 	ul              uint8
 }
 
-// styleTable interns styles; index 0 is always the default style.
+// styleTable interns styles; index 0 is always the default style. enc
+// holds each style's scrollback encoding (appendStyle), made once when the
+// style is interned rather than for every run of every line scrolled off.
 type styleTable struct {
 	list  []cellStyle
+	enc   []styleEnc
 	index map[cellStyle]uint32
+}
+
+// styleEnc is a style's scrollback encoding: at most a mask byte, two of
+// attributes, one of underline style and three colours of three bytes.
+type styleEnc struct {
+	n uint8
+	b [13]byte
+}
+
+func encodeStyle(s cellStyle) styleEnc {
+	var e styleEnc
+	e.n = uint8(len(appendStyle(e.b[:0], s)))
+	return e
 }
 
 func (st *styleTable) init() { st.reset() }
 
 func (st *styleTable) reset() {
 	st.list = append(st.list[:0], cellStyle{})
+	st.enc = append(st.enc[:0], encodeStyle(cellStyle{}))
 	if st.index == nil || len(st.index) > 64 {
 		st.index = make(map[cellStyle]uint32, 8)
 	} else {
@@ -74,6 +91,7 @@ func (st *styleTable) intern(s cellStyle) uint32 {
 	}
 	id := uint32(len(st.list))
 	st.list = append(st.list, s)
+	st.enc = append(st.enc, encodeStyle(s))
 	st.index[s] = id
 	return id
 }

@@ -59,8 +59,36 @@ type savedCursor struct {
 }
 
 // screenGrid is one grid of rows.
+//
+// lines may be a window into arr, whose spare room past the window lets a
+// scroll of the whole screen move the window by n rows instead of moving
+// every row header (O(n), not O(rows) per line): when the room runs out the
+// window is copied to the start of other, and the two swap. Code that
+// replaces lines with a new slice needs to do nothing else: the next
+// whole-screen scroll sees lines is not a window into arr and starts over.
 type screenGrid struct {
-	lines []gridLine
+	lines      []gridLine
+	arr, other []gridLine
+}
+
+// scrollWindow drops the top n rows of lines (the caller reuses their
+// cells) and extends lines by n rows at the bottom, whose headers the
+// caller must then set.
+func (s *screenGrid) scrollWindow(n int) {
+	rows := len(s.lines)
+	if len(s.arr) != 2*rows || cap(s.lines) == 0 || &s.lines[:cap(s.lines)][cap(s.lines)-1] != &s.arr[len(s.arr)-1] {
+		s.arr = make([]gridLine, 2*rows)
+		s.other = make([]gridLine, 2*rows)
+		copy(s.arr, s.lines)
+		s.lines = s.arr[:rows]
+	}
+	if cap(s.lines) < rows+n {
+		copy(s.other, s.lines)
+		clear(s.arr) // the rows now live in other
+		s.arr, s.other = s.other, s.arr
+		s.lines = s.arr[:rows]
+	}
+	s.lines = s.lines[n : rows+n]
 }
 
 // gridLine is one row of cells; wrapped means the text continues on the next
@@ -287,6 +315,12 @@ func (t *Terminal) feed(p []byte) {
 			continue
 		case b >= 0x80:
 			i += t.feedHighByte(p[i:])
+			continue
+		case b == '\r' || b == '\n' || b == '\t' || b == '\b':
+			// The parser would only call Execute for these, one callback
+			// chain per byte; every line ends with two.
+			t.handleExecute(b)
+			i++
 			continue
 		case b == 0x1b:
 			if n := t.fastCSI(p[i:]); n > 0 {

@@ -22,6 +22,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"time"
 )
 
 // feedChunk is the size of a queue buffer, of a read from the stream and
@@ -31,6 +32,19 @@ const feedChunk = 32 * 1024
 // feedQueueBytes bounds the bytes held between reader and feeder, per
 // attempt (buffers counted by capacity); a variable for the tests.
 var feedQueueBytes = 1 << 20
+
+// feedLagBudget bounds how far the screen may fall behind the reader, in
+// the feeder's own time: the reader waits once the feeder would need more
+// than this to catch up (at the rate it has been feeding). It is the bound
+// on the catch-up after a flood, on how stale a flooding pane looks, and on
+// how long a query in the flood waits for its answer; a pane the emulator
+// keeps up with never waits. feedLagMin keeps a slow start or a run of tiny
+// writes from holding the reader back early.
+const (
+	feedLagBudget = 250 * time.Millisecond
+	feedLagMin    = 1 << 20
+	feedLagMax    = 1 << 30
+)
 
 // chunkPool recycles queue buffers, so an idle attempt holds none.
 var chunkPool = sync.Pool{New: func() any { b := make([]byte, 0, feedChunk); return &b }}
@@ -68,6 +82,35 @@ type feedQueue struct {
 	logBase int64
 	logOK   bool // every byte read so far is in the log
 	spilled int64
+
+	// nsPerByte is the feeder's recent cost (an average over its writes),
+	// which turns feedLagBudget into bytes; waits counts the reader's
+	// waits on it.
+	nsPerByte float64
+	waits     int64
+}
+
+// maxBehind is how many bytes the feeder may be behind the reader.
+func (q *feedQueue) maxBehind() int64 {
+	if q.nsPerByte <= 0 {
+		return feedLagMin
+	}
+	return int64(min(max(float64(feedLagBudget)/q.nsPerByte, feedLagMin), feedLagMax))
+}
+
+// fedIn records that the feeder wrote n bytes to the screen in d.
+func (q *feedQueue) fedIn(n int, d time.Duration) {
+	if n < 1024 {
+		return // a tiny write costs its overhead, not its bytes
+	}
+	v := float64(d) / float64(n)
+	q.mu.Lock()
+	if q.nsPerByte == 0 {
+		q.nsPerByte = v
+	} else {
+		q.nsPerByte += (v - q.nsPerByte) / 8
+	}
+	q.mu.Unlock()
 }
 
 func newFeedQueue(log *os.File, max int) *feedQueue {
@@ -82,11 +125,18 @@ func newFeedQueue(log *os.File, max int) *feedQueue {
 }
 
 // push hands the feeder b (read at the stream's current end); logged says
-// whether all of b reached the log. It never waits while the log holds
-// every byte; otherwise it waits for room rather than lose output.
+// whether all of b reached the log. It waits while the feeder is more than
+// feedLagBudget behind; otherwise never while the log holds every byte, and
+// for room in the queue when it does not (rather than lose output).
 func (q *feedQueue) push(b []byte, logged bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if q.end-q.fed > q.maxBehind() {
+		q.waits++
+		for q.end-q.fed > q.maxBehind() {
+			q.cond.Wait()
+		}
+	}
 	off := q.end
 	q.end += int64(len(b))
 	if !logged {

@@ -387,12 +387,16 @@ func (p *process) feedScreen(q *feedQueue) {
 				p.feedErr = err
 			}
 			if rb != nil {
+				start := time.Now()
 				p.toScreenWrite(rb)
+				q.fedIn(len(rb), time.Since(start))
 			}
 			putChunk(buf)
 			continue
 		}
+		start := time.Now()
 		p.toScreenWrite(b)
+		q.fedIn(len(b), time.Since(start))
 		putChunk(b)
 	}
 }

@@ -38,3 +38,5 @@ require (
 	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 )
+
+replace charm.land/bubbletea/v2 => ./third_party/bubbletea

@@ -22,10 +22,11 @@ import (
 	"github.com/rostra-dev/rostra/tui"
 )
 
-// uiFPS caps how often bubbletea repaints the terminal. The UI draws new
-// output at most 30 times a second anyway; a faster renderer would only
-// wake up to find nothing changed (16 idle panes cost 0.8% of a core at
-// 60, about half that at 30).
+// uiFPS caps how often bubbletea repaints the terminal while output
+// streams in. The renderer flushes on change (tea.WithRenderOnChange, our
+// patch in third_party/bubbletea): a lone change such as a key's echo is
+// drawn at once, a flood at most uiFPS times a second, and an idle UI is
+// never woken by a frame ticker.
 const uiFPS = 30
 
 // isTerminal reports whether w is a terminal (the UI needs one).
@@ -67,7 +68,7 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 		return 1
 	}
 	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes})
-	p := tea.NewProgram(withTestPanicKey(m), tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS))
+	p := tea.NewProgram(withTestPanicKey(m), tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS), tea.WithRenderOnChange())
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)

@@ -1,0 +1,690 @@
+// Command peers measures rostra beside its peers in one run, interleaved
+// round by round: a bare pty drain (this program reading `cat` on a pty),
+// rostra with its UI in an outer 200×50 tmux, tmux 3.x itself (attached in
+// the same outer tmux) and mprocs when its binary is given. testdata/bench/
+// peers.sh builds what it needs and runs it; see the README's
+// "Performance" section.
+//
+// Workloads (issue 14): one pane cat of a coloured log; four panes at
+// once; 16 quiet panes' CPU over a window; RSS of 16 panes holding 10,000
+// coloured 120-column lines over 16 empty panes; keystroke echo into cat.
+// Times of a child are taken by the child itself (date before and after
+// cat), so every peer is timed the same way.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+)
+
+var (
+	rostraBin = flag.String("rostra", "", "rostra binary")
+	mprocsBin = flag.String("mprocs", "", "mprocs binary (optional)")
+	rounds    = flag.Int("rounds", 3, "rounds of each workload")
+	mib       = flag.Int("mib", 64, "MiB for one pane (four panes get half each)")
+	idleSecs  = flag.Int("idle", 30, "seconds of the idle CPU window")
+	echoN     = flag.Int("echo", 150, "keystroke samples")
+	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,rss,echo); empty = all")
+	work      = flag.String("dir", "", "work folder (default: a temp folder)")
+)
+
+type peer struct {
+	name string
+	// start runs one worker per shell command in cmds, drawn in the outer
+	// tmux, and returns the pid whose CPU and memory are the peer's.
+	start func(dir string, cmds []string) (pid int, err error)
+	// stop ends what start started, and waits for it to be gone.
+	stop func()
+	// echoCommand runs the peer with one `cat`, in the terminal it is
+	// given (the echo workload's own pty); focusKeys then make typed keys
+	// go to the cat.
+	echoCommand func(dir string) *exec.Cmd
+	focusKeys   []byte
+}
+
+func main() {
+	flag.Parse()
+	dir := *work
+	if dir == "" {
+		d, err := os.MkdirTemp("", "rostra-peers-")
+		must(err)
+		dir = d
+		defer os.RemoveAll(d)
+	}
+	must(os.MkdirAll(dir, 0o755))
+	want := func(w string) bool { return *only == "" || slices.Contains(strings.Split(*only, ","), w) }
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("# peers: %d rounds, load average before: %s", *rounds, load)
+
+	peers := []peer{rostraPeer(), tmuxPeer()}
+	if *mprocsBin != "" {
+		peers = append(peers, mprocsPeer())
+	}
+	res := map[string][]float64{}
+	add := func(k string, v float64) { res[k] = append(res[k], v) }
+
+	big := colourLog(filepath.Join(dir, "big.log"), *mib)
+	half := colourLog(filepath.Join(dir, "half.log"), *mib/2)
+	lines := colourLines(filepath.Join(dir, "lines.log"), 10000)
+
+	for r := range *rounds {
+		fmt.Printf("# round %d\n", r+1)
+		if want("one") {
+			add("one/bare", bareDrain(big, 1))
+			for _, p := range peers {
+				child, shown := floodRun(p, dir, big, 1)
+				add("one/"+p.name, child)
+				add("one-shown/"+p.name, shown)
+			}
+		}
+		if want("four") {
+			add("four/bare", bareDrain(half, 4))
+			for _, p := range peers {
+				child, _ := floodRun(p, dir, half, 4)
+				add("four/"+p.name, child)
+			}
+		}
+		if want("idle") {
+			for _, p := range peers {
+				add("idle/"+p.name, idleRun(p, dir))
+			}
+		}
+		if want("rss") {
+			for _, p := range peers {
+				perLine, empty := rssRun(p, dir, lines)
+				add("rss-line/"+p.name, perLine)
+				add("rss-empty/"+p.name, empty)
+			}
+		}
+		if want("echo") {
+			for _, p := range peers {
+				med, p95 := echoRun(p, dir)
+				add("echo-med/"+p.name, med)
+				add("echo-p95/"+p.name, p95)
+			}
+		}
+	}
+	load, _ = os.ReadFile("/proc/loadavg")
+	fmt.Printf("# load average after: %s", load)
+	report(res, peers)
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "peers:", err)
+		os.Exit(1)
+	}
+}
+
+func median(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	v = slices.Clone(v)
+	slices.Sort(v)
+	return v[len(v)/2]
+}
+
+func report(res map[string][]float64, peers []peer) {
+	m := func(k string) float64 { return median(res[k]) }
+	names := []string{}
+	for _, p := range peers {
+		names = append(names, p.name)
+	}
+	fmt.Println()
+	fmt.Println("| work | bare pty drain | " + strings.Join(names, " | ") + " |")
+	fmt.Println("|---|---|" + strings.Repeat("---|", len(names)))
+	row := func(label string, bare string, cell func(n string) string) {
+		cells := []string{}
+		for _, n := range names {
+			cells = append(cells, cell(n))
+		}
+		fmt.Printf("| %s | %s | %s |\n", label, bare, strings.Join(cells, " | "))
+	}
+	if b := m("one/bare"); b > 0 {
+		rate := func(s float64) float64 { return float64(*mib) / s }
+		row(fmt.Sprintf("one pane, cat %d MiB: child's time (MiB/s; × bare)", *mib), fmt.Sprintf("%.2f s (%.0f)", b, rate(b)), func(n string) string {
+			v := m("one/" + n)
+			return fmt.Sprintf("%.2f s (%.0f; %.2f×)", v, rate(v), v/b)
+		})
+		row("  last line shown after the child exits", "—", func(n string) string { return fmt.Sprintf("%.0f ms", m("one-shown/"+n)*1000) })
+	}
+	if b := m("four/bare"); b > 0 {
+		total := float64(4 * (*mib / 2))
+		row(fmt.Sprintf("four panes, 4 × %d MiB: aggregate MiB/s (× bare)", *mib/2), fmt.Sprintf("%.0f", total/b), func(n string) string {
+			v := m("four/" + n)
+			return fmt.Sprintf("%.0f (%.2f×)", total/v, b/v)
+		})
+	}
+	if len(res["idle/"+names[0]]) > 0 {
+		row(fmt.Sprintf("16 quiet panes, CPU over %d s", *idleSecs), "—", func(n string) string { return fmt.Sprintf("%.3f %%", m("idle/"+n)) })
+	}
+	if len(res["rss-line/"+names[0]]) > 0 {
+		row("16 × 10,000 coloured 120-col lines: RSS per line over empty", "—", func(n string) string { return fmt.Sprintf("%.0f B", m("rss-line/"+n)) })
+		row("  RSS per empty pane (16 quiet vs 1)", "—", func(n string) string { return fmt.Sprintf("%.0f KB", m("rss-empty/"+n)/1024) })
+	}
+	if len(res["echo-med/"+names[0]]) > 0 {
+		row(fmt.Sprintf("keystroke echo into cat, %d samples: median, p95", *echoN), "—", func(n string) string {
+			return fmt.Sprintf("%.1f ms, %.1f ms", m("echo-med/"+n), m("echo-p95/"+n))
+		})
+	}
+	fmt.Println()
+	for _, k := range slices.Sorted(func(yield func(string) bool) {
+		for k := range res {
+			if !yield(k) {
+				return
+			}
+		}
+	}) {
+		fmt.Printf("# %s: %v\n", k, res[k])
+	}
+}
+
+// colourLog writes mib MiB of coloured log lines (the issue's workload).
+func colourLog(path string, mib int) string {
+	var buf bytes.Buffer
+	for i := 0; buf.Len() < 1<<20; i++ {
+		fmt.Fprintf(&buf, "\x1b[2m%06d\x1b[m \x1b[3%dmINFO\x1b[m compiling \x1b[1mpkg/module%d/file%d.go\x1b[m … \x1b[32mok\x1b[m %d ms\n", i, i%7+1, i%13, i%101, i%997)
+	}
+	f, err := os.Create(path)
+	must(err)
+	for range mib {
+		_, err := f.Write(buf.Bytes()[:1<<20])
+		must(err)
+	}
+	must(f.Close())
+	return path
+}
+
+// colourLines writes n coloured lines of exactly 120 columns.
+func colourLines(path string, n int) string {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words := strings.Fields("request served cache miss upstream latency retry pool handler session token queue worker compile module package test passed warning config")
+	var b bytes.Buffer
+	for i := range n {
+		fmt.Fprintf(&b, "\x1b[2m%06d\x1b[m \x1b[3%dm%-5s\x1b[m ", i, 1+i%7, []string{"INFO", "WARN", "ERROR", "DEBUG"}[i%4])
+		col := 13
+		for col < 120 {
+			w := words[rng.IntN(len(words))]
+			if col+len(w)+1 > 120 {
+				w = strings.Repeat(".", 120-col)
+			} else {
+				w += " "
+			}
+			fmt.Fprintf(&b, "\x1b[38;5;%dm%s", 16+rng.IntN(216), w)
+			col += len(w)
+		}
+		b.WriteString("\x1b[m\r\n")
+	}
+	must(os.WriteFile(path, b.Bytes(), 0o644))
+	return path
+}
+
+// bareDrain cats path on n ptys at once and reads every master to the
+// end; it returns the time until every cat has exited.
+func bareDrain(path string, n int) float64 {
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range n {
+		cmd := exec.Command("cat", path)
+		f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 100, Rows: 24})
+		must(err)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 32<<10)
+			for {
+				if _, err := f.Read(buf); err != nil {
+					break
+				}
+			}
+			_ = cmd.Wait()
+			_ = f.Close()
+		}()
+	}
+	wg.Wait()
+	return time.Since(start).Seconds()
+}
+
+// outer is the outer tmux every peer draws into.
+const outerSock = "rostra-peers-outer"
+
+func tmux(sock string, args ...string) (string, error) {
+	out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
+	return string(out), err
+}
+
+func outerStart(dir, cmd string) {
+	_, _ = tmux(outerSock, "kill-server")
+	_, err := tmux(outerSock, "new-session", "-d", "-x", "200", "-y", "50", "-c", dir, cmd)
+	must(err)
+}
+
+func outerCapture() string {
+	s, _ := tmux(outerSock, "capture-pane", "-p")
+	return s
+}
+
+func outerStop() { _, _ = tmux(outerSock, "kill-server") }
+
+// waitFile waits for a file to exist (written by a child when done).
+func waitFile(path string, d time.Duration) ([]byte, error) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			return b, nil
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("%s never appeared", path)
+}
+
+// floodRun runs n cats of path under p; it returns the children's time
+// (first start to last end) and how long after the last child's end its
+// closing marker showed in the outer terminal.
+func floodRun(p peer, dir, path string, n int) (float64, float64) {
+	cmds := []string{}
+	for i := range n {
+		ts := filepath.Join(dir, fmt.Sprintf("t%d", i))
+		_ = os.Remove(ts)
+		cmds = append(cmds, fmt.Sprintf(`s=$(date +%%s%%N); cat %s; e=$(date +%%s%%N); echo "$s $e" > %s.tmp; mv %s.tmp %s; echo; echo DONE-MARK-%d; exec sleep 600`, path, ts, ts, ts, i))
+	}
+	_, err := p.start(dir, cmds)
+	must(err)
+	defer p.stop()
+	var first, last int64
+	for i := range n {
+		b, err := waitFile(filepath.Join(dir, fmt.Sprintf("t%d", i)), 10*time.Minute)
+		must(err)
+		f := strings.Fields(string(b))
+		s, _ := strconv.ParseInt(f[0], 10, 64)
+		e, _ := strconv.ParseInt(f[1], 10, 64)
+		if first == 0 || s < first {
+			first = s
+		}
+		last = max(last, e)
+	}
+	shown := -1.0
+	if n == 1 {
+		deadline := time.Now().Add(30 * time.Second)
+		for time.Now().Before(deadline) {
+			if strings.Contains(outerCapture(), "DONE-MARK-0") {
+				shown = float64(time.Now().UnixNano()-last) / 1e9
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	return float64(last-first) / 1e9, shown
+}
+
+// cpuTicks is utime+stime of pid and its threads, in clock ticks.
+func cpuTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	k, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + k
+}
+
+func rssBytes(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmRSS:") {
+			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+func repeat(cmd string, n int) []string {
+	c := make([]string, n)
+	for i := range c {
+		c[i] = cmd
+	}
+	return c
+}
+
+// idleRun starts 16 quiet panes and returns the CPU (% of a core) the
+// peer used over the idle window, after 5 s to settle.
+func idleRun(p peer, dir string) float64 {
+	pid, err := p.start(dir, repeat("exec sleep 600", 16))
+	must(err)
+	defer p.stop()
+	time.Sleep(5 * time.Second)
+	t0, c0 := time.Now(), cpuTicks(pid)
+	time.Sleep(time.Duration(*idleSecs) * time.Second)
+	c1 := cpuTicks(pid)
+	return float64(c1-c0) / 100 / time.Since(t0).Seconds() * 100
+}
+
+// rssRun returns the RSS per kept line (16 panes × 10,000 lines over 16
+// empty panes) and per empty pane (16 quiet panes over one).
+func rssRun(p peer, dir, lines string) (perLine, perEmpty float64) {
+	settle := func(pid int) int64 {
+		time.Sleep(3 * time.Second)
+		return rssBytes(pid)
+	}
+	pid, err := p.start(dir, []string{"exec sleep 600"})
+	must(err)
+	one := settle(pid)
+	p.stop()
+	pid, err = p.start(dir, repeat("exec sleep 600", 16))
+	must(err)
+	empty := settle(pid)
+	p.stop()
+	cmds := []string{}
+	for i := range 16 {
+		ts := filepath.Join(dir, fmt.Sprintf("r%d", i))
+		_ = os.Remove(ts)
+		cmds = append(cmds, fmt.Sprintf("cat %s; echo ok > %s; exec sleep 600", lines, ts))
+	}
+	pid, err = p.start(dir, cmds)
+	must(err)
+	for i := range 16 {
+		_, err := waitFile(filepath.Join(dir, fmt.Sprintf("r%d", i)), 5*time.Minute)
+		must(err)
+	}
+	full := settle(pid)
+	p.stop()
+	return float64(full-empty) / (16 * 10000), float64(empty-one) / 15
+}
+
+// echoRun runs the peer with one cat in a pty of its own (the terminal,
+// 200×50) and times each typed letter until it is drawn.
+func echoRun(p peer, dir string) (med, p95 float64) {
+	cmd := p.echoCommand(dir)
+	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 200, Rows: 50})
+	must(err)
+	defer func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		_ = f.Close()
+		p.stop()
+	}()
+	out := make(chan []byte, 1024)
+	go func() {
+		buf := make([]byte, 64<<10)
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				out <- append([]byte(nil), buf[:n]...)
+			}
+			if err != nil {
+				close(out)
+				return
+			}
+		}
+	}()
+	var text textOnly
+	drain := func(d time.Duration) {
+		t := time.After(d)
+		for {
+			select {
+			case b, ok := <-out:
+				if !ok {
+					return
+				}
+				text.feed(b)
+			case <-t:
+				return
+			}
+		}
+	}
+	drain(3 * time.Second) // start up
+	_, _ = f.Write(p.focusKeys)
+	drain(time.Second)
+	letters := "zqjxkvwy"
+	var samples []float64
+	for i := range *echoN {
+		c := letters[i%len(letters)]
+		text.reset()
+		sent := time.Now()
+		_, _ = f.Write([]byte{c})
+		deadline := time.After(2 * time.Second)
+	wait:
+		for {
+			select {
+			case b, ok := <-out:
+				if !ok {
+					break wait
+				}
+				if text.feed(b); text.has(c) {
+					samples = append(samples, float64(time.Since(sent).Microseconds())/1000)
+					break wait
+				}
+			case <-deadline:
+				break wait
+			}
+		}
+		drain(time.Duration(40+rand.IntN(40)) * time.Millisecond)
+		if i%60 == 59 { // cat's line buffer
+			_, _ = f.Write([]byte{'\r'})
+			drain(100 * time.Millisecond)
+		}
+	}
+	if len(samples) < *echoN/2 {
+		fmt.Fprintf(os.Stderr, "peers: %s echoed only %d of %d keys\n", p.name, len(samples), *echoN)
+		return -1, -1
+	}
+	slices.Sort(samples)
+	return samples[len(samples)/2], samples[len(samples)*95/100]
+}
+
+// textOnly keeps the printable text of a terminal stream, escape
+// sequences dropped.
+type textOnly struct {
+	state int
+	buf   []byte
+}
+
+func (t *textOnly) reset() { t.buf = t.buf[:0] }
+
+func (t *textOnly) has(c byte) bool { return bytes.IndexByte(t.buf, c) >= 0 }
+
+func (t *textOnly) feed(b []byte) {
+	for _, c := range b {
+		switch t.state {
+		case 0:
+			if c == 0x1b {
+				t.state = 1
+			} else if c >= 0x20 {
+				t.buf = append(t.buf, c)
+			}
+		case 1: // after ESC
+			switch c {
+			case '[':
+				t.state = 2
+			case ']', 'P', '_', '^':
+				t.state = 3
+			default:
+				t.state = 0
+			}
+		case 2: // CSI
+			if c >= 0x40 && c <= 0x7e {
+				t.state = 0
+			}
+		case 3: // string until BEL or ST
+			if c == 0x07 {
+				t.state = 0
+			} else if c == 0x1b {
+				t.state = 4
+			}
+		case 4:
+			t.state = 0
+		}
+	}
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+var runs int
+
+// rostraRunFile writes a run file of one shell worker per command into a
+// fresh folder (a stopped run's state dir is not reused) and returns it.
+func rostraRunFile(dir string, cmds []string) string {
+	runs++
+	d := filepath.Join(dir, fmt.Sprintf("rostra-%d", runs))
+	must(os.MkdirAll(d, 0o755))
+	var b strings.Builder
+	b.WriteString("version: 1\nname: peers\nworkspace: .\npanes: { max: 16 }\n")
+	b.WriteString("providers:\n  shell: { command: [\"sh\", \"-c\", \"{prompt}\"] }\n")
+	b.WriteString("defaults: { max_attempts: 1, timeout: 0, stop_grace: 1s, attention_after: 0 }\nworkers:\n")
+	for i, c := range cmds {
+		fmt.Fprintf(&b, "  - { id: w%d, role: cat, provider: shell, prompt: %s }\n", i, strconv.Quote(c))
+	}
+	path := filepath.Join(d, "rostra.yaml")
+	must(os.WriteFile(path, []byte(b.String()), 0o644))
+	return path
+}
+
+// waitGone waits for pid to exit.
+func waitGone(pid int, d time.Duration) {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return
+		}
+		if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil && bytes.Contains(b, []byte(") Z ")) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+}
+
+func panePID() int {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		s, _ := tmux(outerSock, "display", "-p", "#{pane_pid}")
+		if pid, err := strconv.Atoi(strings.TrimSpace(s)); err == nil && pid > 0 {
+			return pid
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	must(errors.New("the outer tmux has no pane"))
+	return 0
+}
+
+func rostraPeer() peer {
+	var pid int
+	p := peer{name: "rostra", focusKeys: []byte("i")}
+	p.start = func(dir string, cmds []string) (int, error) {
+		rf := rostraRunFile(dir, cmds)
+		outerStart(filepath.Dir(rf), "exec "+shellQuote(*rostraBin)+" run "+shellQuote(rf))
+		pid = panePID()
+		time.Sleep(500 * time.Millisecond) // the UI up, the workers started
+		return pid, nil
+	}
+	p.stop = func() {
+		outerStop() // SIGHUP: rostra stops every worker and exits
+		waitGone(pid, 15*time.Second)
+	}
+	p.echoCommand = func(dir string) *exec.Cmd {
+		rf := rostraRunFile(dir, []string{"exec cat"})
+		c := exec.Command(*rostraBin, "run", rf)
+		c.Dir = filepath.Dir(rf)
+		return c
+	}
+	return p
+}
+
+const innerSock = "rostra-peers-inner"
+
+func tmuxPeer() peer {
+	var pid int
+	p := peer{name: "tmux"}
+	conf := ""
+	inner := func(args ...string) (string, error) {
+		return tmux(innerSock, append([]string{"-f", conf}, args...)...)
+	}
+	setup := func(dir string, cmds []string) {
+		conf = filepath.Join(dir, "tmux.conf")
+		must(os.WriteFile(conf, []byte("set -g history-limit 10000\nset -g status off\n"), 0o644))
+		_, _ = tmux(innerSock, "kill-server")
+		_, err := inner("new-session", "-d", "-x", "200", "-y", "50", "-s", "s", "-c", dir, "sh -c "+shellQuote(cmds[0]))
+		must(err)
+		for _, c := range cmds[1:] {
+			_, err := inner("split-window", "-t", "s", "-c", dir, "sh -c "+shellQuote(c))
+			must(err)
+			_, _ = inner("select-layout", "-t", "s", "tiled")
+		}
+		s, err := inner("display", "-p", "-t", "s", "#{pid}")
+		must(err)
+		pid, _ = strconv.Atoi(strings.TrimSpace(s))
+	}
+	p.start = func(dir string, cmds []string) (int, error) {
+		setup(dir, cmds)
+		outerStart(dir, "exec tmux -L "+innerSock+" attach -t s")
+		time.Sleep(500 * time.Millisecond)
+		return pid, nil
+	}
+	p.stop = func() {
+		outerStop()
+		_, _ = tmux(innerSock, "kill-server")
+		waitGone(pid, 15*time.Second)
+	}
+	p.echoCommand = func(dir string) *exec.Cmd {
+		setup(dir, []string{"exec cat"})
+		return exec.Command("tmux", "-L", innerSock, "attach", "-t", "s")
+	}
+	return p
+}
+
+func mprocsPeer() peer {
+	var pid int
+	p := peer{name: "mprocs", focusKeys: []byte{0x01}} // C-a: focus the terminal
+	config := func(dir string, cmds []string) string {
+		runs++
+		d := filepath.Join(dir, fmt.Sprintf("mprocs-%d", runs))
+		must(os.MkdirAll(d, 0o755))
+		var b strings.Builder
+		b.WriteString("scrollback: 10000\nprocs:\n")
+		for i, c := range cmds {
+			fmt.Fprintf(&b, "  p%02d:\n    shell: %s\n", i, strconv.Quote(c))
+		}
+		path := filepath.Join(d, "mprocs.yaml")
+		must(os.WriteFile(path, []byte(b.String()), 0o644))
+		return path
+	}
+	p.start = func(dir string, cmds []string) (int, error) {
+		cf := config(dir, cmds)
+		outerStart(filepath.Dir(cf), "exec "+shellQuote(*mprocsBin)+" -c "+shellQuote(cf))
+		pid = panePID()
+		time.Sleep(500 * time.Millisecond)
+		return pid, nil
+	}
+	p.stop = func() {
+		outerStop()
+		waitGone(pid, 15*time.Second)
+	}
+	p.echoCommand = func(dir string) *exec.Cmd {
+		cf := config(dir, []string{"exec cat"})
+		c := exec.Command(*mprocsBin, "-c", cf)
+		c.Dir = filepath.Dir(cf)
+		return c
+	}
+	return p
+}

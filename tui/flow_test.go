@@ -369,3 +369,26 @@ func TestMouseGoesToAChildThatAskedForIt(t *testing.T) {
 	assert.Equal(t, 1, m.focus)
 	assert.Equal(t, modeNormal, m.mode)
 }
+
+// TestClockSleepsUnlessTimeShows: the clock is armed only for what time
+// alone changes on screen (issue 14: an idle UI is never woken).
+func TestClockSleepsUnlessTimeShows(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	now := testNow.Add(500 * time.Millisecond)
+	m := New(f, Options{Now: func() time.Time { return now }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+	started := f.st.Dispatches[0].StartedAt
+	assert.Equal(t, nextChange(started, now), m.clockAt, "a running attempt's elapsed time ticks each second")
+	assert.Equal(t, time.Millisecond, m.clockAt.Sub(started)%time.Second, "on the second of its start")
+
+	ended := now
+	for _, id := range []string{"claude-implementer", "codex-tester"} {
+		f.setWorker(id, func(w *engine.WorkerRow, d *engine.DispatchRow) {
+			w.Status, d.Status, d.EndedAt = engine.StatusCompleted, engine.StatusCompleted, &ended
+		})
+	}
+	now = m.clockAt
+	m.Update(clockMsg(now))
+	assert.True(t, m.clockAt.IsZero(), "nothing shown changes with time: no tick is armed")
+	assert.True(t, m.nextTick(now.Add(time.Hour)).IsZero())
+}

@@ -95,6 +95,7 @@ type Model struct {
 	quit        bool
 	resizeSeq   int
 	lastFrame   time.Time
+	clockAt     time.Time // when the armed clock tick fires; zero: none
 }
 
 // Messages.
@@ -143,9 +144,10 @@ func New(eng Engine, opts Options) *Model {
 // still ran: rostra exits 130.
 func (m *Model) Interrupted() bool { return m.interrupted }
 
-// Init starts the event reader, the output watcher and the clock.
+// Init starts the event reader and the output watcher; the clock is armed
+// by Update only while something on screen changes with time.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.nextEvent(), m.waitWake(), m.tick())
+	return tea.Batch(m.nextEvent(), m.waitWake())
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -173,68 +175,134 @@ func (m *Model) waitWake() tea.Cmd {
 	}
 }
 
-func (m *Model) tick() tea.Cmd {
-	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return clockMsg(t) })
+// schedule arms the clock for nextTick, unless a tick armed before comes
+// no later. Nothing armed is the idle UI: no timer wakes it.
+func (m *Model) schedule() tea.Cmd {
+	now := m.opts.Now()
+	next := m.nextTick(now)
+	if next.IsZero() || (m.clockAt.After(now) && !next.Before(m.clockAt)) {
+		return nil
+	}
+	m.clockAt = next
+	return tea.Tick(next.Sub(now), func(t time.Time) tea.Msg { return clockMsg(t) })
 }
 
-// Update routes a message.
+// nextTick is the next time the screen changes with time alone, zero when
+// it does not: the elapsed time in the title of a visible running attempt
+// (each second, each minute after an hour), a running pane reaching
+// attention_after (the status bar counts it on every page), and the
+// "quiet" time of a visible pane past it.
+func (m *Model) nextTick(now time.Time) time.Time {
+	var next time.Time
+	soonest := func(t time.Time) {
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	vis := make([]bool, len(m.panes))
+	if m.width > 0 && m.height > 0 {
+		for _, v := range m.visible() {
+			vis[v.idx] = true
+		}
+	}
+	after := m.plan.AttentionAfter
+	for i, p := range m.panes {
+		if d := p.shown(); vis[i] && d != nil && d.EndedAt == nil && !d.StartedAt.IsZero() {
+			soonest(nextChange(d.StartedAt, now))
+		}
+		if d := p.cur(); after > 0 && p.worker.Status == engine.StatusRunning && d != nil && d.Surface != "" && !p.lastChange.IsZero() {
+			if at := p.lastChange.Add(after); now.Before(at) {
+				soonest(at)
+			} else if vis[i] {
+				soonest(nextChange(p.lastChange, now))
+			}
+		}
+	}
+	return next
+}
+
+// nextChange is when elapsed(t - since) next reads differently after now
+// (a millisecond late, so the tick never lands just short of it).
+func nextChange(since, now time.Time) time.Time {
+	e := now.Sub(since)
+	step := time.Second
+	if e >= time.Hour {
+		step = time.Minute
+	}
+	if e < 0 {
+		return since.Add(time.Millisecond)
+	}
+	return since.Add(e.Truncate(step) + step + time.Millisecond)
+}
+
+// Update routes a message, then arms the clock for the next time the
+// screen would change with time alone.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	if m.quit {
+		return m, cmd
+	}
+	return m, tea.Batch(cmd, m.schedule())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.fillPanel(false)
-		return m, m.layoutChanged()
+		return m.layoutChanged()
 	case tea.KeyPressMsg:
-		return m, m.onKey(msg)
+		return m.onKey(msg)
 	case tea.PasteMsg:
-		return m, m.onPaste(msg.Content)
+		return m.onPaste(msg.Content)
 	case tea.MouseMsg:
-		return m, m.onMouse(msg)
+		return m.onMouse(msg)
 	case eventMsg:
 		m.logEvent(msg.ev)
 		m.refresh()
-		return m, tea.Batch(m.nextEvent(), m.afterRefresh())
+		return tea.Batch(m.nextEvent(), m.afterRefresh())
 	case eventsEndMsg:
-		return m, nil
+		return nil
 	case wakeMsg:
 		// Output arrived: draw at most once per frameInterval.
 		wait := frameInterval - m.opts.Now().Sub(m.lastFrame)
 		if wait <= 0 {
-			return m, m.frame()
+			return m.frame()
 		}
-		return m, tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+		return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
 	case frameMsg:
-		return m, m.frame()
+		return m.frame()
 	case clockMsg:
+		m.clockAt = time.Time{}
 		m.refresh()
-		return m, tea.Batch(m.tick(), m.afterRefresh())
+		return m.afterRefresh()
 	case resizeMsg:
 		if msg.seq == m.resizeSeq {
-			return m, m.applySizes(true)
+			return m.applySizes(true)
 		}
-		return m, nil
+		return nil
 	case historyMsg:
 		m.onHistory(msg)
-		return m, nil
+		return nil
 	case controlMsg:
 		m.note = msg.note
 		m.refresh()
-		return m, nil
+		return nil
 	case interruptMsg:
 		if m.stopping {
-			return m, nil
+			return nil
 		}
 		m.note = msg.reason + ": stopping every worker"
 		if m.running() > 0 {
 			m.interrupted = true
 		}
-		return m, m.stop()
+		return m.stop()
 	case stoppedMsg:
 		m.quit = true
 		m.refresh()
-		return m, tea.Quit
+		return tea.Quit
 	}
-	return m, nil
+	return nil
 }
 
 // frame picks up new output and re-arms the output watcher.

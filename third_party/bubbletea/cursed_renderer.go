@@ -21,6 +21,7 @@ type cursedRenderer struct {
 	scr           *uv.TerminalRenderer
 	cellbuf       uv.ScreenBuffer
 	lastView      *View
+	prevLines     []string // rostra: the lines drawn into cellbuf last
 	env           []string
 	term          string // the terminal type $TERM
 	width, height int
@@ -334,6 +335,7 @@ func (s *cursedRenderer) flush(closing bool) error {
 
 	if frameArea != s.cellbuf.Bounds() {
 		s.scr.Erase() // Force a full redraw to avoid artifacts.
+		s.prevLines = nil
 
 		// We need to reset the touched lines buffer to match the new height.
 		s.cellbuf.Touched = nil
@@ -345,10 +347,29 @@ func (s *cursedRenderer) flush(closing bool) error {
 		s.cellbuf.Resize(frameArea.Dx(), frameArea.Dy())
 	}
 
-	// Clear our screen buffer before copying the new frame into it to ensure
-	// we erase any old content.
-	s.cellbuf.Clear()
-	content.Draw(s.cellbuf, s.cellbuf.Bounds())
+	// rostra: on the alternate screen, when the frame keeps its size,
+	// redraw only the lines whose text changed. The terminal renderer
+	// diffs only touched lines, and a clock tick changes a few titles: a
+	// full clear and draw made it parse and compare every cell of the
+	// frame once a second.
+	lines := strings.Split(view.Content, "\n")
+	if s.lastView != nil && s.lastView.AltScreen && view.AltScreen && !closing &&
+		len(lines) == len(s.prevLines) && len(lines) <= frameArea.Dy() {
+		for i, l := range lines {
+			if l == s.prevLines[i] {
+				continue
+			}
+			r := uv.Rect(0, i, frameArea.Dx(), 1)
+			s.cellbuf.ClearArea(r)
+			uv.NewStyledString(l).Draw(s.cellbuf, r)
+		}
+	} else {
+		// Clear our screen buffer before copying the new frame into it to ensure
+		// we erase any old content.
+		s.cellbuf.Clear()
+		content.Draw(s.cellbuf, s.cellbuf.Bounds())
+	}
+	s.prevLines = lines
 
 	// If the frame height is greater than the screen height, we drop the
 	// lines from the top of the buffer.
@@ -655,6 +676,7 @@ func (s *cursedRenderer) reset() {
 
 func reset(s *cursedRenderer) {
 	s.buf.Reset()
+	s.prevLines = nil
 	scr := uv.NewTerminalRenderer(&s.buf, s.env)
 	scr.SetColorProfile(s.profile)
 	scr.SetRelativeCursor(true) // Always start in inline mode
@@ -691,6 +713,7 @@ func (s *cursedRenderer) resize(w, h int) {
 	s.width, s.height = w, h
 	s.scr.Resize(s.width, s.height)
 	s.pendingErase = true
+	s.prevLines = nil
 	s.mu.Unlock()
 }
 
@@ -702,6 +725,7 @@ func (s *cursedRenderer) clearScreen() {
 	s.scr.MoveTo(0, 0)
 	s.scr.Erase()
 	s.pendingErase = true
+	s.prevLines = nil
 	s.mu.Unlock()
 }
 
@@ -765,6 +789,7 @@ func (s *cursedRenderer) setWidthMethod(method ansi.Method) {
 		_, _ = s.scr.WriteString(ansi.ResetModeUnicodeCore)
 	}
 	s.cellbuf.Method = method
+	s.prevLines = nil // lines measure differently: draw the next frame whole
 	s.mu.Unlock()
 }
 

@@ -42,7 +42,7 @@ var feedQueueBytes = 1 << 20
 // writes from holding the reader back early.
 const (
 	feedLagBudget = 250 * time.Millisecond
-	feedLagMin    = 1 << 20
+	feedLagMin    = 256 << 10
 	feedLagMax    = 1 << 30
 )
 

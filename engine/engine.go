@@ -61,6 +61,7 @@ type Engine struct {
 	loopDone chan struct{}
 	view     atomic.Pointer[view] // what readers see, published after each batch
 	disk     *diskWriter
+	sfs      *stateFS // the state dir, opened once; no name below it is followed through a link
 
 	// Everything below is the loop's alone.
 	st          TeamState
@@ -134,6 +135,7 @@ type attemptRT struct {
 	stableSig   string
 	watch       *fileWatch
 	audit       *writeAudit
+	log         *outputLog
 }
 
 // New prepares an engine for plan. The state dir must exist and be locked
@@ -222,8 +224,14 @@ func (e *Engine) Start() error {
 		e.workers = append(e.workers, w)
 		e.byID[spec.ID] = w
 	}
-	log, err := OpenEventLog(filepath.Join(e.plan.StateDir, EventsFile))
+	sfs, err := openStateFS(e.plan.StateDir)
 	if err != nil {
+		return err
+	}
+	e.sfs = sfs
+	log, err := e.openEventLog()
+	if err != nil {
+		sfs.close()
 		return err
 	}
 	e.log = log
@@ -266,7 +274,16 @@ func (e *Engine) encodeState() ([]byte, error) {
 }
 
 func (e *Engine) writeState(data []byte) error {
-	return WriteFileAtomic(filepath.Join(e.plan.StateDir, TeamStateFile), data, 0o600)
+	return e.sfs.writeAtomic(TeamStateFile, data, 0o600)
+}
+
+// openEventLog opens events.jsonl below the state dir, following no link.
+func (e *Engine) openEventLog() (*EventLog, error) {
+	f, err := e.sfs.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	return eventLogOf(f, e.sfs.abs(EventsFile))
 }
 
 // failPersist stops the run safely when team-state.json cannot be written:
@@ -350,6 +367,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		surfaces: e.opts.Surfaces,
 		paneFull: full,
 		abort:    &a.abort,
+		sfs:      e.sfs,
 	}
 	a.opening = true
 	e.live[a] = true
@@ -374,6 +392,7 @@ type openJob struct {
 	surfaces map[SurfaceKind]Surface
 	paneFull string       // why the pane surface is not tried, when it is full
 	abort    *atomic.Bool // the attempt was cancelled before its process started
+	sfs      *stateFS
 }
 
 // openResult is an openJob's outcome, posted back to the loop.
@@ -381,20 +400,24 @@ type openResult struct {
 	handle      Handle
 	surface     SurfaceKind
 	audit       *writeAudit
-	failure     string // why no process was started
-	final       bool   // and another attempt would fail the same way
+	log         *outputLog // nil when the attempt folder could not be made
+	failure     string     // why no process was started
+	final       bool       // and another attempt would fail the same way
 	aborted     bool
 	degradedWhy string // the last surface's reason when a later one opened
 }
 
 func (j openJob) run() openResult {
-	if err := prepareAttemptDir(&j.attempt); err != nil {
+	log, err := prepareAttemptDir(j.sfs, &j.attempt)
+	if err != nil {
 		return openResult{failure: err.Error()}
 	}
-	var res openResult
+	res := openResult{log: log}
+	j.launch.Output = log
 	if j.attempt.Writes != nil {
 		audit, err := startWriteAudit(j.plan)
 		if err != nil {
+			log.Close()
 			return openResult{failure: "write audit: snapshot before the attempt: " + err.Error()}
 		}
 		res.audit = audit
@@ -402,6 +425,7 @@ func (j openJob) run() openResult {
 	if j.abort.Load() {
 		// Cancelled meanwhile: attemptOpened settles it so.
 		res.failure = "cancelled before its process started"
+		log.Close()
 		return res
 	}
 	var reasons []string
@@ -411,6 +435,7 @@ func (j openJob) run() openResult {
 			// Every surface execs the same command line: none will take it,
 			// and no retry will either.
 			res.failure, res.final = argumentsTooLong(j.launch, err), true
+			log.Close()
 			return res
 		}
 		if h == nil {
@@ -422,6 +447,7 @@ func (j openJob) run() openResult {
 		return res
 	}
 	res.failure = "no surface could open: " + strings.Join(reasons, "; ")
+	log.Close()
 	return res
 }
 
@@ -487,7 +513,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		}
 		return
 	}
-	a.surface, a.handle, a.audit = res.surface, res.handle, res.audit
+	a.surface, a.handle, a.audit, a.log = res.surface, res.handle, res.audit, res.log
 	w := a.w
 	d := &e.st.Dispatches[a.idx]
 	d.Surface = a.surface
@@ -508,15 +534,41 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	}
 }
 
-func prepareAttemptDir(ap *AttemptPlan) error {
-	dir := filepath.Dir(ap.PromptFile)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("create attempt folder: %w", err)
+// prepareAttemptDir makes the attempt's folder fresh (it must not exist:
+// one a worker planted is refused, not used), writes prompt.txt and creates
+// output.log, all without following a link.
+func prepareAttemptDir(sfs *stateFS, ap *AttemptPlan) (*outputLog, error) {
+	rel := func(abs string) string {
+		r, err := sfs.rel(abs)
+		if err != nil {
+			return abs // openFile refuses it with the path
+		}
+		return r
 	}
-	if err := os.WriteFile(ap.PromptFile, []byte(ap.Prompt), 0o600); err != nil {
-		return fmt.Errorf("write prompt file: %w", err)
+	dir := rel(filepath.Dir(ap.PromptFile))
+	if err := sfs.mkdirAll(filepath.Dir(dir)); err != nil {
+		return nil, fmt.Errorf("attempt folder: %w", err)
 	}
-	return nil
+	if err := sfs.mkdir(dir, true); err != nil {
+		return nil, fmt.Errorf("attempt folder: %w", err)
+	}
+	f, err := sfs.createFresh(rel(ap.PromptFile), os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("prompt file: %w", err)
+	}
+	_, err = f.Write([]byte(ap.Prompt))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("prompt file: write %s: %w", ap.PromptFile, err)
+	}
+	logRel := rel(ap.OutputLog)
+	f, err = sfs.createFresh(logRel, os.O_RDWR|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("output log: %w", err)
+	}
+	return &outputLog{rel: logRel, f: f}, nil
 }
 
 func (e *Engine) launchSpec(spec *WorkerSpec, ap *AttemptPlan) LaunchSpec {
@@ -757,6 +809,19 @@ func (e *Engine) onExit(a *attemptRT) {
 	e.maybeFinishShutdown()
 }
 
+// noteLostOutput records on the row how much of an ended attempt's output
+// did not reach output.log.
+func (e *Engine) noteLostOutput(a *attemptRT) {
+	if a.log == nil {
+		return
+	}
+	if n, why := a.log.lostTail(a.handle.OutputBytes()); n > 0 {
+		d := &e.st.Dispatches[a.idx]
+		d.OutputLogLostBytes = n
+		d.Reason = joinReason(d.Reason, why)
+	}
+}
+
 // recordLateExit adds the exit of a process whose attempt had settled on
 // its files while it ran.
 func (e *Engine) recordLateExit(a *attemptRT, exit *ExitStatus) {
@@ -765,6 +830,7 @@ func (e *Engine) recordLateExit(a *attemptRT, exit *ExitStatus) {
 		code := exit.Code
 		d.ExitCode = &code
 	}
+	e.noteLostOutput(a)
 	e.writeSidecar(a, exit)
 	e.dirty = true
 }
@@ -897,6 +963,9 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 		code := exit.Code
 		d.ExitCode = &code
 	}
+	if exit != nil {
+		e.noteLostOutput(a)
+	}
 	e.writeSidecar(a, exit)
 	ev := Event{WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, ExitCode: d.ExitCode}
 	switch status {
@@ -977,7 +1046,11 @@ func (e *Engine) writeSidecar(a *attemptRT, exit *ExitStatus) {
 	data, _ := json.MarshalIndent(sc, "", "  ")
 	path, idx := a.plan.StatusFile, a.idx
 	e.disk.queue(func() error {
-		return WriteFileAtomic(path, append(data, '\n'), 0o600)
+		rel, err := e.sfs.rel(path)
+		if err != nil {
+			return err
+		}
+		return e.sfs.writeAtomic(rel, append(data, '\n'), 0o600)
 	}, func(err error) {
 		// The row keeps the outcome; a missing sidecar is noted there.
 		e.post(func() {
@@ -1144,6 +1217,7 @@ func (e *Engine) Shutdown() error {
 	close(e.quit)
 	<-e.loopDone
 	e.disk.close()
+	e.sfs.close()
 	err := e.persistErr
 	if err == nil {
 		err = e.disk.err()

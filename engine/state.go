@@ -81,9 +81,12 @@ type DispatchRow struct {
 	ResultAliases     []string   `json:"resultAliases"`
 	StatusSidecarPath string     `json:"statusSidecarPath"`
 	OutputLogPath     string     `json:"outputLogPath"`
-	WritePolicy       []string   `json:"writePolicy"`
-	WritePolicyDigest string     `json:"writePolicyDigest"`
-	Manual            bool       `json:"manual"`
+	// OutputLogLostBytes counts the attempt's output that did not reach
+	// output.log (a full disk): the log ends early by that much.
+	OutputLogLostBytes int64    `json:"outputLogLostBytes,omitempty"`
+	WritePolicy        []string `json:"writePolicy"`
+	WritePolicyDigest  string   `json:"writePolicyDigest"`
+	Manual             bool     `json:"manual"`
 }
 
 // Containments a surface reports for an attempt (Handle.Containment): how

@@ -224,6 +224,11 @@ func OpenEventLog(path string) (*EventLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
+	return eventLogOf(f, path)
+}
+
+// eventLogOf makes an EventLog of f, opened read-write and append.
+func eventLogOf(f *os.File, path string) (*EventLog, error) {
 	if err := repairTail(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("repair %s: %w", path, err)

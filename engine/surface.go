@@ -5,6 +5,8 @@
 package engine
 
 import (
+	"io"
+	"io/fs"
 	"syscall"
 	"time"
 )
@@ -20,7 +22,12 @@ type LaunchSpec struct {
 	// EnvSet names the keys of Env the worker's run-file env sets; a
 	// surface's own defaults (a pane's TERM) never override them.
 	EnvSet    []string
-	OutputLog string // the surface creates it and writes every byte the child writes
+	OutputLog string // output.log's path, for a surface not given Output
+	// Output, when set, is output.log as the engine opened it: the surface
+	// writes every byte the child writes to it and closes it once the
+	// attempt is over. A surface that fails to start leaves it open (the
+	// next surface of the chain is given it).
+	Output OutputFile
 	// Stdin, when not nil, is written to the child's stdin, which is then
 	// closed (prompt delivery `type` on the wrapper surface).
 	Stdin []byte
@@ -33,6 +40,14 @@ type LaunchSpec struct {
 	// StopGrace bounds how long the surface waits, after the child exited,
 	// for descendants that still hold its output open before it stops them.
 	StopGrace time.Duration
+}
+
+// OutputFile is an attempt's output.log as the engine opened it: written to
+// and closed by the surface, which may read back what it wrote.
+type OutputFile interface {
+	io.WriteCloser
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
 }
 
 // Surface opens attempts on one kind of surface. Open's error is the reason

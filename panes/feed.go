@@ -20,7 +20,6 @@ package panes
 import (
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 )
@@ -78,7 +77,7 @@ type feedQueue struct {
 
 	// log is where spilled runs are read back from (nil: never spill);
 	// logBase is the log's size when the attempt opened it.
-	log     *os.File
+	log     LogFile
 	logBase int64
 	logOK   bool // every byte read so far is in the log
 	spilled int64
@@ -113,7 +112,7 @@ func (q *feedQueue) fedIn(n int, d time.Duration) {
 	q.mu.Unlock()
 }
 
-func newFeedQueue(log *os.File, max int) *feedQueue {
+func newFeedQueue(log LogFile, max int) *feedQueue {
 	q := &feedQueue{max: max}
 	q.cond = sync.NewCond(&q.mu)
 	if log != nil {

@@ -18,6 +18,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,6 +43,10 @@ type Launch struct {
 	// pane's terminal identity (TERM and its kind) never overrides them.
 	EnvSet    []string
 	OutputLog string // created 0600 and appended with every byte read; "" = no log
+	// Log, when set, is used instead of opening OutputLog: every byte read
+	// is written to it and it is closed when the attempt is over. A start
+	// that fails leaves it open: it stays the caller's.
+	Log LogFile
 	// Stdin, when not nil, is written to a wrapper child's stdin, which is
 	// then closed; nil gives it /dev/null. A pty child's stdin is the pty.
 	Stdin []byte
@@ -53,6 +59,15 @@ type Launch struct {
 	// 0 = DefaultStopGrace.
 	StopGrace  time.Duration
 	Cols, Rows int // initial terminal (and Screen) size; 0 = 80x24
+}
+
+// LogFile is where a surface writes an attempt's output and reads spilled
+// output back from (feed.go): an *os.File, or a caller's file that behaves
+// as one (the engine's output.log, which it opens itself).
+type LogFile interface {
+	io.WriteCloser
+	io.ReaderAt
+	Stat() (fs.FileInfo, error)
 }
 
 // Exit is how an attempt's leader process ended.
@@ -95,7 +110,7 @@ type process struct {
 	grace   time.Duration
 
 	out *os.File // pty master or pipe read end; the reader's stream
-	log *os.File
+	log LogFile
 
 	// screenMu orders writes to the screen against resizes, so the emulator
 	// is never resized in the middle of a chunk.
@@ -229,16 +244,21 @@ func newCommand(l Launch, env []string) (*exec.Cmd, error) {
 	return cmd, nil
 }
 
-// openOutputLog opens the attempt's output.log for appending; "" = none.
-func openOutputLog(path string) (*os.File, error) {
-	if path == "" {
-		return nil, nil
+// openOutputLog gives the attempt's log: Launch.Log, or output.log opened
+// for appending from Launch.OutputLog (owned: close it if the start fails);
+// nil for none.
+func openOutputLog(l Launch) (log LogFile, owned bool, err error) {
+	if l.Log != nil {
+		return l.Log, false, nil
 	}
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600) // read back by the screen feeder (feed.go)
+	if l.OutputLog == "" {
+		return nil, false, nil
+	}
+	f, err := os.OpenFile(l.OutputLog, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600) // read back by the screen feeder (feed.go)
 	if err != nil {
-		return nil, fmt.Errorf("open output log: %w", err)
+		return nil, false, fmt.Errorf("open output log: %w", err)
 	}
-	return f, nil
+	return f, true, nil
 }
 
 func graceOf(l Launch) time.Duration {
@@ -249,7 +269,7 @@ func graceOf(l Launch) time.Duration {
 }
 
 // newProcess wraps a started leader. The caller then calls run.
-func newProcess(cmd *exec.Cmd, out, log *os.File, token string, grace time.Duration, session bool) *process {
+func newProcess(cmd *exec.Cmd, out *os.File, log LogFile, token string, grace time.Duration, session bool) *process {
 	return &process{
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,

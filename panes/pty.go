@@ -107,7 +107,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	if err != nil {
 		return fail(err)
 	}
-	log, err := openOutputLog(l.OutputLog)
+	log, ownLog, err := openOutputLog(l)
 	if err != nil {
 		return fail(err)
 	}
@@ -121,7 +121,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		Pdeathsig: syscall.SIGKILL,
 	}
 	if err := startLeader(cmd); err != nil {
-		if log != nil {
+		if ownLog {
 			_ = log.Close()
 		}
 		return fail(fmt.Errorf("start %s: %w", l.Argv[0], err))

@@ -13,6 +13,7 @@ package panes
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"syscall"
 )
@@ -42,7 +43,7 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 	}
 	startErr := func(err error) error { return fmt.Errorf("start %s: %w", l.Argv[0], err) }
 
-	var toClose []*os.File
+	var toClose []io.Closer
 	fail := func(err error) (*WrapperProcess, error) {
 		for _, f := range toClose {
 			_ = f.Close()
@@ -67,11 +68,11 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 		cmd.Stdin, stdinW = sr, sw
 	} // nil: exec gives the child /dev/null
 
-	log, err := openOutputLog(l.OutputLog)
+	log, ownLog, err := openOutputLog(l)
 	if err != nil {
 		return fail(err)
 	}
-	if log != nil {
+	if ownLog {
 		toClose = append(toClose, log)
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{

@@ -74,6 +74,7 @@ func toLaunch(l engine.LaunchSpec) panes.Launch {
 		Env:        l.Env,
 		EnvSet:     l.EnvSet,
 		OutputLog:  l.OutputLog,
+		Log:        l.Output,
 		Stdin:      l.Stdin,
 		TypePrompt: l.TypePrompt,
 		TypeQuiet:  l.TypeQuiet,

@@ -1,0 +1,78 @@
+// statefiles_reliability_test.go is issue 9 item 3 on a real run: a worker
+// that plants symlinks in the state dir during its first attempt, where
+// rostra will write next, cannot send those writes anywhere: each planted
+// name is an error naming it, the attempt that meets it fails with that
+// reason, and the run goes on.
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+func TestReliabilityPlantedSymlinksInTheStateDirAreNeverFollowed(t *testing.T) {
+	outside := t.TempDir()
+	bait := filepath.Join(outside, "bait.txt")
+	require.NoError(t, os.WriteFile(bait, []byte("not rostra's\n"), 0o644))
+	t.Setenv("OUTSIDE", outside)
+	// Attempt 1 plants: its own status.json (written when it settles), the
+	// folder of attempt 2, and attempt 3's output.log inside a real folder;
+	// then fails. Attempts 2 and 3 meet what was planted; attempt 4 runs.
+	eng, plan := liveRun(t, `version: 1
+name: plant
+providers:
+  sh: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 4, retry_backoff: 10ms, stop_grace: 1s }
+workers:
+  - id: sh-planter
+    role: planter
+    prompt: |
+      a=$ROSTRA_STATE_DIR/attempts/$ROSTRA_WORKER
+      if [ "$ROSTRA_ATTEMPT" = 1 ]; then
+        ln -s "$OUTSIDE/bait.txt" "$a/1/status.json"
+        ln -s "$OUTSIDE" "$a/2"
+        mkdir "$a/3" && ln -s "$OUTSIDE/bait.txt" "$a/3/output.log"
+        echo planted; exit 1
+      fi
+      echo "attempt $ROSTRA_ATTEMPT ran"; echo done > result.txt
+    completion: { result: result.txt }
+`, nil)
+	waitFinished(t, eng, 20*time.Second)
+	attempts := filepath.Join(plan.StateDir, "attempts", "sh-planter")
+
+	one := row(t, eng, "sh-planter#1")
+	assert.Equal(t, engine.StatusError, one.Status)
+	info, err := os.Lstat(filepath.Join(attempts, "1", "status.json"))
+	require.NoError(t, err)
+	assert.True(t, info.Mode().IsRegular(), "the planted status.json link is replaced by the sidecar, not written through")
+
+	two := row(t, eng, "sh-planter#2")
+	assert.Equal(t, engine.StatusError, two.Status)
+	assert.Equal(t, engine.FailureNotStarted, two.FailureClass)
+	assert.Contains(t, two.Reason, filepath.Join(attempts, "2")+" is a symlink (to "+outside+")")
+
+	three := row(t, eng, "sh-planter#3")
+	assert.Equal(t, engine.StatusError, three.Status)
+	assert.Contains(t, three.Reason, filepath.Join(attempts, "3")+": it exists already")
+
+	four := row(t, eng, "sh-planter#4")
+	assert.Equal(t, engine.StatusCompleted, four.Status, four.Reason)
+	log, err := os.ReadFile(four.OutputLogPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "attempt 4 ran")
+
+	// Nothing reached the bait or the folder outside.
+	data, err := os.ReadFile(bait)
+	require.NoError(t, err)
+	assert.Equal(t, "not rostra's\n", string(data))
+	ents, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	require.Len(t, ents, 1, "only the bait is outside")
+}

@@ -6,12 +6,14 @@
 package vt
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -104,8 +106,10 @@ func (x *tmuxOracle) play(it corpusItem, n int) (string, oracleScreen) {
 // capture reads what tmux shows in a session of the given size.
 func (x *tmuxOracle) capture(session string, cols, rows int) oracleScreen {
 	x.t.Helper()
-	size := strings.TrimSpace(x.run("display", "-p", "-t", session, "#{pane_width}x#{pane_height}"))
-	require.Equal(x.t, fmt.Sprintf("%dx%d", cols, rows), size, "tmux pane size")
+	// One display for the size, the history's length and the cursor.
+	f := strings.Fields(x.run("display", "-p", "-t", session, "#{pane_width}x#{pane_height} #{history_size} #{cursor_x} #{cursor_y}"))
+	require.Len(x.t, f, 4)
+	require.Equal(x.t, fmt.Sprintf("%dx%d", cols, rows), f[0], "tmux pane size")
 	var scr oracleScreen
 	esc := x.run("capture-pane", "-p", "-e", "-t", session)
 	scr.cells = parseCaptureE(strings.Split(strings.TrimSuffix(esc, "\n"), "\n"))
@@ -118,7 +122,7 @@ func (x *tmuxOracle) capture(session string, cols, rows int) oracleScreen {
 		}
 		scr.text = append(scr.text, strings.TrimRight(b.String(), " "))
 	}
-	hist, _ := strconv.Atoi(strings.TrimSpace(x.run("display", "-p", "-t", session, "#{history_size}")))
+	hist, _ := strconv.Atoi(f[1])
 	if hist > 0 {
 		h := x.run("capture-pane", "-p", "-e", "-t", session, "-S", strconv.Itoa(-hist), "-E", "-1")
 		for _, row := range parseCaptureE(strings.Split(strings.TrimSuffix(h, "\n"), "\n")) {
@@ -134,9 +138,8 @@ func (x *tmuxOracle) capture(session string, cols, rows int) oracleScreen {
 		// over); Terminal's ring never holds more than its cap.
 		scr.history = scr.history[len(scr.history)-oracleHistory:]
 	}
-	cur := strings.Fields(x.run("display", "-p", "-t", session, "#{cursor_x} #{cursor_y}"))
-	scr.cx, _ = strconv.Atoi(cur[0])
-	scr.cy, _ = strconv.Atoi(cur[1])
+	scr.cx, _ = strconv.Atoi(f[2])
+	scr.cy, _ = strconv.Atoi(f[3])
 	return scr
 }
 
@@ -457,7 +460,9 @@ func compareScreens(tm *Terminal, want oracleScreen) string {
 }
 
 // TestTermMatchesTmux is the oracle test. It needs tmux; CI installs it,
-// so there it fails instead of skipping.
+// so there it fails instead of skipping. The streams play in parallel
+// subtests, each on one of a pool of tmux servers (one per subtest that
+// can run at once), since most of a stream's time is spent waiting on tmux.
 func TestTermMatchesTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
@@ -465,32 +470,53 @@ func TestTermMatchesTmux(t *testing.T) {
 		}
 		t.Skip("tmux not installed")
 	}
-	x := &tmuxOracle{t: t, socket: fmt.Sprintf("rostra-term-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(oracleHistory),
-		";", "set", "-g", "exit-empty", "off")
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	pool := make(chan *tmuxOracle, oracleServers())
+	for i := range cap(pool) {
+		x := &tmuxOracle{t: t, socket: fmt.Sprintf("rostra-term-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), i)}
+		x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(oracleHistory),
+			";", "set", "-g", "exit-empty", "off")
+		t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+		pool <- x
+	}
+	check := func(t *testing.T, it corpusItem, n int, data []byte) {
+		t.Parallel()
+		x := <-pool
+		defer func() { pool <- x }()
+		checkAgainstTmux(t, x, it, n, data)
+	}
 	n := 0
 	for _, it := range loadCorpus(t) {
 		t.Run(it.name, func(t *testing.T) {
 			data, err := os.ReadFile(it.path)
 			require.NoError(t, err)
-			checkAgainstTmux(t, x, it, n, data)
+			check(t, it, n, data)
 		})
 		n++
 	}
 	// Random streams over the whole feature list find the corners no
 	// hand-written stream thought of. Fixed seeds: failures reproduce.
+	dir := t.TempDir()
 	for seed := range uint64(randomStreams) {
 		cols, rows := 10+int(seed*7%50), 3+int(seed*5%20)
 		data := randomStream(seed, 3000)
-		dir := t.TempDir()
-		it := corpusItem{name: fmt.Sprintf("random-%d", seed), path: filepath.Join(dir, "stream.bin"), cols: cols, rows: rows}
+		it := corpusItem{name: fmt.Sprintf("random-%d", seed), path: filepath.Join(dir, fmt.Sprintf("stream-%d.bin", seed)), cols: cols, rows: rows}
 		require.NoError(t, os.WriteFile(it.path, data, 0o644))
 		t.Run(it.name, func(t *testing.T) {
-			checkAgainstTmux(t, x, it, n, data)
+			check(t, it, n, data)
 		})
 		n++
 	}
+}
+
+// oracleServers is how many tmux servers the oracle test plays streams on:
+// as many as subtests run at once (go test -parallel, GOMAXPROCS by default).
+func oracleServers() int {
+	if f := flag.Lookup("test.parallel"); f != nil {
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n > 0 {
+			return n
+		}
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // hasHalfWide says whether a row, on screen or in scrollback, holds
@@ -519,6 +545,7 @@ func hasHalfWide(tm *Terminal) bool {
 // randomStreams is how many random streams the oracle test plays.
 const randomStreams = 100
 
+// checkAgainstTmux plays one stream on x, which the caller holds alone.
 func checkAgainstTmux(t *testing.T, x *tmuxOracle, it corpusItem, n int, data []byte) {
 	x.t = t
 	session, want := x.play(it, n)

@@ -46,8 +46,17 @@ type result struct {
 
 func runBin(t *testing.T, dir string, args ...string) result {
 	t.Helper()
+	return runBinEnv(t, dir, nil, args...)
+}
+
+// runBinEnv runs rostra with env added to the test's environment.
+func runBinEnv(t *testing.T, dir string, env []string, args ...string) result {
+	t.Helper()
 	cmd := exec.Command(rostraBin, args...)
 	cmd.Dir = dir
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
@@ -69,9 +78,13 @@ func demoWorkspace(t *testing.T) string {
 	return ws
 }
 
+// demoStep is the demo agents' step time in the tests (fake-agent.sh's
+// DEMO_STEP): short, so the demo runs in seconds, not its 13 s on screen.
+const demoStep = "DEMO_STEP=0.05"
+
 func TestHeadlessDemoRun(t *testing.T) {
 	ws := demoWorkspace(t)
-	r := runBin(t, ws, "run", "--headless", "rostra.yaml")
+	r := runBinEnv(t, ws, []string{demoStep}, "run", "--headless", "rostra.yaml")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Contains(t, r.stdout, "DEGRADED documenter: pane -> wrapper (pane limit reached (5 of 5 in use))\n")
 	assert.Equal(t, 1, strings.Count(r.stdout, "DEGRADED"), "exactly one DEGRADED line")
@@ -133,7 +146,7 @@ func TestHeadlessDemoRun(t *testing.T) {
 	assert.Contains(t, s.stdout, rows["claude-implementer#1"].Containment)
 
 	// A second run archives the finished one and starts afresh.
-	r2 := runBin(t, ws, "run", "--headless", "rostra.yaml")
+	r2 := runBinEnv(t, ws, []string{demoStep}, "run", "--headless", "rostra.yaml")
 	require.Equal(t, 0, r2.code, r2.stderr)
 	assert.Contains(t, r2.stderr, "was archived to")
 	archived, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", engine.TeamStateFile))

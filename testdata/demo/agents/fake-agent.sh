@@ -7,7 +7,9 @@
 #   crash        writes its result, then exits 1
 #   interactive  waits for its prompt to be typed, writes the result and
 #                stays open, as an interactive agent session does
-# rostra gives it ROSTRA_WORKER, ROSTRA_ATTEMPT and the prompt.
+# rostra gives it ROSTRA_WORKER, ROSTRA_ATTEMPT and the prompt. DEMO_STEP
+# is the seconds each step of work takes (default 0.6; the tests make it
+# short).
 set -u
 agent=$1
 prompt=${2:-}
@@ -22,7 +24,7 @@ work() {
 	local what=("reading the code" "planning edits" "editing files" "running the tests" "checking the diff")
 	for ((i = 1; i <= steps; i++)); do
 		printf '%s[%s]%s step %d/%d %s%s%s\n' "$cyan" "$agent" "$reset" "$i" "$steps" "$dim" "${what[$(((i - 1) % 5))]}" "$reset"
-		sleep 0.6
+		sleep "${DEMO_STEP:-0.6}"
 	done
 }
 

@@ -139,12 +139,17 @@ func TestGrandchildHoldingThePtyIsStopped(t *testing.T) {
   - id: sh-forker
     role: forker
     prompt: 'bash -c "trap \"\" HUP; exec sleep 300" & echo $! > grandchild.pid; echo parent done'
+  - id: sh-plain
+    role: plain
+    prompt: "echo parent done"
 `), nil)
-	waitFinished(t, eng, 5*time.Second)
+	waitFinished(t, eng, 10*time.Second)
 	d := row(t, eng, "sh-forker#1")
 	assert.Equal(t, engine.StatusCompleted, d.Status)
 	require.NotNil(t, d.EndedAt)
-	assert.Less(t, d.EndedAt.Sub(d.StartedAt), 3*time.Second, "settled within stop_grace of the exit")
+	ref := row(t, eng, "sh-plain#1")
+	require.NotNil(t, ref.EndedAt)
+	assert.Less(t, d.EndedAt.Sub(d.StartedAt), graceBound(time.Second, ref.EndedAt.Sub(ref.StartedAt)), "settled within stop_grace of the exit")
 	data, err := os.ReadFile(filepath.Join(eng.Plan().Workspace, "grandchild.pid"))
 	require.NoError(t, err)
 	var gpid int

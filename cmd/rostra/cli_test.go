@@ -21,7 +21,9 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 )
 
-var rostraBin string
+// rostraBin is rostra as released; rostraTestPanicBin is built with
+// -tags rostra_testpanic (panickey.go) for the UI panic test.
+var rostraBin, rostraTestPanicBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "rostra-bin-")
@@ -29,10 +31,26 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	rostraBin = filepath.Join(dir, "rostra")
-	build := exec.Command("go", "build", "-o", rostraBin, ".")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		panic("build rostra: " + err.Error())
+	rostraTestPanicBin = filepath.Join(dir, "rostra-testpanic")
+	// Both at once: the second is mostly a link, which overlaps the first.
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for i, build := range []*exec.Cmd{
+		exec.Command("go", "build", "-o", rostraBin, "."),
+		exec.Command("go", "build", "-tags", "rostra_testpanic", "-o", rostraTestPanicBin, "."),
+	} {
+		build.Stderr = os.Stderr
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = build.Run()
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			panic("build rostra: " + err.Error())
+		}
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
@@ -83,6 +101,7 @@ func demoWorkspace(t *testing.T) string {
 const demoStep = "DEMO_STEP=0.05"
 
 func TestHeadlessDemoRun(t *testing.T) {
+	t.Parallel()
 	ws := demoWorkspace(t)
 	r := runBinEnv(t, ws, []string{demoStep}, "run", "--headless", "rostra.yaml")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
@@ -198,6 +217,7 @@ func startBin(t *testing.T, dir, want string, args ...string) (*exec.Cmd, *syncB
 }
 
 func TestSecondInstanceIsRefusedNamingTheHolder(t *testing.T) {
+	t.Parallel()
 	ws := slowRun(t, "")
 	first, _ := startBin(t, ws, "started on pane", "run", "--headless")
 	r := runBin(t, ws, "run", "--headless")
@@ -206,6 +226,7 @@ func TestSecondInstanceIsRefusedNamingTheHolder(t *testing.T) {
 }
 
 func TestSIGINTStopsWorkersAndLeavesCompleteState(t *testing.T) {
+	t.Parallel()
 	ws := slowRun(t, "trap '' TERM; ")
 	cmd, out := startBin(t, ws, "started on pane", "run", "--headless")
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
@@ -231,6 +252,7 @@ func TestSIGINTStopsWorkersAndLeavesCompleteState(t *testing.T) {
 }
 
 func TestValidateReportsProblemsWithExitCode2(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	bad := filepath.Join(ws, "bad.yaml")
 	require.NoError(t, os.WriteFile(bad, []byte("version: 1\nname: x\nworkers:\n  - id: grok-verifier\n    role: verifier\n"), 0o644))
@@ -246,6 +268,7 @@ func TestValidateReportsProblemsWithExitCode2(t *testing.T) {
 }
 
 func TestExitCode1WhenAWorkerFails(t *testing.T) {
+	t.Parallel()
 	ws := runWorkspace(t, `version: 1
 name: fails
 providers:
@@ -279,6 +302,7 @@ func (b *syncBuffer) String() string {
 }
 
 func TestStatusAndReportReadThroughADamagedTeamState(t *testing.T) {
+	t.Parallel()
 	ws := runWorkspace(t, `version: 1
 name: dmg
 providers:

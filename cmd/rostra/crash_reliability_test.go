@@ -95,6 +95,8 @@ workers:
 
 // TestReliabilityRostraSIGKILLedMidRunThenResumed is faults 14 and 16.
 func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
+	// Not parallel: it reaps orphans as a subreaper, which an engine
+	// running beside it could reap first.
 	// Orphans of the killed rostra come to this process, so the test can
 	// see how each of them ended.
 	require.NoError(t, unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
@@ -208,6 +210,7 @@ func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 // tmpfs under the state dir: a worker fills it, the next team-state.json
 // cannot be written, and rostra stops the run with the previous file intact.
 func TestReliabilityDiskFullWhileWritingTeamState(t *testing.T) {
+	t.Parallel()
 	ws := t.TempDir()
 	mnt := filepath.Join(ws, ".rostra")
 	require.NoError(t, os.Mkdir(mnt, 0o700))
@@ -277,6 +280,7 @@ workers:
 // kernel's own errors: (a) every pty of a private devpts instance in use,
 // (b) RLIMIT_NOFILE so low that the pty cannot be opened.
 func TestReliabilityPtyExhaustedForRealDegradesToWrapper(t *testing.T) {
+	t.Parallel()
 	ws := runWorkspace(t, `version: 1
 name: pty
 providers:
@@ -352,6 +356,7 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 // refused with the place; rostra's own environment passes them byte for
 // byte), a NUL (the run file is refused with the place).
 func TestReliabilityHostileInputs(t *testing.T) {
+	t.Parallel()
 	id := "w" + strings.Repeat("x", 62) + "z"
 	require.Len(t, id, 64)
 	var prompt strings.Builder
@@ -522,6 +527,8 @@ func checkPrivate(t *testing.T, dir string) {
 // SIGKILLed rostra; --resume stops it (panes.StopRunLeftovers) before it
 // starts new attempts, so nothing of the dead run is left running.
 func TestReliabilityWrapperGrandchildAfterRostraSIGKILL(t *testing.T) {
+	// Not parallel: it reaps orphans as a subreaper, which an engine
+	// running beside it could reap first.
 	require.NoError(t, unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 	ws := runWorkspace(t, `version: 1
 name: wgc
@@ -562,6 +569,7 @@ workers:
 // team-state.json.prev, keeps the damaged file aside and notes it in
 // events.jsonl.
 func TestReliabilityResumeAfterATruncatedTeamState(t *testing.T) {
+	t.Parallel()
 	ws := runWorkspace(t, `version: 1
 name: torn
 providers:

@@ -42,6 +42,7 @@ func runBounded(t *testing.T, dir string, d time.Duration, args ...string) (resu
 }
 
 func TestReliabilityRunFileThatIsNotARegularFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "fifo.yaml")
 	require.NoError(t, syscall.Mkfifo(fifo, 0o600))
@@ -60,6 +61,7 @@ func TestReliabilityRunFileThatIsNotARegularFile(t *testing.T) {
 }
 
 func TestReliabilityStateFilesThatAreNotRegularFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, engine.TeamStateFile), 0o600))
 	r, _ := runBounded(t, dir, 10*time.Second, "status", dir)
@@ -84,6 +86,7 @@ func TestReliabilityStateFilesThatAreNotRegularFiles(t *testing.T) {
 // TestFlagsMayFollowTheArguments: `rostra run x.yaml --headless`, as people
 // type it, for every subcommand that takes flags.
 func TestFlagsMayFollowTheArguments(t *testing.T) {
+	t.Parallel()
 	ws := runWorkspace(t, "version: 1\nname: late\nworkers:\n  - { id: a, command: [\"true\"] }\n")
 	// --resume after the file: there is nothing to resume, and it says so.
 	r := runBin(t, ws, "run", "rostra.yaml", "--resume")

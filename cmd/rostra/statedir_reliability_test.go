@@ -20,6 +20,7 @@ import (
 )
 
 func TestReliabilityStateDirOfOthersFilesIsRefused(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	ws := filepath.Join(base, "project")
 	require.NoError(t, os.MkdirAll(ws, 0o755))
@@ -67,6 +68,7 @@ func TestReliabilityStateDirOfOthersFilesIsRefused(t *testing.T) {
 // deletes run.lock, as `git clean -fdx` or a careless rm would; a
 // `rostra run --resume` then must be refused, not stop the live workers.
 func TestReliabilityWorkerDeletingRunLockLetsNoSecondRostraIn(t *testing.T) {
+	t.Parallel()
 	ws := slowRun(t, "rm -f .rostra/slow/run.lock; echo deleted; ")
 	first, out := startBin(t, ws, "started on pane", "run", "--headless")
 	stateDir := filepath.Join(ws, ".rostra", "slow")

@@ -85,6 +85,7 @@ func (s tmuxServer) keys(keys ...string) {
 }
 
 func TestUIEndToEndInTmux(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("the UI end-to-end test needs tmux (apt-get install -y tmux); it never skips")
 	}

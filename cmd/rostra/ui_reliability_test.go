@@ -59,6 +59,7 @@ func childOf(t *testing.T, pid int) int {
 }
 
 func TestReliabilityUIStoppedBySignalRestoresTheTerminal(t *testing.T) {
+	t.Parallel()
 	// SIGHUP and SIGQUIT (issue 9 item 6) as SIGTERM: the Go runtime's
 	// default would kill rostra with the terminal raw (and a goroutine dump
 	// for SIGQUIT).
@@ -87,11 +88,8 @@ func TestReleasedBinaryHasNoTestPanicKey(t *testing.T) {
 }
 
 func TestReliabilityUIPanicRestoresTheTerminal(t *testing.T) {
-	bin := filepath.Join(t.TempDir(), "rostra-testpanic")
-	build := exec.Command("go", "build", "-tags", "rostra_testpanic", "-o", bin, ".")
-	out, err := build.CombinedOutput()
-	require.NoError(t, err, "build rostra with the test panic key: %s", out)
-	stderr := uiStopped(t, bin, "f9", func(s tmuxServer, rostra int) {
+	t.Parallel()
+	stderr := uiStopped(t, rostraTestPanicBin, "f9", func(s tmuxServer, rostra int) {
 		s.run("send-keys", "-t", "ui", "F9")
 	}, "1")
 	assert.Contains(t, stderr, "rostra test: ROSTRA_TEST_PANIC_KEY f9 pressed")
@@ -123,7 +121,7 @@ workers:
     prompt: "echo piper is up; exec sleep 300"
 `)
 	exitFile := filepath.Join(ws, "exit-code")
-	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid())}
+	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid()) + "-" + panicKey}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	shell := testPanicEnv + "=" + panicKey + " " + bin + " run rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
 	s.run("new-session", "-d", "-s", "ui", "-x", "160", "-y", "45", "-c", ws, shell)

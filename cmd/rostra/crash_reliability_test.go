@@ -548,12 +548,22 @@ workers:
 		var ws syscall.WaitStatus
 		_, _ = syscall.Wait4(gc, &ws, 0, nil)
 	})
+	var leader int
 	require.Eventually(t, func() bool {
 		st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "wgc"))
-		return err == nil && len(st.Dispatches) == 1
+		if err != nil || len(st.Dispatches) != 1 {
+			return false
+		}
+		leader = st.Dispatches[0].Pid
+		return leader > 0
 	}, 10*time.Second, 5*time.Millisecond)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 	_ = cmd.Wait()
+	// The wrapper's leader dies of Pdeathsig, asynchronously: wait until
+	// it has (it comes to this subreaper), so that the grandchild is the
+	// one process the dead rostra left running.
+	leaderStatus := reapChild(t, leader, 5*time.Second)
+	require.True(t, leaderStatus.Signaled(), "the wrapper leader ended with %v", leaderStatus)
 
 	r := runBin(t, ws, "run", "--headless", "--resume")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)

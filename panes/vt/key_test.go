@@ -44,7 +44,7 @@ func TestEncodeKey(t *testing.T) {
 		{"alt+x", uv.Key{Code: 'x', Mod: uv.ModAlt}, normal, "\x1bx"},
 		{"alt+X", uv.Key{Code: 'x', Mod: uv.ModAlt | uv.ModShift, Text: "X"}, normal, "\x1bX"},
 		{"enter", uv.Key{Code: uv.KeyEnter}, normal, "\r"},
-		{"shift+enter, legacy", uv.Key{Code: uv.KeyEnter, Mod: uv.ModShift}, normal, "\r"},
+		{"shift+enter, legacy: the agent CLIs' newline", uv.Key{Code: uv.KeyEnter, Mod: uv.ModShift}, normal, "\x1b\r"},
 		{"alt+enter", uv.Key{Code: uv.KeyEnter, Mod: uv.ModAlt}, normal, "\x1b\r"},
 		{"tab", uv.Key{Code: uv.KeyTab}, normal, "\t"},
 		{"shift+tab", uv.Key{Code: uv.KeyTab, Mod: uv.ModShift}, normal, "\x1b[Z"},
@@ -77,7 +77,9 @@ func TestEncodeKeyFollowsTheChildsModes(t *testing.T) {
 	assert.Equal(t, "\x1b[13;2u", string(EncodeKey(uv.Key{Code: uv.KeyEnter, Mod: uv.ModShift}, term.Modes())))
 	_, _ = term.Write([]byte("\x1b[<u\x1b[?1l"))
 	assert.Equal(t, "\x1b[B", string(EncodeKey(uv.Key{Code: uv.KeyDown}, term.Modes())))
-	assert.Equal(t, "\r", string(EncodeKey(uv.Key{Code: uv.KeyEnter, Mod: uv.ModShift}, term.Modes())))
+	assert.Equal(t, "\x1b\r", string(EncodeKey(uv.Key{Code: uv.KeyEnter, Mod: uv.ModShift}, term.Modes())))
+	_, _ = term.Write([]byte("\x1b[>4;2m")) // xterm's modifyOtherKeys
+	assert.Equal(t, "\x1b[27;2;13~", string(EncodeKey(uv.Key{Code: uv.KeyEnter, Mod: uv.ModShift}, term.Modes())))
 }
 
 func TestEncodePaste(t *testing.T) {

@@ -6,6 +6,7 @@ package vt
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
@@ -202,8 +203,17 @@ func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	final, prefix, inter := cmd.Final(), cmd.Prefix(), cmd.Intermediate()
 	if inter != 0 {
 		// DECSCUSR (CSI Ps SP q), DECSTR (CSI ! p) and friends.
-		if inter == '!' && final == 'p' {
+		switch {
+		case inter == '!' && final == 'p':
 			t.softReset()
+		case inter == '$' && final == 'p' && (prefix == 0 || prefix == '?'):
+			// DECRQM: CSI [?] Ps $ p -> CSI [?] Ps ; Pm $ y
+			mode := csiParam(params, 0, 0)
+			p := ""
+			if prefix == '?' {
+				p = "?"
+			}
+			t.reply("\x1b[" + p + strconv.Itoa(mode) + ";" + strconv.Itoa(t.modeState(prefix == '?', mode)) + "$y")
 		}
 		return
 	}
@@ -220,10 +230,28 @@ func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 				flags = t.kittyStack[n-1]
 			}
 			t.reply("\x1b[?" + strconv.Itoa(flags) + "u")
+		case 'm': // XTQMODKEYS: only modifyOtherKeys is kept
+			if csiParam(params, 0, -1) == 4 {
+				t.reply("\x1b[>4;" + strconv.Itoa(t.modifyOtherKeys) + "m")
+			}
 		}
 		return
 	case '>':
 		switch final {
+		case 'm': // XTMODKEYS: CSI > 4 ; n m sets modifyOtherKeys; no value resets it
+			if len(params) > 0 && param(params[0], -1) == 4 {
+				if v := paramMin(params, 1, 0, 0); v <= 2 {
+					t.modifyOtherKeys = v
+				}
+			}
+		case 'q': // XTVERSION
+			if csiParam(params, 0, 0) == 0 {
+				t.reply("\x1bP>|" + Program + " " + Version() + "\x1b\\")
+			}
+		case 'n': // CSI > 4 n disables modifyOtherKeys
+			if len(params) > 0 && param(params[0], -1) == 4 {
+				t.modifyOtherKeys = 0
+			}
 		case 'c':
 			if csiParam(params, 0, 0) == 0 {
 				t.reply("\x1b[>84;0;0c")
@@ -562,6 +590,8 @@ func (t *Terminal) setPrivateModes(params ansi.Params, on bool) {
 		switch param(params[i], 0) {
 		case 1:
 			t.appCursor = on
+		case 66:
+			t.appKeypad = on
 		case 6:
 			t.origin = on
 			t.cursorTo(0, 0)
@@ -584,6 +614,8 @@ func (t *Terminal) setPrivateModes(params ansi.Params, on bool) {
 			}
 		case 1006:
 			t.mouseSGR = on
+		case 1004:
+			t.focusEvents = on
 		case 2004:
 			t.bracketedPaste = on
 		case 2026:
@@ -645,6 +677,10 @@ func (t *Terminal) setAltScreen(on, saveCursor bool) {
 func (t *Terminal) handleOsc(cmd int, data []byte) {
 	t.lastRune = 0
 	switch cmd {
+	case 4:
+		t.answerPaletteQueries(data)
+	case 10, 11, 12:
+		t.answerColorQueries(cmd, data)
 	case 0, 2:
 		// data is "N;title"; tmux keeps the old title when the new one
 		// is not valid UTF-8.
@@ -665,6 +701,87 @@ func (t *Terminal) handleOsc(cmd int, data []byte) {
 	}
 	// OSC 8 hyperlinks and everything else are dropped: the text they wrap
 	// prints as plain text.
+}
+
+// oscEnd is the terminator of an OSC reply: the one the query used, as
+// xterm answers.
+func (t *Terminal) oscEnd() string {
+	if t.oscBEL {
+		return "\a"
+	}
+	return "\x1b\\"
+}
+
+// answerColorQueries answers "10;?" (and "10;?;?", which xterm reads as
+// 10 then 11) with the default foreground, background and cursor colour
+// (the cursor is drawn in the foreground). Setting them is ignored: the
+// outer terminal draws the cells.
+func (t *Terminal) answerColorQueries(cmd int, data []byte) {
+	fields := strings.Split(string(data), ";")[1:]
+	for i, f := range fields {
+		if f != "?" || cmd+i > 12 {
+			continue
+		}
+		c := t.opts.Colors.Foreground()
+		if cmd+i == 11 {
+			c = t.opts.Colors.Background()
+		}
+		t.reply("\x1b]" + strconv.Itoa(cmd+i) + ";" + xrgb(c) + t.oscEnd())
+	}
+}
+
+// answerPaletteQueries answers "4;n;?" pairs with palette entry n.
+func (t *Terminal) answerPaletteQueries(data []byte) {
+	fields := strings.Split(string(data), ";")[1:]
+	for i := 0; i+1 < len(fields); i += 2 {
+		n, err := strconv.Atoi(fields[i])
+		if err != nil || n < 0 || n > 255 || fields[i+1] != "?" {
+			continue
+		}
+		t.reply("\x1b]4;" + strconv.Itoa(n) + ";" + xrgb(t.opts.Colors.Indexed(n)) + t.oscEnd())
+	}
+}
+
+// modeState is DECRQM's answer for a mode: 1 set, 2 reset, 0 a mode the
+// emulator does not implement.
+func (t *Terminal) modeState(private bool, mode int) int {
+	on := func(b bool) int {
+		if b {
+			return 1
+		}
+		return 2
+	}
+	if !private {
+		if mode == 4 {
+			return on(t.insert)
+		}
+		return 0
+	}
+	switch mode {
+	case 1:
+		return on(t.appCursor)
+	case 6:
+		return on(t.origin)
+	case 7:
+		return on(t.autoWrap)
+	case 25:
+		return on(t.cursorVisible)
+	case 47, 1047, 1049:
+		return on(t.scr == t.alt)
+	case 66:
+		return on(t.appKeypad)
+	case 1000, 1002, 1003:
+		return on(t.mouse == mode)
+	case 1004:
+		return on(t.focusEvents)
+	case 1006:
+		return on(t.mouseSGR)
+	case 2004:
+		return on(t.bracketedPaste)
+	case 2026:
+		return on(t.syncOutput)
+	}
+	return 0
 }
 
 func (t *Terminal) reply(s string) {

@@ -35,13 +35,18 @@ type Options struct {
 	OnBell     func()       // called on BEL (from the writer goroutine; must not block long)
 	OnTitle    func(string) // OSC 0/2
 	OnReply    func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
+	// Colors answers the child's OSC 10/11/12/4 colour queries; nil means
+	// the defaults (DefaultForeground, DefaultBackground).
+	Colors *Colors
 }
 
 // Modes is the mode state the UI needs to forward keys and mouse events.
 type Modes struct {
 	AppCursor, AppKeypad, BracketedPaste, AltScreen, AutoWrap, SyncOutput bool
+	FocusEvents                                                           bool // 1004: send CSI I / CSI O
 	Mouse                                                                 int  // 0 off, 1000, 1002 or 1003
 	MouseSGR                                                              bool // 1006
+	ModifyOtherKeys                                                       int  // xterm's CSI > 4 ; n m: 0, 1 or 2
 	KittyKeyboard                                                         int  // flags pushed with CSI > n u (0 = off)
 	Title                                                                 string
 }
@@ -138,6 +143,7 @@ type Terminal struct {
 	lastWidth     int
 	utf8Pend      []byte // an incomplete UTF-8 sequence at the end of a Write
 	osc           []byte // the OSC string being collected (feedOSC)
+	oscBEL        bool   // it ended with BEL: a reply ends the same way
 	dcsEsc        bool   // skipDCS saw ESC: '\\' ends the string
 	csiIgnore     bool   // inside a malformed control sequence, up to its final byte
 	tabs          []bool
@@ -153,8 +159,8 @@ type Terminal struct {
 
 	origin, autoWrap, cursorVisible, insert bool
 	appCursor, appKeypad, bracketedPaste    bool
-	syncOutput, mouseSGR                    bool
-	mouse                                   int
+	syncOutput, mouseSGR, focusEvents       bool
+	mouse, modifyOtherKeys                  int
 	title                                   string
 
 	replies replyQueue
@@ -174,6 +180,9 @@ func New(cols, rows int, opts Options) *Terminal {
 	cols, rows = clampSize(cols, rows)
 	if opts.Scrollback <= 0 {
 		opts.Scrollback = defaultScrollback
+	}
+	if opts.Colors == nil {
+		opts.Colors = defaultColors
 	}
 	t := &Terminal{opts: opts, cols: cols, rows: rows}
 	t.sb.max = opts.Scrollback
@@ -235,8 +244,8 @@ func (t *Terminal) resetState() {
 	t.origin, t.insert = false, false
 	t.autoWrap, t.cursorVisible = true, true
 	t.appCursor, t.appKeypad, t.bracketedPaste = false, false, false
-	t.syncOutput, t.mouseSGR = false, false
-	t.mouse = 0
+	t.syncOutput, t.mouseSGR, t.focusEvents = false, false, false
+	t.mouse, t.modifyOtherKeys = 0, 0
 	t.lastRune, t.lastWidth = 0, 0
 	t.saved = savedCursor{}
 	t.altSavedMain = savedCursor{}
@@ -404,6 +413,7 @@ func (t *Terminal) feedOSC(p []byte) int {
 	for i, b := range p {
 		switch {
 		case b == 0x07 || b == 0x18 || b == 0x1a || b == 0x1b:
+			t.oscBEL = b == 0x07
 			t.dispatchOSC()
 			t.parser.Reset()
 			if b == 0x1b {
@@ -612,15 +622,17 @@ func (t *Terminal) Modes() Modes {
 	t.mu.RLock()
 	defer t.mu.RUnlock()
 	m := Modes{
-		AppCursor:      t.appCursor,
-		AppKeypad:      t.appKeypad,
-		BracketedPaste: t.bracketedPaste,
-		AltScreen:      t.scr == t.alt,
-		AutoWrap:       t.autoWrap,
-		SyncOutput:     t.syncOutput,
-		Mouse:          t.mouse,
-		MouseSGR:       t.mouseSGR,
-		Title:          t.title,
+		AppCursor:       t.appCursor,
+		AppKeypad:       t.appKeypad,
+		BracketedPaste:  t.bracketedPaste,
+		AltScreen:       t.scr == t.alt,
+		AutoWrap:        t.autoWrap,
+		SyncOutput:      t.syncOutput,
+		FocusEvents:     t.focusEvents,
+		Mouse:           t.mouse,
+		MouseSGR:        t.mouseSGR,
+		ModifyOtherKeys: t.modifyOtherKeys,
+		Title:           t.title,
 	}
 	if n := len(t.kittyStack); n > 0 {
 		m.KittyKeyboard = t.kittyStack[n-1]

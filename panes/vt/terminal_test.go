@@ -217,15 +217,15 @@ func TestTermTitleHoldsUTF8(t *testing.T) {
 func TestTermModes(t *testing.T) {
 	tm := New(20, 5, Options{})
 	assert.Equal(t, Modes{AutoWrap: true}, tm.Modes())
-	feedString(t, tm, "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?2026h\x1b[?7l\x1b[>5u\x1b[?1049h\x1b[?25l")
+	feedString(t, tm, "\x1b[?1h\x1b=\x1b[?2004h\x1b[?1002h\x1b[?1006h\x1b[?2026h\x1b[?7l\x1b[>5u\x1b[?1049h\x1b[?25l\x1b[?1004h\x1b[>4;1m")
 	_, _, visible := tm.Cursor()
 	assert.False(t, visible)
 	assert.Equal(t, Modes{AppCursor: true, AppKeypad: true, BracketedPaste: true, AltScreen: true,
-		SyncOutput: true, Mouse: 1002, MouseSGR: true, KittyKeyboard: 5}, tm.Modes())
+		SyncOutput: true, Mouse: 1002, MouseSGR: true, KittyKeyboard: 5, FocusEvents: true, ModifyOtherKeys: 1}, tm.Modes())
 	feedString(t, tm, "\x1b[?1003h\x1b[=1;2u")
 	assert.Equal(t, 1003, tm.Modes().Mouse)
 	assert.Equal(t, 5, tm.Modes().KittyKeyboard)
-	feedString(t, tm, "\x1b[<u\x1b[?1l\x1b>\x1b[?2004l\x1b[?1003l\x1b[?1006l\x1b[?2026l\x1b[?7h\x1b[?1049l\x1b[?25h")
+	feedString(t, tm, "\x1b[<u\x1b[?1l\x1b>\x1b[?2004l\x1b[?1003l\x1b[?1006l\x1b[?2026l\x1b[?7h\x1b[?1049l\x1b[?25h\x1b[?1004l\x1b[>4m")
 	assert.Equal(t, Modes{AutoWrap: true}, tm.Modes())
 	feedString(t, tm, "\x1b[?1000h\x1bc")
 	assert.Equal(t, Modes{AutoWrap: true}, tm.Modes(), "RIS resets modes")
@@ -483,4 +483,50 @@ func TestVersionFromBuildInfo(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, versionOf(&tc.bi)) })
 	}
 	assert.NotEmpty(t, Version())
+}
+
+// The queries agent CLIs send at start-up (tmux answers them): XTVERSION,
+// DECRQM for each mode, the colours. Each is answered once, in order.
+func TestTermAnswersQueries(t *testing.T) {
+	colors := NewColors()
+	colors.SetBackground(ansi.TrueColor(0xfafafa))
+	colors.SetForeground(ansi.TrueColor(0x101010))
+	colors.SetIndexed(1, ansi.TrueColor(0xaa0000))
+	for _, tc := range []struct {
+		name, in string
+		colors   *Colors
+		want     []string
+	}{
+		{"XTVERSION", "\x1b[>0q\x1b[>q\x1b[>1q", nil, []string{
+			"\x1bP>|rostra " + Version() + "\x1b\\", "\x1bP>|rostra " + Version() + "\x1b\\"}},
+		{"DECRQM, modes off", "\x1b[?2026$p\x1b[?2004$p\x1b[?1004$p\x1b[?1049$p\x1b[?1002$p\x1b[?1006$p\x1b[?1$p\x1b[4$p", nil, []string{
+			"\x1b[?2026;2$y", "\x1b[?2004;2$y", "\x1b[?1004;2$y", "\x1b[?1049;2$y", "\x1b[?1002;2$y", "\x1b[?1006;2$y", "\x1b[?1;2$y", "\x1b[4;2$y"}},
+		{"DECRQM, modes on", "\x1b[?2026h\x1b[?2004h\x1b[?1004h\x1b[?1049h\x1b[?1002h\x1b[?1006h\x1b[?1h\x1b[4h" +
+			"\x1b[?2026$p\x1b[?2004$p\x1b[?1004$p\x1b[?1049$p\x1b[?1002$p\x1b[?1000$p\x1b[?1006$p\x1b[?1$p\x1b[4$p\x1b[?7$p\x1b[?25$p", nil, []string{
+			"\x1b[?2026;1$y", "\x1b[?2004;1$y", "\x1b[?1004;1$y", "\x1b[?1049;1$y", "\x1b[?1002;1$y", "\x1b[?1000;2$y", "\x1b[?1006;1$y", "\x1b[?1;1$y", "\x1b[4;1$y",
+			"\x1b[?7;1$y", "\x1b[?25;1$y"}},
+		{"DECRQM, modes the emulator lacks", "\x1b[?2027$p\x1b[?1005$p\x1b[?12$p\x1b[20$p", nil, []string{
+			"\x1b[?2027;0$y", "\x1b[?1005;0$y", "\x1b[?12;0$y", "\x1b[20;0$y"}},
+		{"colours, headless defaults", "\x1b]10;?\x07\x1b]11;?\x1b\\\x1b]12;?\x07\x1b]4;1;?\x07", nil, []string{
+			"\x1b]10;rgb:c0c0/c0c0/c0c0\x07", "\x1b]11;rgb:0000/0000/0000\x1b\\", "\x1b]12;rgb:c0c0/c0c0/c0c0\x07", "\x1b]4;1;rgb:8080/0000/0000\x07"}},
+		{"colours of the outer terminal", "\x1b]11;?\x07\x1b]10;?;?\x1b\\\x1b]4;1;?;2;?\x07\x1b]11;#000000\x07", colors, []string{
+			"\x1b]11;rgb:fafa/fafa/fafa\x07", "\x1b]10;rgb:1010/1010/1010\x1b\\", "\x1b]11;rgb:fafa/fafa/fafa\x1b\\",
+			"\x1b]4;1;rgb:aaaa/0000/0000\x07", "\x1b]4;2;rgb:0000/8080/0000\x07"}},
+		{"XTQMODKEYS", "\x1b[?4m\x1b[>4;2m\x1b[?4m", nil, []string{"\x1b[>4;0m", "\x1b[>4;2m"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			var got []string
+			tm := New(40, 5, Options{Colors: tc.colors, OnReply: func(b []byte) {
+				mu.Lock()
+				got = append(got, string(b))
+				mu.Unlock()
+			}})
+			feedString(t, tm, tc.in)
+			tm.FlushReplies()
+			mu.Lock()
+			defer mu.Unlock()
+			assert.Equal(t, tc.want, got)
+		})
+	}
 }

@@ -14,18 +14,28 @@
 // remembered; later jobs still run.
 package engine
 
-import "sync"
+import (
+	"sync"
+	"time"
+)
 
 type diskJob struct {
 	state   []byte       // team-state.json to write, when not nil
 	write   func() error // any other write
 	onErr   func(error)
+	soft    bool // its failure is the caller's to note, not the run's error
 	waiters []chan struct{}
 }
 
 type diskWriter struct {
 	writeState func([]byte) error
 	stateErr   func(error)
+	// guard, when set, is asked before each batch, once a second when idle
+	// and after a failed write whether the state dir is still there, and
+	// makes it again from the last state when it is not (recreate.go). It
+	// reports whether it did; its error stops the run like a failed write.
+	guard     func(lastState []byte) (bool, error)
+	lastState []byte
 
 	mu       sync.Mutex
 	jobs     []*diskJob
@@ -35,8 +45,8 @@ type diskWriter struct {
 	done     chan struct{}
 }
 
-func newDiskWriter(writeState func([]byte) error, stateErr func(error)) *diskWriter {
-	d := &diskWriter{writeState: writeState, stateErr: stateErr, wake: make(chan struct{}, 1), done: make(chan struct{})}
+func newDiskWriter(writeState func([]byte) error, stateErr func(error), guard func([]byte) (bool, error)) *diskWriter {
+	d := &diskWriter{writeState: writeState, stateErr: stateErr, guard: guard, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	go d.run()
 	return d
 }
@@ -71,6 +81,12 @@ func (d *diskWriter) queue(write func() error, onErr func(error)) {
 	d.enqueue(&diskJob{write: write, onErr: onErr})
 }
 
+// queueSoft adds a write whose failure onErr notes and the run survives
+// (an attempt's status.json).
+func (d *diskWriter) queueSoft(write func() error, onErr func(error)) {
+	d.enqueue(&diskJob{write: write, onErr: onErr, soft: true})
+}
+
 // barrier closes waiters once every job queued so far is done.
 func (d *diskWriter) barrier(waiters []chan struct{}) {
 	d.enqueue(&diskJob{waiters: waiters})
@@ -78,6 +94,12 @@ func (d *diskWriter) barrier(waiters []chan struct{}) {
 
 func (d *diskWriter) run() {
 	defer close(d.done)
+	var tick <-chan time.Time
+	if d.guard != nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+	}
 	for {
 		d.mu.Lock()
 		jobs := d.jobs
@@ -88,20 +110,22 @@ func (d *diskWriter) run() {
 			if closing {
 				return
 			}
-			<-d.wake
+			select {
+			case <-d.wake:
+			case <-tick:
+				d.runGuard()
+			}
 			continue
 		}
+		d.runGuard()
 		for _, j := range jobs {
-			var err error
-			switch {
-			case j.state != nil:
-				err = d.writeState(j.state)
-			case j.write != nil:
-				err = j.write()
+			err := d.do(j)
+			if err != nil && d.runGuard() {
+				err = d.do(j) // the folder was made again under it
 			}
 			if err != nil {
 				d.mu.Lock()
-				if d.firstErr == nil {
+				if d.firstErr == nil && !j.soft {
 					d.firstErr = err
 				}
 				d.mu.Unlock()
@@ -114,6 +138,34 @@ func (d *diskWriter) run() {
 			}
 		}
 	}
+}
+
+func (d *diskWriter) do(j *diskJob) error {
+	switch {
+	case j.state != nil:
+		d.lastState = j.state
+		return d.writeState(j.state)
+	case j.write != nil:
+		return j.write()
+	}
+	return nil
+}
+
+// runGuard asks the guard; true when it made the state dir again.
+func (d *diskWriter) runGuard() bool {
+	if d.guard == nil {
+		return false
+	}
+	made, err := d.guard(d.lastState)
+	if err != nil {
+		d.mu.Lock()
+		if d.firstErr == nil {
+			d.firstErr = err
+		}
+		d.mu.Unlock()
+		d.stateErr(err)
+	}
+	return made
 }
 
 // close finishes every queued job and stops the writer.

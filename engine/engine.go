@@ -62,6 +62,10 @@ type Engine struct {
 	view     atomic.Pointer[view] // what readers see, published after each batch
 	disk     *diskWriter
 	sfs      *stateFS // the state dir, opened once; no name below it is followed through a link
+	relock   *RunLock // the lock on a state dir made again during the run (recreate.go)
+
+	shutdownOnce sync.Once
+	shutdownErr  error
 
 	// Everything below is the loop's alone.
 	st          TeamState
@@ -224,6 +228,9 @@ func (e *Engine) Start() error {
 		e.workers = append(e.workers, w)
 		e.byID[spec.ID] = w
 	}
+	if err := writeGitignore(e.plan); err != nil {
+		return err
+	}
 	sfs, err := openStateFS(e.plan.StateDir)
 	if err != nil {
 		return err
@@ -239,7 +246,7 @@ func (e *Engine) Start() error {
 		log.Close()
 		return err
 	}
-	e.disk = newDiskWriter(e.writeState, func(err error) { e.post(func() { e.failPersist(err) }) })
+	e.disk = newDiskWriter(e.writeState, func(err error) { e.post(func() { e.failPersist(err) }) }, e.guardStateDir)
 	e.publish()
 	go e.loop()
 	e.do(func() {
@@ -568,7 +575,9 @@ func prepareAttemptDir(sfs *stateFS, ap *AttemptPlan) (*outputLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("output log: %w", err)
 	}
-	return &outputLog{rel: logRel, f: f}, nil
+	l := &outputLog{rel: logRel, f: f, promptRel: rel(ap.PromptFile), prompt: []byte(ap.Prompt), sfs: sfs}
+	sfs.track(l)
+	return l, nil
 }
 
 func (e *Engine) launchSpec(spec *WorkerSpec, ap *AttemptPlan) LaunchSpec {
@@ -1045,9 +1054,14 @@ func (e *Engine) writeSidecar(a *attemptRT, exit *ExitStatus) {
 	}
 	data, _ := json.MarshalIndent(sc, "", "  ")
 	path, idx := a.plan.StatusFile, a.idx
-	e.disk.queue(func() error {
+	e.disk.queueSoft(func() error {
 		rel, err := e.sfs.rel(path)
 		if err != nil {
+			return err
+		}
+		// The folder is made if it is missing: the state dir may have been
+		// made again (recreate.go) after the attempt started.
+		if err := e.sfs.mkdirAll(filepath.Dir(rel)); err != nil {
 			return err
 		}
 		return e.sfs.writeAtomic(rel, append(data, '\n'), 0o600)
@@ -1206,8 +1220,13 @@ func (e *Engine) Cancel(worker string) error {
 // Shutdown stops every worker gracefully (SIGTERM, SIGKILL after
 // stop_grace), waits for them, saves the final state and closes the event
 // log. The run is recorded finished when every worker had settled for good,
-// interrupted otherwise.
+// interrupted otherwise. Calling it again returns the first call's result.
 func (e *Engine) Shutdown() error {
+	e.shutdownOnce.Do(func() { e.shutdownErr = e.shutdown() })
+	return e.shutdownErr
+}
+
+func (e *Engine) shutdown() error {
 	e.post(func() {
 		if !e.shuttingDown {
 			e.beginShutdown("stopped: rostra is quitting")
@@ -1218,6 +1237,9 @@ func (e *Engine) Shutdown() error {
 	<-e.loopDone
 	e.disk.close()
 	e.sfs.close()
+	if e.relock != nil {
+		e.relock.Release()
+	}
 	err := e.persistErr
 	if err == nil {
 		err = e.disk.err()

@@ -21,7 +21,10 @@ import (
 )
 
 type outputLog struct {
-	rel string // below the state dir
+	rel       string // below the state dir
+	promptRel string // the attempt's prompt.txt, written again with the log if the folder is made again
+	prompt    []byte
+	sfs       *stateFS
 
 	mu      sync.Mutex
 	f       *os.File
@@ -56,12 +59,17 @@ func (l *outputLog) Stat() (fs.FileInfo, error) {
 
 func (l *outputLog) Close() error {
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.closed {
+		l.mu.Unlock()
 		return nil
 	}
 	l.closed = true
-	return l.f.Close()
+	err := l.f.Close()
+	l.mu.Unlock()
+	if l.sfs != nil {
+		l.sfs.forget(l)
+	}
+	return err
 }
 
 // lostTail says how much of read, the bytes the surface read from the

@@ -23,24 +23,51 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"golang.org/x/sys/unix"
 )
 
 type stateFS struct {
-	path string   // the state dir as configured
-	dir  *os.File // opened O_DIRECTORY once
+	path string // the state dir as configured
+
+	mu   sync.Mutex
+	dir  *os.File                // opened O_DIRECTORY; replaced when the folder is made again (recreate.go)
+	logs map[*outputLog]struct{} // output.logs being written, moved along if the folder is made again
 }
 
 func openStateFS(path string) (*stateFS, error) {
+	dir, err := openDir(path)
+	if err != nil {
+		return nil, err
+	}
+	return &stateFS{path: path, dir: dir, logs: map[*outputLog]struct{}{}}, nil
+}
+
+func openDir(path string) (*os.File, error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return nil, fmt.Errorf("open state dir %s: %w", path, err)
 	}
-	return &stateFS{path: path, dir: os.NewFile(uintptr(fd), path)}, nil
+	return os.NewFile(uintptr(fd), path), nil
 }
 
-func (s *stateFS) close() error { return s.dir.Close() }
+func (s *stateFS) close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir.Close()
+}
+
+// dupDir is a descriptor of the state dir for one walk; the caller closes it.
+func (s *stateFS) dupDir() (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	fd, err := unix.Dup(int(s.dir.Fd()))
+	if err == nil {
+		unix.CloseOnExec(fd)
+	}
+	return fd, err
+}
 
 // abs is rel's full path, for messages.
 func (s *stateFS) abs(rel string) string { return filepath.Join(s.path, rel) }
@@ -91,11 +118,10 @@ func (s *stateFS) parent(rel string) (int, string, error) {
 		return -1, "", fmt.Errorf("%s is not a name inside the state dir", rel)
 	}
 	dirs, name := filepath.Split(rel)
-	fd, err := unix.Dup(int(s.dir.Fd()))
+	fd, err := s.dupDir()
 	if err != nil {
 		return -1, "", err
 	}
-	unix.CloseOnExec(fd)
 	for _, c := range strings.Split(strings.TrimSuffix(dirs, string(filepath.Separator)), string(filepath.Separator)) {
 		if c == "" {
 			continue

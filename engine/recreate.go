@@ -1,0 +1,234 @@
+// recreate.go keeps a run going when its state dir is deleted under it, as
+// `rm -rf .rostra` or `git clean -fdx` in an agent does (issue 9): the
+// state in memory is the truth, so the folder is made again and filled
+// from it, and the run goes on.
+//
+// Data model: the disk writer (disk.go) asks stateDirGone before each batch
+// of writes, once a second when idle, and again after a write fails. A
+// folder deleted while rostra holds it open has no links left (or its path
+// now names another folder). recreateStateDir then, on the disk writer's
+// goroutine: makes the folder again with its marker, its .gitignore and a
+// lock of its own; copies events.jsonl from the deleted file, still open,
+// into a new one (nothing lost); moves every output.log still being
+// written the same way and writes its prompt.txt again; writes
+// team-state.json; and posts a state-dir-recreated event that says what
+// could not be saved: the files of attempts already over, reports and
+// archives.
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"golang.org/x/sys/unix"
+)
+
+// EventStateDirRecreated is appended when the state dir was deleted during
+// the run and made again.
+const EventStateDirRecreated = "state-dir-recreated"
+
+// GitignoreFile keeps a state dir inside the workspace out of git: an agent's
+// `git add -A` must not commit rostra's files.
+const GitignoreFile = ".gitignore"
+
+// writeGitignore writes <state dir>/.gitignore holding "*" when the state
+// dir is inside the workspace (and none is there yet).
+func writeGitignore(plan *Plan) error {
+	rel, err := filepath.Rel(plan.Workspace, plan.StateDir)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return nil
+	}
+	path := filepath.Join(plan.StateDir, GitignoreFile)
+	if _, err := os.Lstat(path); err == nil {
+		return nil
+	}
+	return WriteFileAtomic(path, []byte("# rostra's state: never committed\n*\n"), 0o600)
+}
+
+// track and forget keep the set of output.logs being written.
+func (s *stateFS) track(l *outputLog) {
+	s.mu.Lock()
+	s.logs[l] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *stateFS) forget(l *outputLog) {
+	s.mu.Lock()
+	delete(s.logs, l)
+	s.mu.Unlock()
+}
+
+// gone reports whether the folder the state dir's descriptor holds is no
+// longer at its path: deleted (no links left), or the path names another
+// folder (moved away, made again by someone else).
+func (s *stateFS) gone() bool {
+	s.mu.Lock()
+	fd := int(s.dir.Fd())
+	var held unix.Stat_t
+	err := unix.Fstat(fd, &held)
+	s.mu.Unlock()
+	if err != nil {
+		return false // cannot tell; the writes will say
+	}
+	if held.Nlink == 0 {
+		return true
+	}
+	var now unix.Stat_t
+	if err := unix.Stat(s.path, &now); err != nil {
+		return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
+	}
+	return now.Dev != held.Dev || now.Ino != held.Ino
+}
+
+// recreated is what recreateStateDir saved, for the event.
+type recreated struct {
+	events  int64    // bytes of events.jsonl copied
+	moved   []string // output.logs still written, moved with their bytes
+	failed  []string // what could not be made again, with why
+	relock  *RunLock
+	lockErr error
+}
+
+// recreateStateDir makes the state dir again and fills it from what rostra
+// holds. It runs on the disk writer's goroutine, which owns e.log.
+func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
+	var r recreated
+	path := e.plan.StateDir
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
+	}
+	if err := claimStateDir(path); err != nil {
+		return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
+	}
+	if err := writeGitignore(e.plan); err != nil {
+		r.failed = append(r.failed, GitignoreFile+": "+err.Error())
+	}
+	dir, err := openDir(path)
+	if err != nil {
+		return r, err
+	}
+	e.sfs.mu.Lock()
+	old := e.sfs.dir
+	e.sfs.dir = dir
+	logs := make([]*outputLog, 0, len(e.sfs.logs))
+	for l := range e.sfs.logs {
+		logs = append(logs, l)
+	}
+	e.sfs.mu.Unlock()
+	old.Close()
+	// The lock on the deleted folder no longer keeps a second rostra out of
+	// the new one.
+	r.relock, r.lockErr = AcquireRunLock(path)
+
+	f, err := e.sfs.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return r, err
+	}
+	if r.events, err = e.log.moveTo(f); err != nil {
+		return r, err
+	}
+	slices.SortFunc(logs, func(a, b *outputLog) int { return strings.Compare(a.rel, b.rel) })
+	for _, l := range logs {
+		if err := e.sfs.mkdirAll(filepath.Dir(l.rel)); err != nil {
+			r.failed = append(r.failed, l.rel+": "+err.Error())
+			continue
+		}
+		if err := e.sfs.writeAtomic(l.promptRel, l.prompt, 0o600); err != nil {
+			r.failed = append(r.failed, l.promptRel+": "+err.Error())
+		}
+		fresh, err := e.sfs.createFresh(l.rel, os.O_RDWR|os.O_APPEND, 0o600)
+		if err != nil {
+			r.failed = append(r.failed, l.rel+": "+err.Error())
+			continue
+		}
+		if open, err := l.relocate(fresh); err != nil {
+			r.failed = append(r.failed, err.Error())
+		} else if open {
+			r.moved = append(r.moved, l.rel)
+		}
+	}
+	if state != nil {
+		if err := e.writeState(state); err != nil {
+			return r, err
+		}
+	}
+	return r, nil
+}
+
+// guardStateDir is the disk writer's guard: it makes the state dir again
+// when it is gone.
+func (e *Engine) guardStateDir(state []byte) (bool, error) {
+	if !e.sfs.gone() {
+		return false, nil
+	}
+	r, err := e.recreateStateDir(state)
+	if err != nil {
+		return false, err
+	}
+	e.post(func() { e.stateDirRecreated(r) })
+	return true, nil
+}
+
+// moveTo copies the log's file (deleted with its folder, still open) into
+// f and appends there from now on.
+func (l *EventLog) moveTo(f *os.File) (int64, error) {
+	info, err := l.f.Stat()
+	if err != nil {
+		f.Close()
+		return 0, err
+	}
+	n, err := io.Copy(f, io.NewSectionReader(l.f, 0, info.Size()))
+	if err != nil {
+		f.Close()
+		return n, fmt.Errorf("copy %s into the recreated state dir: %w", EventsFile, err)
+	}
+	l.f.Close()
+	l.f = f
+	return n, nil
+}
+
+// stateDirRecreated records on the loop what recreateStateDir did and
+// what was lost.
+func (e *Engine) stateDirRecreated(r recreated) {
+	if r.relock != nil {
+		if e.relock != nil {
+			e.relock.Release()
+		}
+		e.relock = r.relock
+	}
+	moved := map[string]bool{}
+	for _, rel := range r.moved {
+		moved[rel] = true
+	}
+	var lostLogs []string
+	for _, d := range e.st.Dispatches {
+		rel, err := e.sfs.rel(d.OutputLogPath)
+		if err != nil || d.Surface == "" || moved[rel] {
+			continue
+		}
+		lostLogs = append(lostLogs, d.DispatchID)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "the state dir %s was deleted while the run went on; made it again: team-state.json and events.jsonl (%d bytes) written from memory", e.plan.StateDir, r.events)
+	if len(r.moved) > 0 {
+		fmt.Fprintf(&b, ", the output.log and prompt.txt of %d running attempt(s) kept whole", len(r.moved))
+	}
+	b.WriteString("; lost: ")
+	if len(lostLogs) > 0 {
+		fmt.Fprintf(&b, "the output.log and status.json of the attempts already over (%s), ", strings.Join(lostLogs, ", "))
+	}
+	b.WriteString("any reports/ and previous/ runs")
+	if len(r.failed) > 0 {
+		b.WriteString("; not made again: " + strings.Join(r.failed, "; "))
+	}
+	if r.lockErr != nil {
+		b.WriteString("; the new folder is not locked: " + r.lockErr.Error())
+	}
+	e.emit(Event{Type: EventStateDirRecreated, Reason: b.String()})
+	e.dirty = true
+}

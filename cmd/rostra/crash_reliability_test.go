@@ -341,12 +341,22 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 			}
 		}
 		require.NotEmpty(t, out, "no limit made the pty fail")
-		assert.Regexp(t, `failed: no surface could open: pane: open pty: [^;]*: too many open files; wrapper: [^\n]*too many open files`, out)
 		st, err := engine.ReadTeamState(stateDir)
 		require.NoError(t, err)
 		assert.Equal(t, engine.RunFinished, st.Status)
-		assert.Contains(t, st.Dispatches[0].Reason, "pane: open pty: ")
-		assert.Contains(t, st.Dispatches[0].Reason, "too many open files")
+		d := st.Dispatches[0]
+		// Attempts are opened while the engine's other goroutines may hold a
+		// descriptor for a moment (a state write), so at the limit that stops
+		// the pty the wrapper may or may not get its one more: either it
+		// degrades, or the attempt fails with both OS errors.
+		if d.Surface == engine.SurfaceWrapper {
+			assert.Regexp(t, `DEGRADED plain: pane -> wrapper \(open pty: [^)]*too many open files\)`, out)
+			assert.Contains(t, d.DegradedReason, "too many open files")
+		} else {
+			assert.Regexp(t, `failed: no surface could open: pane: open pty: [^;]*: too many open files; wrapper: [^\n]*too many open files`, out)
+			assert.Contains(t, d.Reason, "pane: open pty: ")
+			assert.Contains(t, d.Reason, "too many open files")
+		}
 	})
 }
 

@@ -613,6 +613,7 @@ func (e *Engine) launchSpec(spec *WorkerSpec, ap *AttemptPlan) LaunchSpec {
 		l.Stdin = []byte(ap.Prompt)
 		l.TypePrompt = []byte(ap.Prompt)
 		l.TypeQuiet = TypeQuiet
+		l.PromptFile = ap.PromptFile
 	}
 	return l
 }

@@ -35,6 +35,9 @@ type LaunchSpec struct {
 	// quiet for TypeQuiet (prompt delivery `type` on the pane surface).
 	TypePrompt []byte
 	TypeQuiet  time.Duration
+	// PromptFile is the attempt's prompt.txt, which a pane types in the
+	// prompt's place when the child could not take it as keys.
+	PromptFile string
 	// Cols and Rows size a pane's terminal (the wrapper ignores them).
 	Cols, Rows int
 	// StopGrace bounds how long the surface waits, after the child exited,
@@ -88,7 +91,7 @@ type Handle interface {
 
 // PromptDelivered is what a Handle may also do when it types the prompt
 // itself (delivery `type` on a pane): the channel receives how the prompt
-// went in ("paste" or "keys") once it has, and is closed without a value
+// went in ("paste", "keys" or "file") once it has, and is closed without a value
 // when the attempt ended first. The engine records it as an event.
 type PromptDelivered interface {
 	PromptDelivered() <-chan string

@@ -54,6 +54,10 @@ type Launch struct {
 	// quiet for TypeQuiet (0 = DefaultTypeQuiet). Wrappers ignore it.
 	TypePrompt []byte
 	TypeQuiet  time.Duration
+	// PromptFile is the prompt's file, typed in its place when the child
+	// reads in canonical mode and a line of TypePrompt is longer than the
+	// kernel keeps (4095 bytes).
+	PromptFile string
 	// StopGrace bounds how long the surface waits, after the leader exited,
 	// for descendants that still hold its output open before it kills them.
 	// 0 = DefaultStopGrace.

@@ -84,6 +84,7 @@ type recScreen struct {
 	changed chan struct{}
 	reply   func([]byte)
 	onWrite func(s *recScreen, b []byte)
+	term    *vt.Terminal // follows the child's modes, as the real Screen does
 }
 
 func newRecScreen() (*recScreen, func(cols, rows int, reply func([]byte)) Screen) {
@@ -92,14 +93,23 @@ func newRecScreen() (*recScreen, func(cols, rows int, reply func([]byte)) Screen
 		s.mu.Lock()
 		s.sizes = append(s.sizes, [2]int{cols, rows})
 		s.reply = reply
+		s.term = vt.New(cols, rows, vt.Options{})
 		s.mu.Unlock()
 		return s
 	}
 }
 
+// Modes are the child's modes, as a Terminal fed the same bytes has them.
+func (s *recScreen) Modes() vt.Modes {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.term.Modes()
+}
+
 func (s *recScreen) Write(b []byte) (int, error) {
 	s.mu.Lock()
 	s.buf.Write(b)
+	_, _ = s.term.Write(b)
 	close(s.changed)
 	s.changed = make(chan struct{})
 	hook := s.onWrite

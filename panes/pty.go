@@ -12,15 +12,15 @@
 package panes
 
 import (
-	"bytes"
 	"fmt"
 	"os"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/creack/pty"
 	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 // PTYOpener opens a pseudo-terminal of the given size; tests inject one
@@ -56,20 +56,12 @@ const DefaultTypeQuiet = 300 * time.Millisecond
 
 const replyQueue = 64
 
-// Bracketed paste markers (xterm mode 2004).
-var (
-	pasteStart = []byte("\x1b[200~")
-	pasteEnd   = []byte("\x1b[201~")
-)
-
 // PTYProcess is an attempt running on a pty.
 type PTYProcess struct {
 	*process
 	master    *os.File
 	replies   chan []byte
 	delivered chan string
-	modes     modeScanner // used by the reader only
-	pasteOn   atomic.Bool // mode 2004 as the reader last saw it
 }
 
 // StartPTY starts l.Argv on a new pty. The error is why the pane surface is
@@ -134,7 +126,6 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		replies:   make(chan []byte, replyQueue),
 		delivered: make(chan string, 1),
 	}
-	p.onOutput = p.scanModes
 	if opts.NewScreen != nil {
 		p.screen = opts.NewScreen(cols, rows, p.queueReply)
 		p.helpers.Add(1)
@@ -146,7 +137,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 			quiet = DefaultTypeQuiet
 		}
 		p.helpers.Add(1)
-		go p.typePrompt(append([]byte(nil), l.TypePrompt...), quiet)
+		go p.typePrompt(append([]byte(nil), l.TypePrompt...), l.PromptFile, quiet)
 	} else {
 		close(p.delivered)
 	}
@@ -254,17 +245,23 @@ func (p *PTYProcess) writeReplies() {
 	}
 }
 
-// scanModes runs on the reader for every chunk: it follows mode 2004
-// itself, since there may be no Screen to ask.
-func (p *PTYProcess) scanModes(b []byte) {
-	if p.modes.scan(b) {
-		p.pasteOn.Store(p.modes.on)
-	}
-}
+// maxCanonLine is the longest line a child reading in canonical mode can
+// be typed: Linux keeps 4096 bytes of a line (N_TTY_BUF_SIZE), newline
+// included, and drops what comes after.
+const maxCanonLine = 4095
 
 // typePrompt types the prompt once the output has been quiet for quiet,
-// then Enter; exactly once.
-func (p *PTYProcess) typePrompt(prompt []byte, quiet time.Duration) {
+// then Enter; exactly once. How depends on how the child reads:
+//   - "paste": it enabled bracketed paste (the Screen says so);
+//   - "keys": the prompt as typed keys; in canonical mode only when no
+//     line of it is longer than the line buffer;
+//   - "file": the child reads in canonical mode and a line of the prompt
+//     would be cut at 4096 bytes: the prompt file's path is typed instead.
+//
+// Writes block while the child does not read (the Go poller waits, the
+// kernel's flow control holds the bytes back), so a long prompt goes in as
+// fast as the child takes it and none of it is dropped.
+func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet time.Duration) {
 	defer p.helpers.Done()
 	defer close(p.delivered)
 	t := time.NewTimer(quiet)
@@ -280,12 +277,7 @@ func (p *PTYProcess) typePrompt(prompt []byte, quiet time.Duration) {
 			t.Reset(quiet - idle)
 			continue
 		}
-		how := "keys"
-		data := prompt
-		if p.pasteOn.Load() {
-			how = "paste"
-			data = append(append(append([]byte(nil), pasteStart...), prompt...), pasteEnd...)
-		}
+		how, data := p.promptBytes(prompt, promptFile)
 		if _, err := p.master.Write(data); err != nil {
 			return
 		}
@@ -298,71 +290,60 @@ func (p *PTYProcess) typePrompt(prompt []byte, quiet time.Duration) {
 	}
 }
 
-// modeScanner follows DEC private mode 2004 (bracketed paste) in a byte
-// stream split at arbitrary points: CSI ? Pm h sets it, CSI ? Pm l resets.
-type modeScanner struct {
-	state int // 0 ground, 1 ESC, 2 ESC [, 3 in "ESC [ ?" parameters
-	param int
-	hit   bool // 2004 among the parameters so far
-	on    bool
+// promptBytes is what typePrompt writes, and how it names that.
+func (p *PTYProcess) promptBytes(prompt []byte, promptFile string) (string, []byte) {
+	if promptFile != "" && longestLine(prompt) > maxCanonLine && p.canonical() {
+		return "file", []byte(promptFile)
+	}
+	if p.screenModes().BracketedPaste {
+		return "paste", vt.EncodePaste(string(prompt), vt.Modes{BracketedPaste: true})
+	}
+	return "keys", prompt
 }
 
-// scan feeds b and reports whether mode 2004 changed.
-func (s *modeScanner) scan(b []byte) bool {
-	was := s.on
-	for len(b) > 0 {
-		if s.state == 0 {
-			// Ground: nothing matters before the next ESC.
-			i := bytes.IndexByte(b, 0x1b)
-			if i < 0 {
-				break
-			}
-			b = b[i:]
-		}
-		c := b[0]
-		b = b[1:]
-		switch s.state {
-		case 0:
-			if c == 0x1b {
-				s.state = 1
-			}
-		case 1:
-			switch c {
-			case '[':
-				s.state = 2
-			case 0x1b:
-			default:
-				s.state = 0
-			}
-		case 2:
-			switch c {
-			case '?':
-				s.state, s.param, s.hit = 3, 0, false
-			case 0x1b:
-				s.state = 1
-			default:
-				s.state = 0
-			}
-		case 3:
-			switch {
-			case c >= '0' && c <= '9':
-				if s.param < 1e6 {
-					s.param = s.param*10 + int(c-'0')
-				}
-			case c == ';':
-				s.hit = s.hit || s.param == 2004
-				s.param = 0
-			case c == 'h' || c == 'l':
-				if s.hit || s.param == 2004 {
-					s.on = c == 'h'
-				}
-				s.state = 0
-			case c == 0x1b:
-				s.state = 1
-			default:
-				s.state = 0
-			}
-		}
+// screenModes are the child's terminal modes as its Screen has parsed
+// them; zero without a Screen that knows them.
+func (p *PTYProcess) screenModes() vt.Modes {
+	if s, ok := p.screen.(interface{ Modes() vt.Modes }); ok {
+		return s.Modes()
 	}
-	return s.on != was
+	return vt.Modes{}
+}
+
+// canonical says whether the child's side of the pty reads in canonical
+// (line) mode, asking the slave through the master (TIOCGPTPEER): the
+// master has a termios of its own. When it cannot tell, it says yes, the
+// case where typing could lose bytes.
+func (p *PTYProcess) canonical() bool {
+	rc, err := p.master.SyscallConn()
+	if err != nil {
+		return true
+	}
+	canon := true
+	_ = rc.Control(func(fd uintptr) {
+		peer, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.TIOCGPTPEER, uintptr(unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC))
+		if errno != 0 {
+			return
+		}
+		defer unix.Close(int(peer))
+		tio, err := unix.IoctlGetTermios(int(peer), unix.TCGETS)
+		if err == nil {
+			canon = tio.Lflag&unix.ICANON != 0
+		}
+	})
+	return canon
+}
+
+// longestLine is the length of the longest run of b without CR or LF.
+func longestLine(b []byte) int {
+	longest, n := 0, 0
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			n = 0
+			continue
+		}
+		n++
+		longest = max(longest, n)
+	}
+	return longest
 }

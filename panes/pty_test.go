@@ -8,7 +8,9 @@ package panes
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -247,26 +249,48 @@ func TestPTYNoPromptClosesDelivered(t *testing.T) {
 	require.NoError(t, p.Close(), "Close is idempotent")
 }
 
-func TestModeScannerFollowsBracketedPaste(t *testing.T) {
+// TestPTYTypeLongPrompts: a prompt longer than the 4095 bytes a line can
+// hold reaches the child whole, however it reads: a canonical-mode child
+// gets lines that fit as typed keys, and the prompt file's path when a line
+// would be cut; a raw-mode child gets every byte as keys or as a paste.
+func TestPTYTypeLongPrompts(t *testing.T) {
+	long := strings.Repeat("x", 5000)
+	lines := strings.Repeat("y", 3000) + "\n" + strings.Repeat("z", 3000) + "\n" + strings.Repeat("w", 3000)
+	huge := strings.Repeat("0123456789", 10_000)
 	for _, tc := range []struct {
-		name   string
-		chunks []string
-		want   bool
+		name, script, prompt, how string
+		want                      func(promptFile string) string
+		times                     int // how many times want appears
 	}{
-		{"set", []string{"\x1b[?2004h"}, true},
-		{"set then reset", []string{"\x1b[?2004h", "x\x1b[?2004l"}, false},
-		{"split everywhere", []string{"\x1b", "[", "?", "20", "04", "h"}, true},
-		{"among other modes", []string{"\x1b[?1049;2004;25h"}, true},
-		{"other mode only", []string{"\x1b[?20041h\x1b[?1004h"}, false},
-		{"not private", []string{"\x1b[2004h"}, false},
-		{"interrupted by ESC", []string{"\x1b[?20\x1b[?2004h"}, true},
+		{"canonical, one long line", `IFS= read -r l; printf 'len:%d got:%s\n' "${#l}" "$l"`, long, "file",
+			func(f string) string { return fmt.Sprintf("len:%d got:%s\r\n", len(f), f) }, 1},
+		{"canonical, lines that fit", `for i in 1 2 3; do IFS= read -r l; printf 'len:%d\n' "${#l}"; done`, lines, "keys",
+			func(string) string { return "len:3000\r\n" }, 3},
+		{"raw, keys", `stty raw -echo; head -c 100001 | wc -c`, huge, "keys",
+			func(string) string { return "100001\n" }, 1},
+		{"raw, bracketed paste", `printf '\033[?2004h'; stty raw -echo; head -c 100013 | wc -c`, huge, "paste",
+			func(string) string { return "100013\n" }, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var s modeScanner
-			for _, c := range tc.chunks {
-				s.scan([]byte(c))
+			_, newScreen := newRecScreen()
+			l := newLaunch(t, []string{"bash", "-c", tc.script})
+			l.TypePrompt = []byte(tc.prompt)
+			l.PromptFile = filepath.Join(t.TempDir(), "prompt.txt")
+			l.TypeQuiet = 100 * time.Millisecond
+			p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = p.Close() })
+			select {
+			case how := <-p.PromptDelivered():
+				assert.Equal(t, tc.how, how)
+			case <-time.After(20 * time.Second):
+				t.Fatal("prompt never delivered")
 			}
-			assert.Equal(t, tc.want, s.on)
+			waitDone(t, p, 20*time.Second)
+			require.NoError(t, p.Close())
+			log, err := os.ReadFile(l.OutputLog)
+			require.NoError(t, err)
+			assert.Equal(t, tc.times, strings.Count(string(log), tc.want(l.PromptFile)), "%q in the child's output (%d bytes)", tc.want(l.PromptFile), len(log))
 		})
 	}
 }

@@ -78,6 +78,7 @@ func toLaunch(l engine.LaunchSpec) panes.Launch {
 		Stdin:      l.Stdin,
 		TypePrompt: l.TypePrompt,
 		TypeQuiet:  l.TypeQuiet,
+		PromptFile: l.PromptFile,
 		StopGrace:  l.StopGrace,
 		Cols:       l.Cols,
 		Rows:       l.Rows,

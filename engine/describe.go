@@ -56,6 +56,20 @@ func (ev Event) Describe(role, stateDir string) string {
 		msg = id + " cancelled"
 	case EventWorkerWatchFailed:
 		msg = id + " cannot watch its completion files"
+	case EventWorktreeBase:
+		return "worktrees: " + ev.Reason
+	case EventWorkspaceDirty:
+		return "warning: " + ev.Reason
+	case EventWorktreeArchived:
+		return "worktrees: " + ev.Reason
+	case EventWorktreeCommitted:
+		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, shortCommit(ev.Commit))
+	case EventWorktreeFailed:
+		msg = id + " worktree"
+	case EventWorktreeRemoved:
+		msg = id + " worktree removed"
+	case EventWorktreeKept:
+		msg = id + " worktree kept"
 	default:
 		msg = strings.TrimSpace(ev.Type + " " + id)
 	}

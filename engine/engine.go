@@ -41,6 +41,9 @@ type Options struct {
 	// Resumed, when set, is the team-state of the run being resumed
 	// (rostra run --resume); its rows are kept and its attempt numbers go on.
 	Resumed *TeamState
+	// Isolation is what PrepareIsolation found; a plan with isolated
+	// workers cannot start without it.
+	Isolation *Isolation
 }
 
 // Errors of the manual controls.
@@ -91,6 +94,7 @@ type Engine struct {
 	afterBatch   []chan struct{} // do() callers waiting for the batch to be saved
 	unsent       []Event         // emitted in this batch, for the subscribers
 	finishNow    bool            // close finished after this batch's view is published
+	worktreesEnd bool            // the run's end for the worktrees (commit, remove or keep) has begun
 }
 
 type workerRT struct {
@@ -101,6 +105,7 @@ type workerRT struct {
 	cur         *attemptRT
 	backoff     Timer
 	backoffSeq  int
+	iso         *isoRT // its worktree, when it is isolated
 }
 
 type attemptRT struct {
@@ -111,7 +116,7 @@ type attemptRT struct {
 	surface SurfaceKind
 	handle  Handle // nil while the attempt is being opened
 
-	opening      bool        // its folder, snapshot and process are being made off the loop
+	opening      bool        // its folder, worktree, snapshot and process are being made off the loop
 	abort        atomic.Bool // set by the loop: do not start the process if it is not started yet
 	paneReserved bool        // it holds one of the panes.max slots
 
@@ -140,6 +145,14 @@ type attemptRT struct {
 	watch       *fileWatch
 	audit       *writeAudit
 	log         *outputLog
+
+	decided bool // its outcome is written on its row
+	// committing: its work is being committed on its worktree's branch.
+	committing bool
+	// coRunning names the workers whose attempts ran in the shared
+	// workspace while this one did (itself included): who may have
+	// written what its audit finds.
+	coRunning map[string]bool
 }
 
 // New prepares an engine for plan. The state dir must exist and be locked
@@ -190,6 +203,9 @@ func (e *Engine) Start() error {
 		Workers:    []WorkerRow{},
 		Dispatches: []DispatchRow{},
 	}
+	if e.plan.hasIsolated() && e.opts.Isolation == nil {
+		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", ErrIsolation)
+	}
 	prev := e.opts.Resumed
 	if prev != nil {
 		e.st.StartedAt = prev.StartedAt
@@ -205,9 +221,9 @@ func (e *Engine) Start() error {
 			ResultPath: spec.Completion.Result,
 			Command:    spec.Command,
 		}
-		w := &workerRT{spec: spec, idx: i}
+		w := &workerRT{spec: spec, idx: i, roster: AttemptPlan{Workspace: e.plan.WorkspaceOf(spec)}}
 		if first, err := e.plan.Expand(spec, 1); err == nil {
-			w.roster = AttemptPlan{Result: first.Result, Aliases: first.Aliases}
+			w.roster = AttemptPlan{Workspace: first.Workspace, Result: first.Result, Aliases: first.Aliases}
 			row.ResultPath = first.Result
 		}
 		if prev != nil {
@@ -223,6 +239,11 @@ func (e *Engine) Start() error {
 					}
 				}
 			}
+		}
+		if spec.Isolated() {
+			w.iso = e.newIsoRT(spec)
+			row.Isolation, row.Worktree, row.Branch, row.BaseCommit = IsolationWorktree, spec.Worktree, spec.Branch, w.iso.wt.base
+			row.WorktreeOutcome = ""
 		}
 		e.st.Workers = append(e.st.Workers, row)
 		e.workers = append(e.workers, w)
@@ -251,6 +272,7 @@ func (e *Engine) Start() error {
 	go e.loop()
 	e.do(func() {
 		e.emit(Event{Type: EventRunStarted, Pid: os.Getpid()})
+		e.announceIsolation()
 		for _, w := range e.workers {
 			if e.st.Workers[w.idx].Status == StatusCompleted {
 				continue
@@ -343,6 +365,11 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		row.WritePolicy = ap.Writes
 		row.WritePolicyDigest = WritePolicy{Globs: ap.Writes}.Digest()
 	}
+	row.Isolation = IsolationNone
+	if w.iso != nil {
+		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = IsolationWorktree, w.iso.wt.path, w.iso.wt.branch, w.iso.wt.base
+	}
+	prevIdx := e.lastRowOf(w)
 	a.idx = len(e.st.Dispatches)
 	e.st.Dispatches = append(e.st.Dispatches, row)
 	wr := &e.st.Workers[w.idx]
@@ -375,17 +402,35 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		paneFull: full,
 		abort:    &a.abort,
 		sfs:      e.sfs,
+		exclude:  e.auditExcludes(w.spec),
+	}
+	if w.iso != nil {
+		// The worktree is made ready (the last attempt's leftovers
+		// committed, the tree reset) before the rest, after every git job
+		// queued for it before.
+		job.iso = w.iso
+		if prevIdx >= 0 {
+			prev := e.st.Dispatches[prevIdx]
+			job.prev, job.prevStatus = prev.Attempt, prev.Status
+			job.reset = w.spec.RetryFrom != RetryFromLast
+		}
 	}
 	a.opening = true
 	e.live[a] = true
+	e.noteCoRunning(a)
 	e.startBackground()
-	go func() {
+	run := func() {
 		res := job.run()
 		e.post(func() {
 			e.attemptOpened(a, res)
 			e.endBackground()
 		})
-	}()
+	}
+	if w.iso != nil {
+		e.queueGit(w.iso, run)
+	} else {
+		go run()
+	}
 }
 
 // openJob is what an attempt needs to be opened off the loop: its folder
@@ -400,6 +445,15 @@ type openJob struct {
 	paneFull string       // why the pane surface is not tried, when it is full
 	abort    *atomic.Bool // the attempt was cancelled before its process started
 	sfs      *stateFS
+	exclude  []string // folders the write audit leaves out
+
+	// For an isolated worker: its worktree, the previous attempt (its
+	// number and status) whose leftovers are committed first, and whether
+	// the tree is then reset to the base commit.
+	iso        *isoRT
+	prev       int
+	prevStatus string
+	reset      bool
 }
 
 // openResult is an openJob's outcome, posted back to the loop.
@@ -412,6 +466,7 @@ type openResult struct {
 	final       bool       // and another attempt would fail the same way
 	aborted     bool
 	degradedWhy string // the last surface's reason when a later one opened
+	prevCommit  string // the previous attempt's leftovers, committed before this one
 }
 
 func (j openJob) run() openResult {
@@ -421,8 +476,16 @@ func (j openJob) run() openResult {
 	}
 	res := openResult{log: log}
 	j.launch.Output = log
+	if j.iso != nil {
+		commit, err := j.prepareWorktree()
+		res.prevCommit = commit
+		if err != nil {
+			res.failure = "worktree: " + err.Error()
+			return res
+		}
+	}
 	if j.attempt.Writes != nil {
-		audit, err := startWriteAudit(j.plan)
+		audit, err := startWriteAudit(j.attempt.Workspace, j.exclude)
 		if err != nil {
 			log.Close()
 			return openResult{failure: "write audit: snapshot before the attempt: " + err.Error()}
@@ -505,6 +568,7 @@ func argumentsTooLong(l LaunchSpec, err error) string {
 // opened is stopped at once; one that never started a process settles.
 func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	a.opening = false
+	e.recordPrevCommit(a, res.prevCommit)
 	if a.paneReserved && res.surface != SurfacePane {
 		e.panes--
 		a.paneReserved = false
@@ -536,6 +600,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		e.emit(Event{Type: EventWorkerDegraded, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, From: d.DegradedFrom, To: a.surface, Reason: d.DegradedReason})
 	}
 	e.watchAttempt(a)
+	e.measureWhileRunning(a)
 	if a.cancelled || e.shuttingDown {
 		e.stop(a)
 	}
@@ -654,7 +719,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 		e.armIdle(a, spec.IdleTimeout)
 	}
 	if spec.Completion.Settle == SettleOnFiles {
-		fw, err := startFileWatch(e.plan.Workspace, completionTargets(&a.plan), func() {
+		fw, err := startFileWatch(a.plan.Workspace, completionTargets(&a.plan), func() {
 			e.post(func() { e.onFilesChanged(a) })
 		})
 		if err == nil {
@@ -748,7 +813,7 @@ func (e *Engine) onFilesChanged(a *attemptRT) {
 	if a.watch != nil {
 		a.watch.refresh()
 	}
-	check := CheckCompletion(e.plan.Workspace, &a.plan)
+	check := CheckCompletion(a.plan.Workspace, &a.plan)
 	if !check.Satisfied {
 		if a.stableTimer != nil {
 			a.stableTimer.Stop()
@@ -777,7 +842,7 @@ func (e *Engine) onStable(a *attemptRT, sig string) {
 	if a.settled || a.stableSig != sig {
 		return
 	}
-	check := CheckCompletion(e.plan.Workspace, &a.plan)
+	check := CheckCompletion(a.plan.Workspace, &a.plan)
 	if !check.Satisfied || check.Signature != sig {
 		a.stableSig = ""
 		e.onFilesChanged(a)
@@ -814,6 +879,7 @@ func (e *Engine) onExit(a *attemptRT) {
 		a.lateExit = &exit // recorded once the settlement is written
 	default:
 		e.recordLateExit(a, &exit)
+		e.commitWork(a)
 	}
 	e.reapLeftovers(a)
 	e.maybeFinishShutdown()
@@ -938,7 +1004,7 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 	case a.timedOut:
 		status, reason, class = StatusTimeout, a.timeoutReason, FailureTimeout
 	default:
-		check := CheckCompletion(e.plan.Workspace, &a.plan)
+		check := CheckCompletion(a.plan.Workspace, &a.plan)
 		if !a.plan.ExpectsFiles() {
 			// Nothing to look for: the exit code is all there is to go on.
 			check.Satisfied = exit != nil && exit.Code == 0 && exit.Signal == ""
@@ -957,7 +1023,7 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 			if status != StatusCompleted {
 				failure = reason
 			}
-			if why := auditVerdict(*changed, &e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a)); why != "" {
+			if why := auditVerdict(*changed, &e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a), e.unattributed(a)); why != "" {
 				status, reason, class, violation = StatusError, why, FailureWritePolicy, true
 			}
 		}
@@ -993,13 +1059,17 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 	wr := &e.st.Workers[a.w.idx]
 	wr.Status, wr.Reason = status, reason
 	if status == StatusCompleted {
-		if err := ResultPresent(e.plan.Workspace, &a.w.roster); err != nil {
+		if err := ResultPresent(a.w.roster.Workspace, &a.w.roster); err != nil {
 			why := "roster not updated: " + err.Error()
 			d.Reason = joinReason(d.Reason, why)
 			wr.Status, wr.Reason = StatusError, why
 			e.emit(Event{Type: EventWorkerRosterNotUpdated, WorkerID: spec.ID, Attempt: a.plan.Attempt, Reason: why})
 		}
 	}
+	a.decided = true
+	// Committed before a manual retry (afterSettle) can queue the next
+	// attempt's reset.
+	e.commitWork(a)
 	e.afterSettle(a, status, violation)
 }
 
@@ -1283,6 +1353,9 @@ func (e *Engine) beginShutdown(reason string) {
 func (e *Engine) maybeFinishShutdown() {
 	if !e.shuttingDown || e.stoppedOnce || len(e.live) > 0 || len(e.stopping) > 0 || e.background > 0 {
 		return
+	}
+	if e.endWorktrees() {
+		return // called again once the worktrees are committed and cleared
 	}
 	if e.st.Status != RunFinished {
 		now := e.clock.Now().UTC()

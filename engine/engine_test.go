@@ -397,10 +397,13 @@ func startHarnessWith(t testing.TB, plan *Plan, setup func(pane, wrapper *fakeSu
 	h := &harness{t: t, plan: plan, clock: NewFakeClock(t0),
 		pane: newFakeSurface(SurfacePane), wrapper: newFakeSurface(SurfaceWrapper)}
 	setup(h.pane, h.wrapper)
+	iso, err := PrepareIsolation(plan, nil, t0)
+	require.NoError(t, err)
 	h.eng = New(plan, Options{
-		Surfaces: map[SurfaceKind]Surface{SurfacePane: h.pane, SurfaceWrapper: h.wrapper},
-		Clock:    h.clock,
-		Environ:  []string{},
+		Surfaces:  map[SurfaceKind]Surface{SurfacePane: h.pane, SurfaceWrapper: h.wrapper},
+		Clock:     h.clock,
+		Environ:   []string{},
+		Isolation: iso,
 	})
 	h.sub = h.eng.Subscribe()
 	require.NoError(t, h.eng.Start())

@@ -142,6 +142,7 @@ type harness struct {
 	wrapper *fakeSurface
 	eng     *Engine
 	sub     *Subscription
+	stop    sync.Once
 }
 
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -199,7 +200,9 @@ func startHarness(t testing.TB, plan *Plan) *harness {
 
 // shutdown stops the engine, moving fake time on so the grace timers of
 // fake processes that ignore SIGTERM can fire.
-func (h *harness) shutdown() {
+func (h *harness) shutdown() { h.stop.Do(h.shutdownNow) }
+
+func (h *harness) shutdownNow() {
 	done := make(chan struct{})
 	go func() {
 		h.eng.Shutdown()

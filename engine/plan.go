@@ -37,6 +37,19 @@ const (
 	DeliveryType = "type"
 )
 
+// Isolation modes of a worker: where its attempts run (README, "Agents in
+// parallel").
+const (
+	IsolationNone     = "none"     // in the shared workspace
+	IsolationWorktree = "worktree" // in a git worktree of its own, on a branch of its own
+)
+
+// Where an isolated worker's attempt n > 1 starts (retry_from).
+const (
+	RetryFromBase = "base" // the run's base commit: every attempt starts clean
+	RetryFromLast = "last" // the tree the last attempt left
+)
+
 // Placeholders are the names a template may use between braces (SPEC §2).
 var Placeholders = []string{
 	"run", "worker", "role", "attempt", "prompt", "prompt_file",
@@ -45,10 +58,14 @@ var Placeholders = []string{
 
 // Plan is a validated run file with its defaults applied.
 type Plan struct {
-	Version        int
-	Name           string
-	RunFile        string // absolute path of the run file
-	Workspace      string // absolute
+	Version   int
+	Name      string
+	RunFile   string // absolute path of the run file
+	Workspace string // absolute
+	// GitRoot is the top folder of the git work tree that holds the
+	// workspace ("" when none does, or no worker is isolated); Workspace
+	// lies at the same place inside each isolated worker's worktree.
+	GitRoot        string
 	StateDir       string // absolute
 	PanesMax       int
 	AttentionAfter time.Duration
@@ -87,12 +104,21 @@ type WorkerSpec struct {
 	Env              map[string]string
 	Completion       Completion
 	Writes           []string // nil: no write policy, not audited
-	Surfaces         []SurfaceKind
-	MaxAttempts      int
-	Timeout          time.Duration
-	IdleTimeout      time.Duration
-	RetryBackoff     time.Duration
-	StopGrace        time.Duration
+	Isolation        string   // IsolationNone or IsolationWorktree
+	RetryFrom        string   // RetryFromBase or RetryFromLast; only with a worktree
+	// Worktree, Branch and Workspace are set for an isolated worker:
+	// its git worktree (<state_dir>/worktrees/<id>), the branch checked
+	// out there (rostra/<run>/<id>), and where it runs inside it (its
+	// workspace). Workspace is "" for a worker of the shared workspace.
+	Worktree     string
+	Branch       string
+	Workspace    string
+	Surfaces     []SurfaceKind
+	MaxAttempts  int
+	Timeout      time.Duration
+	IdleTimeout  time.Duration
+	RetryBackoff time.Duration
+	StopGrace    time.Duration
 }
 
 // Worker returns the spec with the given id.
@@ -105,6 +131,45 @@ func (p *Plan) Worker(id string) (*WorkerSpec, bool) {
 	return nil, false
 }
 
+// Isolated reports whether the worker runs in a worktree of its own.
+func (w *WorkerSpec) Isolated() bool { return w.Isolation == IsolationWorktree }
+
+// WorkspaceOf is where w runs and its files are looked for: its place in
+// its worktree, or the shared workspace.
+func (p *Plan) WorkspaceOf(w *WorkerSpec) string {
+	if w.Workspace != "" {
+		return w.Workspace
+	}
+	return p.Workspace
+}
+
+// WorktreeBranch is the branch an isolated worker's worktree has checked out.
+func WorktreeBranch(run, worker string) string { return "rostra/" + run + "/" + worker }
+
+// WorktreesDir is the folder of the state dir that holds the worktrees.
+const WorktreesDir = "worktrees"
+
+// WorktreePath is where an isolated worker's worktree is made.
+func WorktreePath(stateDir, worker string) string {
+	return filepath.Join(stateDir, WorktreesDir, worker)
+}
+
+// placeWorktrees gives each isolated worker its worktree, branch and
+// workspace (rel, the workspace's place in the git work tree root, is the
+// same in each worktree).
+func (p *Plan) placeWorktrees(root, rel string) {
+	p.GitRoot = root
+	for i := range p.Workers {
+		w := &p.Workers[i]
+		if !w.Isolated() || w.ID == "" {
+			continue
+		}
+		w.Worktree = WorktreePath(p.StateDir, w.ID)
+		w.Branch = WorktreeBranch(p.Name, w.ID)
+		w.Workspace = filepath.Join(w.Worktree, rel)
+	}
+}
+
 // AttemptDir is where attempt n of a worker keeps its files.
 func (p *Plan) AttemptDir(worker string, attempt int) string {
 	return filepath.Join(p.StateDir, "attempts", worker, strconv.Itoa(attempt))
@@ -115,6 +180,7 @@ type AttemptPlan struct {
 	Worker     string
 	Attempt    int
 	DispatchID string
+	Workspace  string // absolute: where the paths below are relative to
 	Argv       []string
 	Dir        string            // absolute working directory
 	Env        map[string]string // the worker's env, expanded
@@ -140,14 +206,17 @@ func DispatchID(worker string, attempt int) string {
 }
 
 // Expand replaces every placeholder of w's templates for attempt n.
+// {workspace} is the worker's own: its place in its worktree when it is
+// isolated.
 func (p *Plan) Expand(w *WorkerSpec, attempt int) (AttemptPlan, error) {
 	dir := p.AttemptDir(w.ID, attempt)
+	ws := p.WorkspaceOf(w)
 	vars := map[string]string{
 		"run":         p.Name,
 		"worker":      w.ID,
 		"role":        w.Role,
 		"attempt":     strconv.Itoa(attempt),
-		"workspace":   p.Workspace,
+		"workspace":   ws,
 		"state_dir":   p.StateDir,
 		"prompt_file": filepath.Join(dir, "prompt.txt"),
 	}
@@ -155,7 +224,8 @@ func (p *Plan) Expand(w *WorkerSpec, attempt int) (AttemptPlan, error) {
 		Worker:     w.ID,
 		Attempt:    attempt,
 		DispatchID: DispatchID(w.ID, attempt),
-		Dir:        filepath.Join(p.Workspace, w.Cwd),
+		Workspace:  ws,
+		Dir:        filepath.Join(ws, w.Cwd),
 		PromptFile: vars["prompt_file"],
 		OutputLog:  filepath.Join(dir, "output.log"),
 		StatusFile: filepath.Join(dir, "status.json"),

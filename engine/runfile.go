@@ -67,10 +67,11 @@ var (
 	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "providers", "defaults", "workers"}
 	panesKeys    = []string{"max"}
 	providerKeys = []string{"command", "no_result_exit_code", "delivery"}
-	defaultsKeys = []string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after"}
+	defaultsKeys = []string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"}
 	workerKeys   = []string{
 		"id", "role", "provider", "prompt", "command", "cwd", "env", "completion", "writes",
 		"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace",
+		"isolation", "retry_from",
 	}
 	completionKeys = []string{"result", "aliases", "paths", "settle", "stable"}
 )
@@ -128,10 +129,19 @@ type runDefaults struct {
 	IdleTimeout  time.Duration
 	RetryBackoff time.Duration
 	StopGrace    time.Duration
+	Isolation    string
+	isolationAt  val // where isolation was set; its n is nil when it was not
 }
 
 // overrides applies the keys of m that set runDefaults to d.
 func (l *loader) overrides(m map[string]val, d runDefaults) runDefaults {
+	if s, v, ok := l.optStr(m, "isolation"); ok {
+		if s != IsolationNone && s != IsolationWorktree {
+			l.addAt(v, "unknown isolation %q; use worktree (a git worktree per worker) or none (the shared workspace)", s)
+		} else {
+			d.Isolation, d.isolationAt = s, v
+		}
+	}
 	if v, ok := m["surfaces"]; ok {
 		if s, ok := l.surfaces(v); ok {
 			d.Surfaces = s
@@ -230,6 +240,7 @@ func (l *loader) run(root val) *Plan {
 		IdleTimeout:  DefaultIdleTimeout,
 		RetryBackoff: DefaultRetryBackoff,
 		StopGrace:    DefaultStopGrace,
+		Isolation:    IsolationNone,
 	}
 	if m := l.optFields(top, "defaults", defaultsKeys); m != nil {
 		d = l.overrides(m, d)
@@ -239,7 +250,73 @@ func (l *loader) run(root val) *Plan {
 	}
 
 	l.workers(p, top, root, d, wsRoot)
+	l.worktrees(p)
 	return p
+}
+
+// worktrees gives each isolated worker its worktree, branch and place in
+// it, once the workspace is known to lie in a git work tree. The git work
+// tree is found as git finds it, by the nearest folder holding .git; that
+// git can use it (a commit to start from) is checked when the run starts.
+func (l *loader) worktrees(p *Plan) {
+	var first *val
+	for i := range p.Workers {
+		if at := l.isolationAt[i]; p.Workers[i].Isolated() && first == nil {
+			first = &at
+		}
+	}
+	if first == nil || p.Workspace == "" || l.realWS == "" {
+		return
+	}
+	root := gitRootOf(l.realWS)
+	if root == "" {
+		l.addAt(*first, "isolation: worktree needs a git repository at %s; run `git init` there and commit, or use isolation: none", p.Workspace)
+		return
+	}
+	rel, err := filepath.Rel(root, l.realWS)
+	if err != nil {
+		l.addAt(*first, "the workspace %s cannot be placed in its git repository %s: %v", p.Workspace, root, err)
+		return
+	}
+	p.placeWorktrees(root, rel)
+	for i, w := range p.Workers {
+		if why := refNameProblem(w.Branch); w.Isolated() && why != "" {
+			l.addAt(l.isolationAt[i], "its branch %s cannot be a git branch: %s; rename the run or the worker", w.Branch, why)
+		}
+	}
+}
+
+// refNameProblem is why git would refuse name as a branch (git
+// check-ref-format's rules that names of [a-z0-9._-] can break), or "".
+func refNameProblem(name string) string {
+	for _, part := range strings.Split(name, "/") {
+		switch {
+		case strings.HasPrefix(part, "."):
+			return "a part of it starts with a dot"
+		case strings.HasSuffix(part, ".lock"):
+			return "a part of it ends with .lock"
+		}
+	}
+	switch {
+	case strings.Contains(name, ".."):
+		return "it holds two dots in a row"
+	case strings.HasSuffix(name, "."):
+		return "it ends with a dot"
+	}
+	return ""
+}
+
+// gitRootOf is the nearest folder at or above dir that holds .git (a
+// folder, or the file of a linked worktree or submodule), "" when none.
+func gitRootOf(dir string) string {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		if d == filepath.Dir(d) {
+			return ""
+		}
+	}
 }
 
 // workspace resolves the workspace against the run file's folder and opens
@@ -432,6 +509,7 @@ type workerNodes struct {
 	paths       []val
 	writes      []val
 	cwd         val
+	isolation   val  // where its isolation was set (or its default)
 	templates   bool // every template of the worker is well formed
 	unsupported bool // neither a provider of the run nor a command of its own
 }
@@ -482,6 +560,7 @@ func (l *loader) workers(p *Plan, top map[string]val, root val, d runDefaults, w
 		}
 		p.Workers = append(p.Workers, w)
 		nodes = append(nodes, wn)
+		l.isolationAt = append(l.isolationAt, wn.isolation)
 	}
 	if len(missing) > 0 {
 		l.unsupported(missing, p.Providers)
@@ -632,6 +711,24 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 	}
 
 	r := l.overrides(m, d)
+	w.Isolation = r.Isolation
+	wn.isolation = r.isolationAt
+	if wn.isolation.n == nil {
+		wn.isolation = wn.at
+	}
+	if s, v, ok := l.optStr(m, "retry_from"); ok {
+		switch {
+		case s != RetryFromBase && s != RetryFromLast:
+			l.addAt(v, "unknown retry_from %q; use base (each retry starts from the run's base commit) or last (from the tree the last attempt left)", s)
+		case !w.Isolated():
+			l.addAt(v, "retry_from needs isolation: worktree; in the shared workspace a retry starts from whatever is there")
+		default:
+			w.RetryFrom = s
+		}
+	}
+	if w.Isolated() && w.RetryFrom == "" {
+		w.RetryFrom = RetryFromBase
+	}
 	w.Surfaces = slices.Clone(r.Surfaces)
 	w.MaxAttempts = r.MaxAttempts
 	w.Timeout = r.Timeout

@@ -95,6 +95,7 @@ workers:
 			// Writes nil: not audited.
 			RetryBackoff: 2 * time.Second,
 			StopGrace:    5 * time.Second,
+			Isolation:    IsolationNone,
 		}},
 	}, p)
 }
@@ -175,6 +176,7 @@ func TestLoadSpecExample(t *testing.T) {
 		IdleTimeout:  2 * time.Minute,
 		RetryBackoff: 2 * time.Second,
 		StopGrace:    5 * time.Second,
+		Isolation:    IsolationNone,
 	}, w)
 
 	ap, err := p.Expand(&p.Workers[0], 2)

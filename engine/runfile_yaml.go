@@ -101,6 +101,9 @@ type loader struct {
 	mergeDepth int                          // merge keys being expanded, one inside another
 	mergeCount int                          // mappings merged so far, bounded by maxMerges
 	realWS     string                       // the workspace with symlinks resolved
+	// isolationAt is, per worker in roster order, where its isolation
+	// was written (the worker's id when it was not).
+	isolationAt []val
 }
 
 // maxMerges bounds the mappings merge keys bring in over a whole file: a

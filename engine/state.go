@@ -54,7 +54,37 @@ type WorkerRow struct {
 	// Command is the command template the run resolved for this worker; a
 	// resumed run uses it rather than re-reading a changed run file.
 	Command []string `json:"command"`
+	// Isolation is IsolationWorktree for a worker in a worktree of its
+	// own; the fields after it are set only then.
+	Isolation string `json:"isolation,omitempty"`
+	// Worktree is the worker's git worktree, "" once it was removed at the
+	// end of the run (merged or empty); Branch is checked out there.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	// BaseCommit is the commit the branch was made from: the workspace's
+	// HEAD when the run started. A resumed run keeps it.
+	BaseCommit string `json:"baseCommit,omitempty"`
+	// DiffStat is what the worktree holds beyond the base commit, committed
+	// or not, as last measured.
+	DiffStat DiffStat `json:"diffStat,omitzero"`
+	// WorktreeOutcome says, once the run has ended, what became of the
+	// worktree: WorktreeKept, WorktreeRemovedMerged or WorktreeRemovedEmpty.
+	WorktreeOutcome string `json:"worktreeOutcome,omitempty"`
 }
+
+// DiffStat is a diff's size: `+12 −3, 4 files`.
+type DiffStat struct {
+	Files     int `json:"files"`
+	Additions int `json:"additions"`
+	Deletions int `json:"deletions"`
+}
+
+// What became of an isolated worker's worktree when the run ended.
+const (
+	WorktreeKept          = "kept"           // its branch holds work not merged into the workspace
+	WorktreeRemovedMerged = "removed-merged" // its branch is merged into the workspace's HEAD
+	WorktreeRemovedEmpty  = "removed-empty"  // its branch holds nothing beyond the base commit
+)
 
 // DispatchRow is one attempt.
 type DispatchRow struct {
@@ -87,6 +117,16 @@ type DispatchRow struct {
 	WritePolicy        []string `json:"writePolicy"`
 	WritePolicyDigest  string   `json:"writePolicyDigest"`
 	Manual             bool     `json:"manual"`
+	// Isolation is where the attempt ran: IsolationNone (the shared
+	// workspace) or IsolationWorktree, with the worktree, its branch and
+	// the run's base commit.
+	Isolation  string `json:"isolation,omitempty"`
+	Worktree   string `json:"worktree,omitempty"`
+	Branch     string `json:"branch,omitempty"`
+	BaseCommit string `json:"baseCommit,omitempty"`
+	// WorkCommit is the commit on Branch that holds what the attempt left
+	// in its worktree; "" while it runs, and when it left nothing.
+	WorkCommit string `json:"workCommit,omitempty"`
 }
 
 // Containments a surface reports for an attempt (Handle.Containment): how
@@ -142,6 +182,13 @@ const (
 	EventWorkerRosterNotUpdated = "worker-roster-not-updated"
 	EventWorkerPromptDelivered  = "worker-prompt-delivered"
 	EventWorkerWatchFailed      = "worker-watch-failed" // on-files: no file-system events, polling instead
+	EventWorktreeBase           = "worktree-base"       // isolated workers branch from this commit
+	EventWorkspaceDirty         = "workspace-dirty"     // uncommitted changes the worktrees do not have
+	EventWorktreeArchived       = "worktree-archived"   // an earlier run's unmerged branch renamed aside
+	EventWorktreeCommitted      = "worktree-committed"  // an attempt's work committed on its branch
+	EventWorktreeFailed         = "worktree-failed"     // a git step on a worktree failed
+	EventWorktreeRemoved        = "worktree-removed"    // at the run's end: merged or empty
+	EventWorktreeKept           = "worktree-kept"       // at the run's end: unmerged work
 	EventRunFinished            = "run-finished"
 	EventRunInterrupted         = "run-interrupted"
 	EventStateWriteFailed       = "state-write-failed"
@@ -163,4 +210,6 @@ type Event struct {
 	Manual   bool        `json:"manual,omitempty"`
 	Delay    string      `json:"delay,omitempty"`    // worker-retry: the backoff waited
 	Delivery string      `json:"delivery,omitempty"` // worker-prompt-delivered: how
+	Commit   string      `json:"commit,omitempty"`   // worktree events: the commit
+	Branch   string      `json:"branch,omitempty"`   // worktree events: the branch
 }

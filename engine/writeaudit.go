@@ -1,16 +1,22 @@
 // writeaudit.go ties the write-policy audit (SPEC §4.5, audit.go) to an
-// attempt: a snapshot of the workspace before the attempt starts, and at
+// attempt: a snapshot of its workspace before the attempt starts, and at
 // settlement the check of the policy stored on the dispatch row against the
 // files that changed. Workers without `writes` never get here.
 //
-// Workers share one workspace and run at once, so a diff also shows what
-// the others wrote. A change is charged to the audited attempt only when no
-// other worker owns it: files another worker's current policy allows, or
-// that are another worker's completion files, are left out. What a worker
-// without `writes` changes cannot be told apart and is charged (README).
+// An isolated worker (isolation: worktree) is alone in its worktree: every
+// change there outside its policy is its own. Workers of the shared
+// workspace run at once, so a diff also shows what the others wrote. A
+// change is charged to the audited attempt only when no other worker of the
+// shared workspace owns it: files another's current policy allows, or
+// that are another's completion files, are left out. What a worker without
+// `writes` changes cannot be told apart and is charged; the reason then
+// names every worker that ran in the workspace meanwhile (README).
 package engine
 
 import (
+	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -23,13 +29,31 @@ type writeAudit struct {
 	before    *WorkspaceSnapshot
 }
 
-func startWriteAudit(plan *Plan) (*writeAudit, error) {
-	exclude := []string{plan.StateDir}
-	before, err := snapshotWorkspace(plan.Workspace, exclude)
+// startWriteAudit snapshots workspace, less the exclude folders.
+func startWriteAudit(workspace string, exclude []string) (*writeAudit, error) {
+	before, err := snapshotWorkspace(workspace, exclude)
 	if err != nil {
 		return nil, err
 	}
-	return &writeAudit{workspace: plan.Workspace, exclude: exclude, before: before}, nil
+	return &writeAudit{workspace: workspace, exclude: exclude, before: before}, nil
+}
+
+// auditExcludes are the folders an attempt of w's audit leaves out: the
+// state dir (which holds the worktrees) and, in a shared workspace that
+// is a repository's top folder while isolated workers run, the parts of
+// its .git that git writes for their worktrees (objects, the worktrees'
+// own records, the rostra/ branches): rostra's commits, not a worker's
+// writes.
+func (e *Engine) auditExcludes(w *WorkerSpec) []string {
+	exclude := []string{e.plan.StateDir}
+	if w.Isolated() || !e.plan.hasIsolated() || e.plan.GitRoot == "" || resolved(e.plan.GitRoot) != resolved(e.plan.Workspace) {
+		return exclude
+	}
+	git := filepath.Join(e.plan.Workspace, ".git")
+	for _, dir := range []string{"objects", "worktrees", "refs/heads/rostra", "logs/refs/heads/rostra"} {
+		exclude = append(exclude, filepath.Join(git, filepath.FromSlash(dir)))
+	}
+	return exclude
 }
 
 // abandon releases the snapshot of an attempt that will not be audited
@@ -61,8 +85,9 @@ func (w *writeAudit) changes() auditChanges {
 // its policy. The policy is the one stored on the dispatch row; its digest
 // must still match, or the audit cannot be trusted. The attempt's own
 // completion files are always its to write; others is what the other
-// workers own.
-func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, others WritePolicy) string {
+// workers own; coRunning, when it names more than one worker, is who ran
+// in the workspace meanwhile and may have made the changes.
+func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, others WritePolicy, coRunning []string) string {
 	policy := WritePolicy{Globs: d.WritePolicy}
 	if policy.Digest() != d.WritePolicyDigest {
 		return "write policy digest changed since dispatch (stored " + d.WritePolicyDigest + ", now " + policy.Digest() + ")"
@@ -76,21 +101,58 @@ func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, 
 	if len(violations) == 0 {
 		return ""
 	}
-	return WritePolicyReason(violations, failure)
+	reason := WritePolicyReason(violations, failure)
+	if len(coRunning) > 1 {
+		reason = strings.Replace(reason, "readonly source changed: ",
+			fmt.Sprintf("readonly source changed (unattributed: %d workers ran at once: %s): ", len(coRunning), strings.Join(coRunning, ", ")), 1)
+	}
+	return reason
 }
 
 // othersOwn is the policy of everything the workers other than a's own at
-// this moment: their current attempts' write globs and completion files.
+// this moment in a's workspace: the current attempts' write globs and
+// completion files of the other workers of the shared workspace. An
+// isolated attempt shares its worktree with no one.
 func (e *Engine) othersOwn(a *attemptRT) WritePolicy {
 	var globs []string
+	if a.w.iso != nil {
+		return WritePolicy{Globs: []string{}}
+	}
 	for _, w := range e.workers {
-		if w == a.w || w.cur == nil {
+		if w == a.w || w.cur == nil || w.iso != nil {
 			continue
 		}
 		globs = append(globs, w.cur.plan.Writes...)
 		globs = append(globs, literalPolicy(completionTargets(&w.cur.plan)).Globs...)
 	}
 	return WritePolicy{Globs: globs}
+}
+
+// noteCoRunning records that a, an attempt of the shared workspace that is
+// starting, runs at the same time as every other one there still running.
+func (e *Engine) noteCoRunning(a *attemptRT) {
+	if a.w.iso != nil {
+		return
+	}
+	a.coRunning = map[string]bool{a.w.spec.ID: true}
+	for b := range e.live {
+		if b == a || b.w.iso != nil || b.coRunning == nil {
+			continue
+		}
+		b.coRunning[a.w.spec.ID] = true
+		a.coRunning[b.w.spec.ID] = true
+	}
+}
+
+// unattributed lists, sorted, the workers that ran in the shared workspace
+// while a did (a's own included); one name means a ran alone.
+func (e *Engine) unattributed(a *attemptRT) []string {
+	var ids []string
+	for id := range a.coRunning {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	return ids
 }
 
 // literalPolicy allows exactly the given paths.

@@ -89,10 +89,17 @@ func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Opti
 			fmt.Fprintf(stderr, "rostra: could not stop pids %v left by the dead rostra\n", left)
 		}
 	}
+	iso, err := engine.PrepareIsolation(plan, prep.Resumed, time.Now())
+	if err != nil {
+		prep.Lock.Release()
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return nil, nil, 2
+	}
 	if opts.Surfaces == nil {
 		opts.Surfaces = surfaces(nil)
 	}
 	opts.Resumed = prep.Resumed
+	opts.Isolation = iso
 	eng := engine.New(plan, opts)
 	return eng, prep, 0
 }

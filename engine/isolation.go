@@ -1,0 +1,359 @@
+// isolation.go is the engine's side of isolated workers (worktree.go holds
+// the git): the worktree is made ready before each attempt (the last
+// attempt's leftovers committed, the tree reset to the base commit), an
+// attempt's work is committed once it has settled and its process ended,
+// its diff-stat is measured while it runs, and when the engine stops each
+// worktree is committed one last time, then removed when its branch is
+// merged or holds nothing, or kept.
+//
+// Data model: every git step of one worktree runs off the loop, in the
+// order the loop queued it (queueGit): each job waits for the one queued
+// before it, so a commit of attempt n always comes before the reset for
+// attempt n+1. isoRT.holder, the attempt the tree was last made ready for,
+// is read and written only inside those jobs; a commit job for an attempt
+// that no longer holds the tree commits nothing (the next attempt's
+// preparation did). Results come back to the loop as closures, like every
+// other slow job's (engine.go).
+package engine
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+	"time"
+)
+
+// diffStatEvery is how often a running isolated attempt's diff-stat is
+// measured for its pane's title.
+var diffStatEvery = 5 * time.Second
+
+// isoRT is an isolated worker's worktree at run time.
+type isoRT struct {
+	wt       worktree
+	tail     chan struct{} // the loop's: closed when the last job queued is done
+	statBusy bool          // the loop's: a diff-stat job is queued
+	holder   int           // the jobs': the attempt the tree was made ready for
+}
+
+func (p *Plan) hasIsolated() bool {
+	return slices.ContainsFunc(p.Workers, func(w WorkerSpec) bool { return w.Isolated() })
+}
+
+func (e *Engine) newIsoRT(spec *WorkerSpec) *isoRT {
+	return &isoRT{wt: worktree{
+		worker: spec.ID,
+		repo:   e.plan.GitRoot,
+		path:   spec.Worktree,
+		branch: spec.Branch,
+		base:   e.opts.Isolation.Base,
+	}}
+}
+
+// queueGit runs job on a goroutine of its own once every job queued for
+// the worktree before it is done. It is called on the loop.
+func (e *Engine) queueGit(iso *isoRT, job func()) {
+	prev := iso.tail
+	done := make(chan struct{})
+	iso.tail = done
+	go func() {
+		defer close(done)
+		if prev != nil {
+			<-prev
+		}
+		job()
+	}()
+}
+
+// announceIsolation says, when the run starts, where the isolated workers
+// branch from, and what the workspace holds that their worktrees do not.
+func (e *Engine) announceIsolation() {
+	iso := e.opts.Isolation
+	if iso == nil {
+		return
+	}
+	var ids []string
+	for _, w := range e.workers {
+		if w.iso != nil {
+			ids = append(ids, w.spec.ID)
+		}
+	}
+	e.emit(Event{Type: EventWorktreeBase, Commit: iso.Base,
+		Reason: fmt.Sprintf("%s work in worktrees under %s, each on its branch rostra/%s/<worker> from %s",
+			strings.Join(ids, ", "), WorktreePath(e.plan.StateDir, ""), e.plan.Name, shortCommit(iso.Base))})
+	if iso.Dirty != "" {
+		e.emit(Event{Type: EventWorkspaceDirty, Commit: iso.Base,
+			Reason: "the workspace has uncommitted changes (" + iso.Dirty + "): they are not in the worktrees, which start from " + shortCommit(iso.Base)})
+	}
+	for _, note := range iso.Archived {
+		e.emit(Event{Type: EventWorktreeArchived, Reason: note})
+	}
+}
+
+// lastRowOf is the index of w's latest dispatch row, -1 when it has none.
+func (e *Engine) lastRowOf(w *workerRT) int {
+	for i := len(e.st.Dispatches) - 1; i >= 0; i-- {
+		if e.st.Dispatches[i].WorkerID == w.spec.ID {
+			return i
+		}
+	}
+	return -1
+}
+
+// prepareWorktree makes the worktree ready for the job's attempt: checked
+// out, what the previous attempt left committed, the tree reset to the base
+// commit unless retry_from: last, and the worker's folder present (an
+// untracked or empty folder is not in a fresh checkout). It returns the
+// commit of the previous attempt's leftovers, if any. It runs in the
+// worktree's job queue.
+func (j openJob) prepareWorktree() (string, error) {
+	wt := j.iso.wt
+	if err := wt.ensure(); err != nil {
+		return "", err
+	}
+	var commit string
+	if j.prev > 0 {
+		c, err := wt.commitAll(attemptMessage(wt.worker, j.prev, j.prevStatus))
+		if err != nil {
+			return "", fmt.Errorf("commit what attempt %d left: %w", j.prev, err)
+		}
+		commit = c
+		if j.reset {
+			if _, err := wt.resetToBase(j.attempt.Attempt); err != nil {
+				return commit, fmt.Errorf("reset to the base commit %s: %w", wt.short(), err)
+			}
+		}
+	}
+	j.iso.holder = j.attempt.Attempt
+	if err := os.MkdirAll(j.attempt.Dir, 0o755); err != nil {
+		return commit, fmt.Errorf("make the worker's folder in its worktree: %w", err)
+	}
+	return commit, nil
+}
+
+// recordPrevCommit notes on the previous attempt's row the commit that took
+// its leftovers, made while this attempt was being prepared.
+func (e *Engine) recordPrevCommit(a *attemptRT, commit string) {
+	if commit == "" {
+		return
+	}
+	for i := a.idx - 1; i >= 0; i-- {
+		d := &e.st.Dispatches[i]
+		if d.WorkerID == a.w.spec.ID {
+			d.WorkCommit = commit
+			e.dirty = true
+			e.emit(Event{Type: EventWorktreeCommitted, WorkerID: d.WorkerID, Attempt: d.Attempt, Commit: commit, Branch: a.w.iso.wt.branch,
+				Reason: "what it left after it ended"})
+			return
+		}
+	}
+}
+
+// commitWork commits an isolated attempt's work on its branch once its
+// outcome is written and its process has ended, and measures the branch.
+func (e *Engine) commitWork(a *attemptRT) {
+	iso := a.w.iso
+	if iso == nil || a.committing || !a.decided || !a.exited || a.handle == nil {
+		return
+	}
+	a.committing = true
+	d := e.st.Dispatches[a.idx]
+	n, status := d.Attempt, d.Status
+	e.startBackground()
+	e.queueGit(iso, func() {
+		var commit string
+		var err error
+		if iso.holder == n {
+			commit, err = iso.wt.commitAll(attemptMessage(iso.wt.worker, n, status))
+		}
+		stat, serr := measure(iso.wt)
+		e.post(func() {
+			defer e.endBackground()
+			w := a.w
+			if err != nil {
+				e.emit(Event{Type: EventWorktreeFailed, WorkerID: w.spec.ID, Attempt: n, Branch: iso.wt.branch,
+					Reason: "its work is not committed (the next attempt tries again before it resets anything): " + err.Error()})
+			}
+			if commit != "" {
+				e.st.Dispatches[a.idx].WorkCommit = commit
+				e.dirty = true
+				e.emit(Event{Type: EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: commit, Branch: iso.wt.branch, Reason: status})
+			}
+			if serr == nil {
+				e.setDiffStat(w, stat)
+			}
+		})
+	})
+}
+
+// measure is what the worktree holds beyond the base commit, committed or not.
+func measure(wt worktree) (DiffStat, error) {
+	tree, err := wt.liveTree()
+	if err != nil {
+		return DiffStat{}, err
+	}
+	return wt.diffStat(tree)
+}
+
+func (e *Engine) setDiffStat(w *workerRT, stat DiffStat) {
+	wr := &e.st.Workers[w.idx]
+	if wr.DiffStat != stat {
+		wr.DiffStat = stat
+		e.dirty = true
+	}
+}
+
+// measureWhileRunning measures a running isolated attempt's diff-stat
+// every diffStatEvery, one measurement at a time.
+func (e *Engine) measureWhileRunning(a *attemptRT) {
+	iso := a.w.iso
+	if iso == nil {
+		return
+	}
+	e.clock.AfterFunc(diffStatEvery, func() {
+		e.post(func() {
+			if a.exited || a.settled || e.shuttingDown || a.w.cur != a {
+				return
+			}
+			if !iso.statBusy {
+				iso.statBusy = true
+				e.startBackground()
+				e.queueGit(iso, func() {
+					stat, err := measure(iso.wt)
+					e.post(func() {
+						iso.statBusy = false
+						if err == nil && a.w.cur == a && !a.decided {
+							e.setDiffStat(a.w, stat)
+						}
+						e.endBackground()
+					})
+				})
+			}
+			e.measureWhileRunning(a)
+		})
+	})
+}
+
+// endWorktrees starts the run's end for every isolated worker once nothing
+// runs any more: what is left is committed, then the worktree and branch
+// are removed when the branch is merged into the workspace's HEAD or holds
+// nothing beyond the base commit, else kept. It reports whether jobs were
+// started (maybeFinishShutdown is called again when they are done).
+func (e *Engine) endWorktrees() bool {
+	if e.worktreesEnd {
+		return false
+	}
+	e.worktreesEnd = true
+	started := false
+	for _, w := range e.workers {
+		iso := w.iso
+		if iso == nil {
+			continue
+		}
+		statuses := map[int]string{}
+		last := 0
+		for _, d := range e.st.Dispatches {
+			if d.WorkerID == w.spec.ID {
+				statuses[d.Attempt] = d.Status
+				last = d.Attempt
+			}
+		}
+		started = true
+		e.startBackground()
+		e.queueGit(iso, func() {
+			n := iso.holder
+			if n == 0 {
+				n = last
+			}
+			end := finishWorktree(iso.wt, n, statuses[n])
+			e.post(func() {
+				defer e.endBackground()
+				e.worktreeEnded(w, n, end)
+			})
+		})
+	}
+	return started
+}
+
+// worktreeEnd is what finishWorktree did.
+type worktreeEnd struct {
+	commit  string // the last leftovers' commit
+	stat    DiffStat
+	outcome string // Worktree*; "" when there was no worktree nor branch
+	err     error
+}
+
+// finishWorktree commits what attempt n left and removes the worktree and
+// branch when the branch is merged or empty.
+func finishWorktree(wt worktree, n int, status string) worktreeEnd {
+	var end worktreeEnd
+	if wt.exists() && n > 0 {
+		if end.commit, end.err = wt.commitAll(attemptMessage(wt.worker, n, status)); end.err != nil {
+			end.outcome = WorktreeKept
+			return end
+		}
+	}
+	tip, err := wt.branchTip()
+	if err != nil || tip == "" {
+		end.err = err
+		if wt.exists() {
+			end.outcome = WorktreeKept
+		}
+		return end
+	}
+	end.stat, _ = measure(wt)
+	head, err := readGit(wt.repo).line("rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		end.err, end.outcome = err, WorktreeKept
+		return end
+	}
+	merged, err := isAncestor(wt.repo, tip, head)
+	switch {
+	case err != nil:
+		end.err, end.outcome = err, WorktreeKept
+		return end
+	case tip == wt.base:
+		end.outcome = WorktreeRemovedEmpty
+	case merged:
+		end.outcome = WorktreeRemovedMerged
+	default:
+		end.outcome = WorktreeKept
+		return end
+	}
+	if end.err = wt.remove(); end.err != nil {
+		end.outcome = WorktreeKept
+	}
+	return end
+}
+
+// worktreeEnded records a worker's worktree at the run's end.
+func (e *Engine) worktreeEnded(w *workerRT, n int, end worktreeEnd) {
+	iso := w.iso
+	wr := &e.st.Workers[w.idx]
+	e.dirty = true
+	if end.commit != "" {
+		for i := len(e.st.Dispatches) - 1; i >= 0; i-- {
+			if d := &e.st.Dispatches[i]; d.WorkerID == w.spec.ID && d.Attempt == n {
+				d.WorkCommit = end.commit
+			}
+		}
+		e.emit(Event{Type: EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: end.commit, Branch: iso.wt.branch, Reason: "what it left when the run ended"})
+	}
+	if end.err != nil {
+		e.emit(Event{Type: EventWorktreeFailed, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: "the run's end: " + end.err.Error()})
+	}
+	wr.WorktreeOutcome = end.outcome
+	switch end.outcome {
+	case WorktreeKept:
+		wr.DiffStat = end.stat
+		e.emit(Event{Type: EventWorktreeKept, WorkerID: w.spec.ID, Branch: iso.wt.branch,
+			Reason: fmt.Sprintf("%s, not merged: kept at %s (rostra diff %s, rostra merge %s)", end.stat, iso.wt.path, w.spec.ID, w.spec.ID)})
+	case WorktreeRemovedMerged, WorktreeRemovedEmpty:
+		why := "merged into the workspace"
+		if end.outcome == WorktreeRemovedEmpty {
+			why = "nothing beyond the base commit"
+		}
+		wr.Worktree = ""
+		e.emit(Event{Type: EventWorktreeRemoved, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why + ": the worktree and its branch are removed"})
+	}
+}

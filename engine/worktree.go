@@ -1,0 +1,426 @@
+// worktree.go gives each isolated worker (isolation: worktree) a git
+// worktree of its own at <state_dir>/worktrees/<worker>, on the branch
+// rostra/<run>/<worker> made from the workspace's HEAD when the run
+// started (the base commit), and keeps the branch's history one commit per
+// attempt: "rostra: <worker> attempt <n> (<status>)". Before attempt n > 1
+// the tree is reset to the base commit (committed as "rostra: <worker>
+// attempt <n> starts from the base <commit>") unless retry_from: last.
+//
+// Data model: a worktree value names the repository (the git work tree
+// holding the shared workspace), the worktree's folder, its branch and the
+// base commit; its methods run git (git.go) and are slow, so the engine
+// calls them only on goroutines of their own, one worker's jobs in the
+// order the loop queued them (engine.go, queueGit). PrepareIsolation runs
+// before the engine starts: it checks the repository and finds the base
+// commit. MergeWorktree and WorktreeDiff serve `rostra merge`, `rostra
+// diff` and the UI from a TeamState alone.
+package engine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// worktree is one isolated worker's worktree.
+type worktree struct {
+	worker string
+	repo   string // the git work tree that holds the shared workspace
+	path   string // the worktree's folder
+	branch string
+	base   string // the base commit
+}
+
+func (w worktree) short() string { return shortCommit(w.base) }
+
+func shortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
+}
+
+// exists reports whether the worktree's folder is checked out.
+func (w worktree) exists() bool {
+	_, err := os.Lstat(filepath.Join(w.path, ".git"))
+	return err == nil
+}
+
+// branchTip is the branch's commit, "" when the branch does not exist.
+func (w worktree) branchTip() (string, error) {
+	out, err := readGit(w.repo).run("rev-parse", "--verify", "-q", "refs/heads/"+w.branch+"^{commit}")
+	var ge *gitError
+	if errors.As(err, &ge) && ge.exitCode() == 1 {
+		return "", nil
+	}
+	return strings.TrimSpace(string(out)), err
+}
+
+// ensure checks the worktree out when it is not (the first attempt, or a
+// resumed run whose worktree was removed): on its branch when the branch
+// exists, else on a new branch at the base commit.
+func (w worktree) ensure() error {
+	if w.exists() {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
+		return fmt.Errorf("make the worktrees folder: %w", err)
+	}
+	tip, err := w.branchTip()
+	if err != nil {
+		return err
+	}
+	// -f: a folder removed by hand is still registered; take its place.
+	args := []string{"worktree", "add", "-f", "--quiet"}
+	if tip != "" {
+		args = append(args, w.path, w.branch)
+	} else {
+		args = append(args, "-b", w.branch, w.path, w.base)
+	}
+	_, err = rostraGit(w.repo).run(args...)
+	return err
+}
+
+// commitAll commits everything in the worktree (what .gitignore does not
+// ignore) as msg; it returns the commit, or "" when there was nothing to
+// commit.
+func (w worktree) commitAll(msg string) (string, error) {
+	g := rostraGit(w.path)
+	if _, err := g.run("add", "-A"); err != nil {
+		return "", err
+	}
+	return w.commitIndex(msg)
+}
+
+// commitIndex commits the index when it differs from HEAD.
+func (w worktree) commitIndex(msg string) (string, error) {
+	g := rostraGit(w.path)
+	same, err := g.test("diff", "--cached", "--quiet", "--no-ext-diff", "HEAD")
+	if err != nil || same {
+		return "", err
+	}
+	if _, err := g.run("commit", "-q", "--no-verify", "-m", msg); err != nil {
+		return "", err
+	}
+	return g.line("rev-parse", "HEAD")
+}
+
+// resetToBase makes the tree the base commit's again, files the attempt
+// added included (ignored files stay), and commits that as the start of
+// attempt n, so attempt n's own commit holds only its work.
+func (w worktree) resetToBase(attempt int) (string, error) {
+	g := rostraGit(w.path)
+	if _, err := g.run("read-tree", "-u", "--reset", w.base); err != nil {
+		return "", err
+	}
+	if _, err := g.run("clean", "-ffdq"); err != nil {
+		return "", err
+	}
+	return w.commitIndex(fmt.Sprintf("rostra: %s attempt %d starts from the base %s", w.worker, attempt, w.short()))
+}
+
+// attemptMessage is the commit message of an attempt's work.
+func attemptMessage(worker string, attempt int, status string) string {
+	return fmt.Sprintf("rostra: %s attempt %d (%s)", worker, attempt, status)
+}
+
+// liveTree is the tree of what the worktree holds now, committed or not,
+// read through a scratch copy of its index so the worktree's own index is
+// never touched; new files are hashed into the repository's objects.
+func (w worktree) liveTree() (string, error) {
+	g := readGit(w.path)
+	index, err := g.line("rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return "", err
+	}
+	scratch, err := os.CreateTemp("", "rostra-index-")
+	if err != nil {
+		return "", fmt.Errorf("scratch index: %w", err)
+	}
+	name := scratch.Name()
+	defer os.Remove(name)
+	defer os.Remove(name + ".lock")
+	// Starting from the worktree's index, only files whose stat changed
+	// are read again.
+	if src, err := os.Open(index); err == nil {
+		_, err = io.Copy(scratch, src)
+		src.Close()
+		if err != nil {
+			scratch.Truncate(0)
+		}
+	}
+	scratch.Close()
+	sg := rostraGit(w.path).with("GIT_INDEX_FILE=" + name)
+	if _, err := sg.run("add", "-A"); err != nil {
+		// A copy git cannot use (a split index): start from nothing.
+		if err := os.Truncate(name, 0); err != nil {
+			return "", err
+		}
+		if _, err := sg.run("add", "-A"); err != nil {
+			return "", err
+		}
+	}
+	return sg.line("write-tree")
+}
+
+// diffStat measures the diff between the base commit and tree.
+func (w worktree) diffStat(tree string) (DiffStat, error) {
+	out, err := readGit(w.repo).run("diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", w.base, tree)
+	if err != nil {
+		return DiffStat{}, err
+	}
+	return parseNumstat(out), nil
+}
+
+// parseNumstat reads `git diff --numstat -z` (without renames): one
+// "added\tdeleted\tpath\0" per file, "-" for a binary file's counts.
+func parseNumstat(out []byte) DiffStat {
+	var s DiffStat
+	for _, rec := range bytes.Split(out, []byte{0}) {
+		fields := strings.SplitN(string(rec), "\t", 3)
+		if len(fields) < 3 {
+			continue
+		}
+		s.Files++
+		if n, err := strconv.Atoi(fields[0]); err == nil {
+			s.Additions += n
+		}
+		if n, err := strconv.Atoi(fields[1]); err == nil {
+			s.Deletions += n
+		}
+	}
+	return s
+}
+
+// String is the diff-stat as a pane title shows it: "+12 −3, 4 files".
+func (s DiffStat) String() string {
+	files := "files"
+	if s.Files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("+%d −%d, %d %s", s.Additions, s.Deletions, s.Files, files)
+}
+
+// remove deletes the worktree and its branch (merged or empty: nothing is
+// lost). A folder already gone is pruned from git's list.
+func (w worktree) remove() error {
+	g := rostraGit(w.repo)
+	if w.exists() {
+		if _, err := g.run("worktree", "remove", "--force", w.path); err != nil {
+			return err
+		}
+	} else if _, err := g.run("worktree", "prune"); err != nil {
+		return err
+	}
+	if tip, err := w.branchTip(); err != nil || tip == "" {
+		return err
+	}
+	_, err := g.run("branch", "-D", "--quiet", w.branch)
+	return err
+}
+
+// isAncestor reports whether commit a is reachable from b.
+func isAncestor(repo, a, b string) (bool, error) {
+	return readGit(repo).test("merge-base", "--is-ancestor", a, b)
+}
+
+// Isolation is what PrepareIsolation found for a run with isolated workers.
+type Isolation struct {
+	Base string // the base commit
+	// Dirty, when not empty, says what uncommitted changes the workspace
+	// holds: they are not in the worktrees.
+	Dirty string
+	// Archived says, one line each, which earlier run's unmerged branches
+	// were renamed aside to make room.
+	Archived []string
+}
+
+// ErrIsolation is a run with isolated workers that cannot start (exit 2).
+var ErrIsolation = errors.New("isolation: worktree")
+
+// PrepareIsolation checks, before a run with isolated workers starts, that
+// git can work in the workspace's repository, and finds the base commit:
+// the workspace's HEAD, or for a resumed run the one it started from. A
+// fresh run makes room for its branches: an earlier run's branch that is
+// merged (or holds nothing) is deleted with its worktree; one with
+// unmerged work is renamed to rostra/<run>/<worker>-<UTC time> (its
+// worktree removed, its commits kept). It returns nil for a plan without
+// isolated workers.
+func PrepareIsolation(plan *Plan, resumed *TeamState, now time.Time) (*Isolation, error) {
+	var isolated []*WorkerSpec
+	for i := range plan.Workers {
+		if plan.Workers[i].Isolated() {
+			isolated = append(isolated, &plan.Workers[i])
+		}
+	}
+	if len(isolated) == 0 {
+		return nil, nil
+	}
+	fail := func(format string, args ...any) (*Isolation, error) {
+		return nil, fmt.Errorf("%w: %s", ErrIsolation, fmt.Sprintf(format, args...))
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		return fail("isolated workers need git, which is not on PATH (%v); install git or use isolation: none", err)
+	}
+	g := readGit(plan.Workspace)
+	top, err := g.line("rev-parse", "--show-toplevel")
+	if err != nil {
+		return fail("isolation: worktree needs a git repository at %s: %v", plan.Workspace, err)
+	}
+	if resolved(top) != resolved(plan.GitRoot) {
+		return fail("git says the repository of %s is %s, not %s; run rostra validate", plan.Workspace, top, plan.GitRoot)
+	}
+	iso := &Isolation{}
+	if resumed != nil {
+		for _, wr := range resumed.Workers {
+			if wr.BaseCommit != "" {
+				iso.Base = wr.BaseCommit
+				break
+			}
+		}
+	}
+	if iso.Base != "" {
+		if _, err := g.run("cat-file", "-e", iso.Base+"^{commit}"); err != nil {
+			return fail("the resumed run's base commit %s is not in the repository %s any more: %v", shortCommit(iso.Base), top, err)
+		}
+	} else if iso.Base, err = g.line("rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || iso.Base == "" {
+		return fail("the repository %s has no commit yet; isolated workers branch from HEAD: commit something first", top)
+	}
+	iso.Dirty = dirtySummary(top, plan.StateDir)
+	if resumed != nil {
+		return iso, nil
+	}
+	for _, w := range isolated {
+		wt := worktree{worker: w.ID, repo: top, path: w.Worktree, branch: w.Branch, base: iso.Base}
+		note, err := makeRoom(wt, now)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if note != "" {
+			iso.Archived = append(iso.Archived, note)
+		}
+	}
+	return iso, nil
+}
+
+// makeRoom clears the way for a fresh run's worktree: what an earlier run
+// of the same name left at its branch and folder.
+func makeRoom(wt worktree, now time.Time) (string, error) {
+	tip, err := wt.branchTip()
+	if err != nil {
+		return "", err
+	}
+	if wt.exists() {
+		if changed := uncommitted(wt.path, 5); changed != "" {
+			return "", fmt.Errorf("the worktree %s, left by an earlier run, has changes not committed (%s): commit them on %s or discard them (git worktree remove --force %s), then start the run again",
+				wt.path, changed, wt.branch, wt.path)
+		}
+	} else if _, err := os.Lstat(wt.path); err == nil {
+		return "", fmt.Errorf("%s is in the way of worker %s's worktree and is not one; move it away", wt.path, wt.worker)
+	}
+	if tip == "" {
+		if wt.exists() {
+			return "", wt.remove()
+		}
+		return "", nil
+	}
+	head, err := readGit(wt.repo).line("rev-parse", "--verify", "-q", "HEAD^{commit}")
+	if err != nil {
+		return "", err
+	}
+	merged, err := isAncestor(wt.repo, tip, head)
+	if err != nil {
+		return "", err
+	}
+	if merged {
+		return "", wt.remove()
+	}
+	aside := wt.branch + "-" + now.UTC().Format("20060102T150405Z")
+	if wt.exists() {
+		if _, err := rostraGit(wt.repo).run("worktree", "remove", "--force", wt.path); err != nil {
+			return "", err
+		}
+	}
+	if _, err := rostraGit(wt.repo).run("branch", "-m", wt.branch, aside); err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("an earlier run's unmerged work on %s is kept as branch %s", wt.branch, aside), nil
+}
+
+// dirtySummary says what uncommitted changes the repository holds, the
+// state dir left out: "2 changed, 1 untracked", or "".
+func dirtySummary(repo, stateDir string) string {
+	args := []string{"status", "--porcelain", "-z", "--untracked-files=normal", "--", "."}
+	if rel, err := filepath.Rel(resolved(repo), resolved(stateDir)); err == nil && !strings.HasPrefix(rel, "..") {
+		args = append(args, ":(exclude)"+filepath.ToSlash(rel))
+	}
+	out, err := readGit(repo).run(args...)
+	if err != nil {
+		return "cannot tell: " + err.Error()
+	}
+	changed, untracked := 0, 0
+	recs := bytes.Split(out, []byte{0})
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		switch {
+		case len(rec) < 4:
+		case bytes.HasPrefix(rec, []byte("??")):
+			untracked++
+		default:
+			changed++
+			if rec[0] == 'R' || rec[0] == 'C' {
+				i++ // the source path, a record of its own
+			}
+		}
+	}
+	var parts []string
+	if changed > 0 {
+		parts = append(parts, fmt.Sprintf("%d changed", changed))
+	}
+	if untracked > 0 {
+		parts = append(parts, fmt.Sprintf("%d untracked", untracked))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// uncommitted lists up to max paths with changes not committed in a work
+// tree (untracked files included), "" when it is clean.
+func uncommitted(dir string, max int) string {
+	out, err := readGit(dir).run("status", "--porcelain", "-z", "--untracked-files=normal")
+	if err != nil {
+		return "cannot tell: " + err.Error()
+	}
+	return statusPaths(out, max)
+}
+
+// statusPaths lists the paths of `git status --porcelain -z` output.
+func statusPaths(out []byte, max int) string {
+	var paths []string
+	recs := bytes.Split(out, []byte{0})
+	for i := 0; i < len(recs); i++ {
+		rec := recs[i]
+		if len(rec) < 4 {
+			continue
+		}
+		paths = append(paths, string(rec[3:]))
+		if rec[0] == 'R' || rec[0] == 'C' {
+			i++ // the source path
+		}
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	more := ""
+	if len(paths) > max {
+		more = fmt.Sprintf(" (+%d more)", len(paths)-max)
+		paths = paths[:max]
+	}
+	return strings.Join(paths, ", ") + more
+}

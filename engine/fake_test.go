@@ -225,7 +225,7 @@ func (h *harness) opened(s *fakeSurface) *fakeHandle {
 	case fh := <-s.opened:
 		return fh
 	case <-time.After(5 * time.Second):
-		h.t.Fatalf("no attempt opened on %s", s.kind)
+		h.t.Fatalf("no attempt opened on %s; rows: %+v", s.kind, h.eng.Snapshot().Dispatches)
 		return nil
 	}
 }

@@ -22,11 +22,32 @@ import (
 	"strings"
 )
 
-// ErrReview is a diff or merge refused for a reason a person can act on.
-var ErrReview = errors.New("refused")
+// ErrReview is a diff or merge refused for a reason a person can act on
+// (errors.Is); ErrNoWorktree, one of them, is a worker that has no branch
+// to review.
+var (
+	ErrReview     = errors.New("refused")
+	ErrNoWorktree = errors.New("no worktree")
+)
+
+// reviewError is a refusal: its message says why and what to do.
+type reviewError struct {
+	msg        string
+	noWorktree bool
+}
+
+func (e *reviewError) Error() string { return e.msg }
+
+func (e *reviewError) Is(target error) bool {
+	return target == ErrReview || (e.noWorktree && target == ErrNoWorktree)
+}
 
 func refused(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrReview, fmt.Sprintf(format, args...))
+	return &reviewError{msg: fmt.Sprintf(format, args...)}
+}
+
+func noWorktree(format string, args ...any) error {
+	return &reviewError{msg: fmt.Sprintf(format, args...), noWorktree: true}
 }
 
 // reviewTarget finds worker's worktree in st.
@@ -40,10 +61,10 @@ func reviewTarget(st *TeamState, worker string) (worktree, *WorkerRow, error) {
 		}
 	}
 	if wr == nil {
-		return worktree{}, nil, refused("run %s has no worker %q (its workers: %s)", st.Run, worker, strings.Join(ids, ", "))
+		return worktree{}, nil, noWorktree("run %s has no worker %q (its workers: %s)", st.Run, worker, strings.Join(ids, ", "))
 	}
 	if wr.Isolation != IsolationWorktree || wr.Branch == "" {
-		return worktree{}, nil, refused("%s runs in the shared workspace (isolation: none): it has no branch; its changes are in %s already", worker, st.Workspace)
+		return worktree{}, nil, noWorktree("%s runs in the shared workspace (isolation: none): it has no branch; its changes are in %s already", worker, st.Workspace)
 	}
 	repo, err := readGit(st.Workspace).line("rev-parse", "--show-toplevel")
 	if err != nil {
@@ -84,7 +105,7 @@ func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, e
 			return nil, info, err
 		}
 		if tree == "" {
-			return nil, info, refused("%s's branch %s is gone: it was merged or empty when the run ended, and removed", worker, wt.branch)
+			return nil, info, noWorktree("%s's branch %s is gone: it was merged or empty when the run ended, and removed", worker, wt.branch)
 		}
 	}
 	if info.Stat, err = wt.diffStat(tree); err != nil {
@@ -140,7 +161,7 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 		return res, err
 	}
 	if tip == "" {
-		return res, refused("%s's branch %s is gone: it was merged or empty when the run ended, and removed", worker, wt.branch)
+		return res, noWorktree("%s's branch %s is gone: it was merged or empty when the run ended, and removed", worker, wt.branch)
 	}
 	if wt.exists() {
 		if left := uncommitted(wt.path, 5); left != "" {

@@ -26,8 +26,22 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
+
+// repoLocks holds one mutex per repository: git does not make or remove
+// two worktrees of one repository at once safely (one reads the other's
+// half-made records: "failed to read .git/worktrees/x/commondir"), so
+// those steps take it. Commits in different worktrees need no lock.
+var repoLocks sync.Map // repository path -> *sync.Mutex
+
+func lockRepo(repo string) (unlock func()) {
+	m, _ := repoLocks.LoadOrStore(repo, &sync.Mutex{})
+	mu := m.(*sync.Mutex)
+	mu.Lock()
+	return mu.Unlock
+}
 
 // worktree is one isolated worker's worktree.
 type worktree struct {
@@ -77,6 +91,7 @@ func (w worktree) ensure() error {
 	if err != nil {
 		return err
 	}
+	defer lockRepo(w.repo)()
 	// -f: a folder removed by hand is still registered; take its place.
 	args := []string{"worktree", "add", "-f", "--quiet"}
 	if tip != "" {
@@ -211,6 +226,7 @@ func (s DiffStat) String() string {
 // remove deletes the worktree and its branch (merged or empty: nothing is
 // lost). A folder already gone is pruned from git's list.
 func (w worktree) remove() error {
+	defer lockRepo(w.repo)()
 	g := rostraGit(w.repo)
 	if w.exists() {
 		if _, err := g.run("worktree", "remove", "--force", w.path); err != nil {
@@ -343,6 +359,7 @@ func makeRoom(wt worktree, now time.Time) (string, error) {
 		return "", wt.remove()
 	}
 	aside := wt.branch + "-" + now.UTC().Format("20060102T150405Z")
+	defer lockRepo(wt.repo)()
 	if wt.exists() {
 		if _, err := rostraGit(wt.repo).run("worktree", "remove", "--force", wt.path); err != nil {
 			return "", err

@@ -480,7 +480,8 @@ func (j openJob) run() openResult {
 		commit, err := j.prepareWorktree()
 		res.prevCommit = commit
 		if err != nil {
-			res.failure = "worktree: " + err.Error()
+			log.Close()
+			res.log, res.failure = nil, "worktree: "+err.Error()
 			return res
 		}
 	}
@@ -488,7 +489,8 @@ func (j openJob) run() openResult {
 		audit, err := startWriteAudit(j.attempt.Workspace, j.exclude)
 		if err != nil {
 			log.Close()
-			return openResult{failure: "write audit: snapshot before the attempt: " + err.Error()}
+			res.log, res.failure = nil, "write audit: snapshot before the attempt: "+err.Error()
+			return res
 		}
 		res.audit = audit
 	}

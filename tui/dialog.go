@@ -26,6 +26,7 @@ type confirmDialog struct {
 	title string
 	lines []string
 	yes   func() tea.Cmd
+	acts  []act // the dialog's keys; nil: the key map's yes and no
 
 	drawn  []string // the box, as last drawn for width drawnW
 	drawnW int
@@ -54,6 +55,14 @@ func box(title, body string, w int, footer string) []string {
 	return strings.Split(boxStyle.Width(w).Render(content), "\n")
 }
 
+// confirmKeys are the keys of the open dialog.
+func (m *Model) confirmKeys() []act {
+	if m.confirm != nil && m.confirm.acts != nil {
+		return m.confirm.acts
+	}
+	return m.keys.confirm
+}
+
 // overlayBox is the open dialog or panel, or nil. Boxes are drawn again
 // only when what they show changed: lipgloss measures and wraps every
 // line, which costs a frame budget's worth (BenchmarkViewHelpOpen).
@@ -70,7 +79,7 @@ func (m *Model) overlayBox() []string {
 				lines = append(lines, fitText(l, iw))
 			}
 			lines = append(lines, "")
-			c.drawn, c.drawnW = box(c.title, strings.Join(lines, "\n"), w, hintLine(m.keys.confirm)), w
+			c.drawn, c.drawnW = box(c.title, strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
 		}
 		return c.drawn
 	case m.overlay == overlayNone:

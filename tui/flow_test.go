@@ -208,7 +208,7 @@ func TestAttentionBellQuietAndJump(t *testing.T) {
 
 	_, _ = bellScreen.Write([]byte("waiting for approval\a"))
 	select {
-	case <-act.wake:
+	case <-m.wake:
 	default:
 		t.Fatal("output did not wake the UI")
 	}

@@ -27,7 +27,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if m.confirm != nil {
-		cmd, _ := m.dispatch(m.keys.confirm, k)
+		cmd, _ := m.dispatch(m.confirmKeys(), k)
 		return cmd
 	}
 	switch m.mode {
@@ -347,6 +347,9 @@ func (m *Model) askCancel(p *pane) tea.Cmd {
 }
 
 func (m *Model) askQuit() tea.Cmd {
+	if m.opts.Attached {
+		return m.askLeave()
+	}
 	n := m.running()
 	if n == 0 {
 		return m.stop()

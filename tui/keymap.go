@@ -53,27 +53,48 @@ type keyMap struct {
 	search  []act // end the search prompt; the bubbles textinput edits it
 	panel   []act // scroll the open panel (help or event log) before any other key
 	confirm []act // answer a confirmation dialog; every other key is ignored
+	leave   []act // answer q while workers run in an attached UI (attach.go)
 }
 
-// defaultKeyMap is rostra's key map. (A function, not a variable: the
+// defaultKeyMap is rostra's key map, as an attached client has it (what
+// `rostra run` and `rostra attach` show). (A function, not a variable: the
 // methods it names read the map back, which a package variable could not.)
-func defaultKeyMap() keyMap {
+func defaultKeyMap() keyMap { return keyMapFor(true) }
+
+// keyMapFor is the key map of an attached UI, or of one that runs the run
+// itself (attached=false: no d, and q asks only whether to stop).
+func keyMapFor(attached bool) keyMap {
+	panels := []act{
+		do("events", 9, "the event log (again: close it)", (*Model).toggleEvents, "e"),
+		do("help", 1, "this help (again: close it)", (*Model).toggleHelp, "?"),
+		do("quit", 2, "quit (asks while workers run)", (*Model).askQuit, "q", "ctrl+c"),
+	}
+	var leave []act
+	if attached {
+		panels[2] = do("quit", 2, "quit (asks: stop the run or detach)", (*Model).askQuit, "q", "ctrl+c")
+		panels = append(panels, do("detach", 3, "detach (the run goes on)", (*Model).detachKey, "d"))
+		leave = []act{
+			do("detach", 1, "detach: the workers go on", (*Model).detachKey, "d"),
+			do("stop the run", 2, "stop every worker, end the run", (*Model).leaveStop, "s"),
+			do("stay", 3, "close the dialog", (*Model).confirmNo, "esc", "n", "q", "ctrl+c"),
+		}
+	}
 	km := keyMap{
 		normal: []keySection{
 			{"Panes", []act{
-				do("focus", 3, "focus the next pane (or click it)", (*Model).focusNext, "tab"),
+				do("focus", 4, "focus the next pane (or click it)", (*Model).focusNext, "tab"),
 				do("focus back", 0, "focus the previous pane", (*Model).focusPrev, "shift+tab"),
 				do("right", 0, "focus the pane to the right", (*Model).focusRight, "right", "l"),
 				do("left", 0, "focus the pane to the left", (*Model).focusLeft, "left", "h"),
-				do("zoom", 5, "zoom the focused pane (again: back)", (*Model).toggleZoom, "z"),
+				do("zoom", 6, "zoom the focused pane (again: back)", (*Model).toggleZoom, "z"),
 				do("next page", 0, "the next page of panes", (*Model).nextPage, "]"),
 				do("previous page", 0, "the previous page of panes", (*Model).prevPage, "["),
 				do("attention", 0, "the next pane needing attention (⚑)", (*Model).nextAttention, "a"),
 			}},
 			{"Workers", []act{
-				do("type", 4, "type into the focused PTY pane", (*Model).startTyping, "i", "enter"),
-				do("retry", 6, "retry the worker (asks if it runs)", (*Model).retryFocused, "r"),
-				do("cancel", 7, "cancel the worker (asks if it runs)", (*Model).cancelFocused, "x"),
+				do("type", 5, "type into the focused PTY pane", (*Model).startTyping, "i", "enter"),
+				do("retry", 7, "retry the worker (asks if it runs)", (*Model).retryFocused, "r"),
+				do("cancel", 8, "cancel the worker (asks if it runs)", (*Model).cancelFocused, "x"),
 				do("earlier", 0, "its earlier attempt (from its log)", (*Model).earlierAttempt, "<", ","),
 				do("later", 0, "its later attempt", (*Model).laterAttempt, ">", "."),
 			}},
@@ -84,15 +105,11 @@ func defaultKeyMap() keyMap {
 				do("page down", 0, "scroll forward a page", (*Model).pageDown, "pgdown", "shift+down", "ctrl+f"),
 				do("oldest", 0, "the oldest line", (*Model).oldest, "g", "home"),
 				do("live", 0, "back to the live screen", (*Model).backToLive, "G", "end", "esc"),
-				do("search", 9, "search the scrollback", (*Model).startSearch, "/"),
+				do("search", 10, "search the scrollback", (*Model).startSearch, "/"),
 				do("older", 0, "the next older match", (*Model).olderMatch, "n"),
 				do("newer", 0, "the next newer match", (*Model).newerMatch, "N"),
 			}},
-			{"Panels", []act{
-				do("events", 8, "the event log (again: close it)", (*Model).toggleEvents, "e"),
-				do("help", 1, "this help (again: close it)", (*Model).toggleHelp, "?"),
-				do("quit", 2, "quit (asks while workers run)", (*Model).askQuit, "q", "ctrl+c"),
-			}},
+			{"Panels", panels},
 		},
 		typing: []act{
 			do("leaves", 1, "give the keys back to rostra", (*Model).stopTyping, "ctrl+]"),
@@ -112,6 +129,7 @@ func defaultKeyMap() keyMap {
 			do("yes", 1, "do it", (*Model).confirmYes, "y", "Y", "enter"),
 			do("no", 2, "do not", (*Model).confirmNo, "n", "N", "esc", "q", "ctrl+c"),
 		},
+		leave: leave,
 	}
 	for _, s := range km.normal {
 		km.flat = append(km.flat, s.acts...)
@@ -121,12 +139,16 @@ func defaultKeyMap() keyMap {
 
 // sections is every table as the help shows it.
 func (km keyMap) sections() []keySection {
-	return append(append([]keySection(nil), km.normal...),
+	s := append(append([]keySection(nil), km.normal...),
 		keySection{"While typing into a pane", km.typing},
 		keySection{"Search prompt", km.search},
 		keySection{"Help and event log", km.panel},
 		keySection{"Dialogs", km.confirm},
 	)
+	if km.leave != nil {
+		s = append(s, keySection{"Quitting while workers run", km.leave})
+	}
+	return s
 }
 
 // allNormal is the normal keys in order, sections flattened.

@@ -31,6 +31,9 @@ type Options struct {
 	Stop     func() error // stops every worker gracefully; called once, on quit
 	Sizes    *PaneSizes   // receives each worker's pane size, for attempts yet to open
 	Now      func() time.Time
+	// Attached marks a UI a rostra server draws for an attached client:
+	// d detaches, and q offers to stop the run or to detach (attach.go).
+	Attached bool
 }
 
 type inputMode int
@@ -96,6 +99,11 @@ type Model struct {
 	resizeSeq   int
 	lastFrame   time.Time
 	clockAt     time.Time // when the armed clock tick fires; zero: none
+
+	wake     <-chan struct{} // this program's wake-ups from Activity
+	unlisten func()
+	closed   chan struct{} // closed by Close: the program has ended
+	detached bool          // the human detached (attach.go)
 }
 
 // Messages.
@@ -128,7 +136,11 @@ func New(eng Engine, opts Options) *Model {
 	}
 	m := &Model{
 		eng: eng, opts: opts, plan: eng.Plan(), byID: map[string]*pane{},
-		keys: defaultKeyMap(), panel: newPanel(), searchInput: newSearchInput(),
+		keys: keyMapFor(opts.Attached), panel: newPanel(), searchInput: newSearchInput(),
+		closed: make(chan struct{}),
+	}
+	if opts.Activity != nil {
+		m.wake, m.unlisten = opts.Activity.listen()
 	}
 	m.paneHints = m.keys.paneHints()
 	for i := range m.plan.Workers {
@@ -165,12 +177,16 @@ func (m *Model) nextEvent() tea.Cmd {
 }
 
 func (m *Model) waitWake() tea.Cmd {
-	if m.opts.Activity == nil {
+	if m.wake == nil {
 		return nil
 	}
-	wake := m.opts.Activity.wake
+	wake, closed := m.wake, m.closed
 	return func() tea.Msg {
-		<-wake
+		select {
+		case <-wake:
+		case <-closed:
+			return nil
+		}
 		return wakeMsg{}
 	}
 }
@@ -250,13 +266,23 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.fillPanel(false)
+		if m.opts.Sizes != nil {
+			m.opts.Sizes.claim(m)
+		}
 		return m.layoutChanged()
 	case tea.KeyPressMsg:
-		return m.onKey(msg)
+		return tea.Batch(m.claimSizes(), m.onKey(msg))
 	case tea.PasteMsg:
-		return m.onPaste(msg.Content)
+		return tea.Batch(m.claimSizes(), m.onPaste(msg.Content))
 	case tea.MouseMsg:
-		return m.onMouse(msg)
+		return tea.Batch(m.claimSizes(), m.onMouse(msg))
+	case detachMsg:
+		return m.detach()
+	case takeSizesMsg:
+		if m.opts.Sizes != nil && m.opts.Sizes.vacant() {
+			return m.claimSizes()
+		}
+		return nil
 	case eventMsg:
 		m.logEvent(msg.ev)
 		m.refresh()

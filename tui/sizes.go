@@ -21,10 +21,51 @@ import (
 
 // PaneSizes is the size each worker's next attempt opens at; it is read by
 // the engine's loop (engine.Options.PaneSize) and written by the UI.
+//
+// A pty has one size, and a rostra server may draw several UIs of
+// different sizes: the ptys follow the layout of the UI used last (tmux's
+// `window-size latest`): a UI claims the sizes when it gets a key, a click,
+// a paste or a new window size, and only the owner sets them; the others
+// draw each pane's screen cropped or padded to their own cells.
 type PaneSizes struct {
 	mu    sync.Mutex
 	sizes map[string][2]int
 	def   [2]int
+	owner *Model
+}
+
+// claim makes m the owner; it reports whether the owner changed.
+func (s *PaneSizes) claim(m *Model) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.owner == m {
+		return false
+	}
+	s.owner = m
+	return true
+}
+
+// owns reports whether m sets the sizes.
+func (s *PaneSizes) owns(m *Model) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owner == m
+}
+
+// vacant reports whether no UI sets the sizes.
+func (s *PaneSizes) vacant() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.owner == nil
+}
+
+// release gives up m's claim (its program has ended).
+func (s *PaneSizes) release(m *Model) {
+	s.mu.Lock()
+	if s.owner == m {
+		s.owner = nil
+	}
+	s.mu.Unlock()
 }
 
 // NewPaneSizes lays out plan's workers on a width×height terminal, so that
@@ -114,13 +155,29 @@ func (m *Model) layoutChanged() tea.Cmd {
 	}
 	m.resizeSeq++
 	seq := m.resizeSeq
-	if m.opts.Sizes != nil {
+	if m.opts.Sizes != nil && m.opts.Sizes.owns(m) {
 		for i, p := range m.panes {
 			c, r := m.target(i)
 			m.opts.Sizes.set(p.spec.ID, c, r)
 		}
 	}
 	return tea.Tick(resizeDebounce, func(time.Time) tea.Msg { return resizeMsg{seq: seq} })
+}
+
+// claimSizes is the human using this UI: the ptys take its layout (at
+// once: the layout is not moving, only its owner).
+func (m *Model) claimSizes() tea.Cmd {
+	if m.opts.Sizes == nil || !m.opts.Sizes.claim(m) {
+		return nil
+	}
+	if m.width <= 0 || m.height <= 0 {
+		return nil
+	}
+	for i, p := range m.panes {
+		c, r := m.target(i)
+		m.opts.Sizes.set(p.spec.ID, c, r)
+	}
+	return m.applySizes(true)
 }
 
 // resizeNew sizes attempts that opened since the last look (they open at
@@ -130,7 +187,7 @@ func (m *Model) resizeNew() tea.Cmd { return m.applySizes(false) }
 // applySizes resizes each attempt's terminal whose size is not its target;
 // all=false only looks at terminals never sized by the UI.
 func (m *Model) applySizes(all bool) tea.Cmd {
-	if m.width <= 0 || m.height <= 0 {
+	if m.width <= 0 || m.height <= 0 || (m.opts.Sizes != nil && !m.opts.Sizes.owns(m)) {
 		return nil
 	}
 	var jobs []func()

@@ -5,13 +5,17 @@
 // and Screen, the emulator wrapper cmd/rostra gives every UI-run attempt so
 // the UI learns of new output and bells without polling.
 //
-// Data model: one Activity per program; every Screen it makes shares its
-// wake channel (capacity 1: any number of writes between two frames coalesce
-// into one wake-up) and counts its own bells. The pty reader only does a
-// non-blocking send, so it never waits on the UI.
+// Data model: one Activity per run; every Screen it makes pokes it, and it
+// wakes every program listening to it (one per attached client in a rostra
+// server), each on a channel of its own (capacity 1: any number of writes
+// between two frames coalesce into one wake-up). The pty reader only does
+// non-blocking sends, so it never waits on a UI. Each Screen counts its own
+// bells.
 package tui
 
 import (
+	"slices"
+	"sync"
 	"sync/atomic"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -41,18 +45,43 @@ type (
 	resizeHandle interface{ Resize(cols, rows int) error }
 )
 
-// Activity tells the UI that some pane has new output.
+// Activity tells the UIs that some pane has new output.
 type Activity struct {
-	wake chan struct{}
+	mu      sync.Mutex                      // serialises listen and unlisten
+	waiters atomic.Pointer[[]chan struct{}] // read without a lock by poke
 }
 
-// NewActivity returns an Activity with nothing pending.
-func NewActivity() *Activity { return &Activity{wake: make(chan struct{}, 1)} }
+// NewActivity returns an Activity with no listener.
+func NewActivity() *Activity {
+	a := &Activity{}
+	a.waiters.Store(&[]chan struct{}{})
+	return a
+}
+
+// listen returns a new wake channel and the function that stops it.
+func (a *Activity) listen() (<-chan struct{}, func()) {
+	c := make(chan struct{}, 1)
+	a.mu.Lock()
+	list := append(slices.Clone(*a.waiters.Load()), c)
+	a.waiters.Store(&list)
+	a.mu.Unlock()
+	var once sync.Once
+	return c, func() {
+		once.Do(func() {
+			a.mu.Lock()
+			list := slices.DeleteFunc(slices.Clone(*a.waiters.Load()), func(o chan struct{}) bool { return o == c })
+			a.waiters.Store(&list)
+			a.mu.Unlock()
+		})
+	}
+}
 
 func (a *Activity) poke() {
-	select {
-	case a.wake <- struct{}{}:
-	default:
+	for _, c := range *a.waiters.Load() {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
 	}
 }
 

@@ -184,7 +184,7 @@ func (m *Model) statusBar() string {
 	case m.note != "":
 		mid = paint(sgrWarn, m.note)
 	case m.confirm != nil:
-		mid = paint(sgrWarn, hintLine(m.keys.confirm))
+		mid = paint(sgrWarn, hintLine(m.confirmKeys()))
 	default:
 		hinted = true
 	}

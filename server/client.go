@@ -1,0 +1,289 @@
+// client.go is the client's side of the socket: Attach, the thin relay
+// `rostra attach` runs (its terminal in raw mode, keys to Input frames,
+// SIGWINCH to Resize frames, Output frames to the terminal), and Control,
+// a connection for control requests.
+//
+// The UI is drawn in the server; the relay interprets nothing. When the
+// server ends a session it has already given the terminal back (the
+// program's own shutdown sequences come through as output); when the
+// connection drops without a Bye, the relay does it: alternate screen,
+// mouse, paste and keyboard modes off, cursor on, cooked mode.
+package server
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
+	"github.com/muesli/cancelreader"
+)
+
+// ClientEnv lists the environment a client passes to its UI in the server:
+// what says how its terminal draws and which language it reads.
+var ClientEnv = []string{
+	"TERM", "COLORTERM", "TERM_PROGRAM", "TERM_PROGRAM_VERSION", "NO_COLOR",
+	"CLICOLOR", "CLICOLOR_FORCE", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
+	"TMUX", "STY", "WT_SESSION", "KITTY_WINDOW_ID", "WEZTERM_PANE", "VTE_VERSION",
+	"SSH_TTY", "SSH_CONNECTION", "ROSTRA_THEME",
+}
+
+// PickEnv is the part of environ a client passes on (ClientEnv).
+func PickEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		for _, k := range ClientEnv {
+			if len(kv) > len(k) && kv[len(k)] == '=' && kv[:len(k)] == k {
+				out = append(out, kv)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// restoreTerminal gives a terminal back after a connection dropped in the
+// middle of a session: the modes a bubbletea program sets, undone.
+const restoreTerminal = ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyEvent +
+	ansi.ResetModeMouseExtSgr + ansi.ResetModeBracketedPaste + ansi.ResetModeFocusEvent +
+	ansi.ResetModifyOtherKeys + "\x1b[<u" + ansi.ResetStyle + ansi.ShowCursor +
+	ansi.ResetModeAltScreenSaveCursor
+
+// Attach relays the terminal in/out to the run's server until the session
+// ends. It returns the server's Bye, or an error when the connection could
+// not be made or dropped (the terminal is restored either way).
+func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
+	c, err := Dial(stateDir)
+	if err != nil {
+		return Bye{}, err
+	}
+	defer c.Close()
+	cols, rows, err := term.GetSize(out.Fd())
+	if err != nil || cols <= 0 || rows <= 0 {
+		cols, rows = 80, 24
+	}
+	profile := colorprofile.Detect(out, environ)
+	if err := WriteJSON(c, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: PickEnv(environ), Cols: cols, Rows: rows, Profile: &profile}); err != nil {
+		return Bye{}, fmt.Errorf("say hello to the server: %w", err)
+	}
+	fr := NewFrameReader(bufio.NewReaderSize(c, 64<<10))
+	if bye, err := readWelcome(fr); err != nil || bye != nil {
+		if bye != nil {
+			return *bye, nil
+		}
+		return Bye{}, err
+	}
+
+	if term.IsTerminal(in.Fd()) {
+		state, err := term.MakeRaw(in.Fd())
+		if err != nil {
+			return Bye{}, fmt.Errorf("put the terminal in raw mode: %w", err)
+		}
+		defer func() { _ = term.Restore(in.Fd(), state) }()
+	}
+
+	var wmu sync.Mutex
+	send := func(t FrameType, p []byte) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		return WriteFrame(c, t, p)
+	}
+
+	// Keys, as the terminal sends them.
+	cr, err := cancelreader.NewReader(in)
+	if err != nil {
+		return Bye{}, fmt.Errorf("read the terminal: %w", err)
+	}
+	defer cr.Close()
+	inDone := make(chan struct{})
+	go func() {
+		defer close(inDone)
+		buf := make([]byte, 32<<10)
+		for {
+			n, err := cr.Read(buf)
+			if n > 0 && send(FrameInput, buf[:n]) != nil {
+				return
+			}
+			if err != nil {
+				if !errors.Is(err, cancelreader.ErrCanceled) {
+					// The terminal is gone (a closed window, a dropped
+					// ssh): leave, and the run goes on.
+					_ = c.CloseWrite()
+				}
+				return
+			}
+		}
+	}()
+	defer func() {
+		cr.Cancel()
+		<-inDone
+	}()
+
+	// Window changes, and the signals that end a client.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT)
+	defer signal.Stop(sigs)
+	sigDone := make(chan struct{})
+	defer close(sigDone)
+	var gotSig os.Signal
+	var sigMu sync.Mutex
+	go func() {
+		for {
+			select {
+			case <-sigDone:
+				return
+			case sig := <-sigs:
+				if sig == syscall.SIGWINCH {
+					if w, h, err := term.GetSize(out.Fd()); err == nil {
+						_ = send(FrameResize, AppendResize(nil, w, h))
+					}
+					continue
+				}
+				// The client goes; the session is over for the server
+				// as when the terminal closes. The run goes on.
+				sigMu.Lock()
+				gotSig = sig
+				sigMu.Unlock()
+				_ = c.Close()
+				return
+			}
+		}
+	}()
+
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			sigMu.Lock()
+			sig := gotSig
+			sigMu.Unlock()
+			_, _ = io.WriteString(out, restoreTerminal)
+			if sig != nil {
+				return Bye{Reason: ByeDetached, Message: "rostra attach got " + signalName(sig)}, nil
+			}
+			return Bye{}, fmt.Errorf("lost the connection to the server: %w", connErr(err))
+		}
+		switch f.Type {
+		case FrameOutput:
+			if _, err := out.Write(f.Payload); err != nil {
+				// The terminal is gone: leave; the server sees us go.
+				return Bye{Reason: ByeDetached, Message: "the terminal is gone: " + err.Error()}, nil
+			}
+		case FrameBye:
+			var bye Bye
+			if err := DecodeJSON(f.Payload, &bye); err != nil {
+				_, _ = io.WriteString(out, restoreTerminal)
+				return Bye{}, err
+			}
+			return bye, nil
+		default:
+			_, _ = io.WriteString(out, restoreTerminal)
+			return Bye{}, fmt.Errorf("%w: the server sent a %s frame to an attached client", ErrFrame, f.Type)
+		}
+	}
+}
+
+func connErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) {
+		return errors.New("the server closed it (did it crash? see server.log in the state dir)")
+	}
+	return err
+}
+
+func signalName(sig os.Signal) string {
+	switch sig {
+	case syscall.SIGHUP:
+		return "SIGHUP"
+	case syscall.SIGTERM:
+		return "SIGTERM"
+	case syscall.SIGINT:
+		return "SIGINT"
+	case syscall.SIGQUIT:
+		return "SIGQUIT"
+	}
+	return sig.String()
+}
+
+// readWelcome reads the server's answer to a Hello: nil, nil for a
+// Welcome; the Bye when the server refused.
+func readWelcome(fr *FrameReader) (*Bye, error) {
+	f, err := fr.ReadFrame()
+	if err != nil {
+		return nil, fmt.Errorf("read the server's welcome: %w", connErr(err))
+	}
+	switch f.Type {
+	case FrameWelcome:
+		var w Welcome
+		return nil, DecodeJSON(f.Payload, &w)
+	case FrameBye:
+		var bye Bye
+		if err := DecodeJSON(f.Payload, &bye); err != nil {
+			return nil, err
+		}
+		return &bye, nil
+	}
+	return nil, fmt.Errorf("%w: the server answered hello with a %s frame", ErrFrame, f.Type)
+}
+
+// ErrRefused is returned by Control when the server refuses the client.
+var ErrRefused = errors.New("refused by the server")
+
+// Conn is a control connection.
+type Conn struct {
+	c  *net.UnixConn
+	fr *FrameReader
+}
+
+// Control opens a control connection to the run's server.
+func Control(stateDir string) (*Conn, error) {
+	c, err := Dial(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	if err := WriteJSON(c, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeControl}); err != nil {
+		c.Close()
+		return nil, fmt.Errorf("say hello to the server: %w", err)
+	}
+	fr := NewFrameReader(bufio.NewReader(c))
+	bye, err := readWelcome(fr)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	if bye != nil {
+		c.Close()
+		return nil, fmt.Errorf("%w: %s", ErrRefused, bye.Message)
+	}
+	return &Conn{c: c, fr: fr}, nil
+}
+
+// Do sends one request and reads its reply.
+func (cc *Conn) Do(req Request) (Reply, error) {
+	if err := WriteJSON(cc.c, FrameRequest, req); err != nil {
+		return Reply{}, fmt.Errorf("send %s to the server: %w", req.Op, err)
+	}
+	f, err := cc.fr.ReadFrame()
+	if err != nil {
+		return Reply{}, fmt.Errorf("read the server's reply to %s: %w", req.Op, connErr(err))
+	}
+	var rep Reply
+	switch f.Type {
+	case FrameReply:
+		return rep, DecodeJSON(f.Payload, &rep)
+	case FrameBye:
+		var bye Bye
+		_ = DecodeJSON(f.Payload, &bye)
+		return Reply{}, fmt.Errorf("%w: %s", ErrRefused, bye.Message)
+	}
+	return Reply{}, fmt.Errorf("%w: the server answered %s with a %s frame", ErrFrame, req.Op, f.Type)
+}
+
+// Close ends the connection.
+func (cc *Conn) Close() error { return cc.c.Close() }

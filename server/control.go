@@ -1,0 +1,293 @@
+// control.go answers control requests from any shell: status, retry,
+// cancel, send, screen, stop, wait, follow and info. Quick requests are
+// answered in turn on one connection; the blocking ones (stop, wait,
+// follow) end it with their answer, and give up when the client goes.
+//
+// Retry and cancel follow the keys' rules (the engine's Retry and Cancel);
+// send types into a worker's pane as a paste would: bracketed when the
+// child enabled bracketed paste, newlines as CR, then Enter when asked.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/tui"
+)
+
+// sendTimeout bounds how long `rostra send` waits for a child that does
+// not read its input.
+const sendTimeout = 5 * time.Second
+
+func (s *Server) control(c net.Conn, fr *FrameReader) {
+	if err := WriteJSON(c, FrameWelcome, s.welcome()); err != nil {
+		return
+	}
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				fmt.Fprintf(s.log, "rostra server: a control client: %v\n", err)
+			}
+			return
+		}
+		var req Request
+		if f.Type != FrameRequest {
+			err = fmt.Errorf("%w: a control client may not send a %s frame", ErrFrame, f.Type)
+		} else {
+			err = DecodeJSON(f.Payload, &req)
+		}
+		if err != nil {
+			fmt.Fprintf(s.log, "rostra server: dropped a control client: %v\n", err)
+			_ = WriteJSON(c, FrameBye, Bye{Reason: ByeDropped, Code: 2, Message: err.Error()})
+			return
+		}
+		switch req.Op {
+		case OpStop, OpWait, OpFollow:
+			_ = WriteJSON(c, FrameReply, s.blocking(c, req))
+			return
+		}
+		if err := WriteJSON(c, FrameReply, s.answer(req)); err != nil {
+			return
+		}
+	}
+}
+
+// answer handles a request that needs no waiting.
+func (s *Server) answer(req Request) Reply {
+	switch req.Op {
+	case OpInfo:
+		return Reply{Info: s.info()}
+	case OpStatus:
+		st := s.eng.Snapshot()
+		return Reply{State: &st}
+	case OpRetry:
+		if r, ok := s.knownWorker(req.Worker); !ok {
+			return r
+		}
+		if err := s.eng.Retry(req.Worker); err != nil {
+			return Reply{Code: 1, Error: err.Error()}
+		}
+		return Reply{Note: req.Worker + ": manual attempt requested"}
+	case OpCancel:
+		if r, ok := s.knownWorker(req.Worker); !ok {
+			return r
+		}
+		err := s.eng.Cancel(req.Worker)
+		switch {
+		case errors.Is(err, engine.ErrNotRunning):
+			return Reply{Code: 1, Error: req.Worker + " has nothing to cancel (" + s.workerStatus(req.Worker) + ")"}
+		case err != nil:
+			return Reply{Code: 1, Error: err.Error()}
+		}
+		return Reply{Note: req.Worker + ": cancelled"}
+	case OpSend:
+		return s.send(req)
+	case OpScreen:
+		if r, ok := s.knownWorker(req.Worker); !ok {
+			return r
+		}
+		h, _ := s.eng.Handle(req.Worker)
+		t := terminalOf(h)
+		if t == nil {
+			return Reply{Code: 1, Error: req.Worker + " has no screen in the server (no attempt has opened, or it ended)"}
+		}
+		return Reply{Screen: t.Text(false)}
+	}
+	return Reply{Code: 2, Error: fmt.Sprintf("unknown request %q", req.Op)}
+}
+
+func (s *Server) info() *Info {
+	st := s.eng.Snapshot()
+	running := 0
+	for _, w := range st.Workers {
+		switch w.Status {
+		case engine.StatusRunning, engine.StatusRetrying, engine.StatusPending:
+			running++
+		}
+	}
+	plan := s.eng.Plan()
+	return &Info{
+		Run: plan.Name, RunFile: s.cfg.RunFile, StateDir: plan.StateDir, Pid: os.Getpid(),
+		Started: s.started, Status: st.Status, Workers: len(st.Workers), Running: running, Clients: s.attached(),
+	}
+}
+
+// knownWorker answers an unknown worker with the roster's ids (exit 2).
+func (s *Server) knownWorker(id string) (Reply, bool) {
+	plan := s.eng.Plan()
+	if _, ok := plan.Worker(id); ok {
+		return Reply{}, true
+	}
+	ids := make([]string, len(plan.Workers))
+	for i, w := range plan.Workers {
+		ids[i] = w.ID
+	}
+	return Reply{Code: 2, Error: fmt.Sprintf("run %s has no worker %q (workers: %s)", plan.Name, id, strings.Join(ids, ", "))}, false
+}
+
+func (s *Server) workerStatus(id string) string {
+	for _, w := range s.eng.Snapshot().Workers {
+		if w.WorkerID == id {
+			return w.Status
+		}
+	}
+	return "unknown"
+}
+
+// send types req.Text (and Enter) into the worker's running pane.
+func (s *Server) send(req Request) Reply {
+	if r, ok := s.knownWorker(req.Worker); !ok {
+		return r
+	}
+	h, attempt := s.eng.Handle(req.Worker)
+	var row *engine.DispatchRow
+	st := s.eng.Snapshot()
+	for i := range st.Dispatches {
+		if d := &st.Dispatches[i]; d.WorkerID == req.Worker && d.Attempt == attempt {
+			row = d
+		}
+	}
+	switch {
+	case h == nil || row == nil:
+		return Reply{Code: 1, Error: req.Worker + " has no running attempt to type into (" + s.workerStatus(req.Worker) + ")"}
+	case row.Surface == engine.SurfaceWrapper:
+		return Reply{Code: 1, Error: req.Worker + " runs on a WRAPPER (pipes, no terminal): it cannot be typed into"}
+	case row.EndedAt != nil:
+		return Reply{Code: 1, Error: req.Worker + " attempt " + strconv.Itoa(attempt) + " has ended: rostra retry starts a new one"}
+	}
+	w, ok := h.(interface{ Write([]byte) (int, error) })
+	t := terminalOf(h)
+	if !ok || t == nil {
+		return Reply{Code: 1, Error: req.Worker + " cannot take keys"}
+	}
+	var b []byte
+	if req.Text != "" {
+		b = vt.EncodePaste(req.Text, t.Modes())
+	}
+	if req.Enter {
+		b = append(b, '\r')
+	}
+	if len(b) == 0 {
+		return Reply{Note: "nothing to send"}
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := w.Write(b)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			return Reply{Code: 1, Error: fmt.Sprintf("type into %s: %v", req.Worker, err)}
+		}
+	case <-time.After(sendTimeout):
+		return Reply{Code: 1, Error: fmt.Sprintf("%s has not read its input for %s: the text is queued until it does", req.Worker, sendTimeout)}
+	}
+	how := "typed"
+	if t.Modes().BracketedPaste && req.Text != "" {
+		how = "pasted (bracketed)"
+	}
+	return Reply{Note: fmt.Sprintf("%s: %d bytes %s", req.Worker, len(b), how)}
+}
+
+// blocking handles stop, wait and follow: each waits for the run (or an
+// attempt) to reach a point, or for the client to go away.
+func (s *Server) blocking(c net.Conn, req Request) Reply {
+	gone := make(chan struct{})
+	go func() {
+		// A control client sends nothing after a blocking request: a read
+		// returns only when it has gone (or sent something it must not).
+		var b [1]byte
+		_, _ = c.Read(b[:])
+		close(gone)
+	}()
+	switch req.Op {
+	case OpStop:
+		s.Stop("rostra stop")
+		select {
+		case <-s.over:
+			return Reply{Code: s.code, Note: "the run stopped: " + s.eng.Snapshot().Status}
+		case <-gone:
+			return Reply{}
+		}
+	case OpWait:
+		code, ok := s.waitState(gone, func(st engine.TeamState) bool { return st.Status == engine.RunFinished })
+		if !ok {
+			return Reply{}
+		}
+		return Reply{Code: code, Note: "the run " + s.eng.Snapshot().Status}
+	case OpFollow:
+		if r, ok := s.knownWorker(req.Worker); !ok {
+			return r
+		}
+		_, ok := s.waitState(gone, func(st engine.TeamState) bool {
+			for _, d := range st.Dispatches {
+				if d.WorkerID == req.Worker && d.Attempt == req.Attempt {
+					return d.EndedAt != nil
+				}
+			}
+			return false
+		})
+		if !ok {
+			return Reply{}
+		}
+		return Reply{Note: fmt.Sprintf("%s attempt %d has ended", req.Worker, req.Attempt)}
+	}
+	return Reply{Code: 2, Error: fmt.Sprintf("unknown request %q", req.Op)}
+}
+
+// waitState waits until done(state) holds (code: the run's exit code as it
+// stands) or the run is over (code: the server's), or the client has gone
+// (ok=false).
+func (s *Server) waitState(gone <-chan struct{}, done func(engine.TeamState) bool) (code int, ok bool) {
+	sub := s.eng.Subscribe()
+	defer sub.Close()
+	events := make(chan struct{}, 1)
+	go func() {
+		for {
+			if _, ok := sub.Next(); !ok {
+				return
+			}
+			select {
+			case events <- struct{}{}:
+			default:
+			}
+		}
+	}()
+	for {
+		if done(s.eng.Snapshot()) {
+			return s.eng.ExitCode(), true
+		}
+		select {
+		case <-events:
+		case <-s.over:
+			return s.code, true
+		case <-gone:
+			return 0, false
+		}
+	}
+}
+
+// terminalOf is the emulator behind an attempt's handle, if it has one.
+func terminalOf(h engine.Handle) *vt.Terminal {
+	sh, ok := h.(interface{ Screen() vt.Screen })
+	if !ok || h == nil {
+		return nil
+	}
+	switch t := sh.Screen().(type) {
+	case *tui.Screen:
+		return t.Terminal
+	case *vt.Terminal:
+		return t
+	}
+	return nil
+}

@@ -1,0 +1,240 @@
+// server_test.go drives a real server over its socket: attaching shows
+// every pane; two clients of different sizes share the panes (what one
+// types the other sees; the ptys follow the one used last); a client that
+// never reads is dropped without slowing the panes or the other client; a
+// frame the server cannot read closes that client only; detach, q, stop,
+// wait and the control requests; and when the server ends.
+package server
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"os"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+func TestAttachShowsEveryPane(t *testing.T) {
+	h := startServer(t, 4, "", recordViews)
+	c := attachClient(t, h.plan.StateDir, 160, 45)
+	var want []string
+	for i := range 4 {
+		want = append(want, fmt.Sprintf("hello from %s attempt 1", workerID(i)))
+	}
+	c.waitText("attach", want...)
+	assert.Contains(t, c.text(), "running", "the status bar counts the running workers")
+
+	// What the client's terminal shows is, cell for cell, what the
+	// server's model drew for it.
+	fmt.Fprintf(h.surf.handle("w02").screen, "\x1b[1;31mred\x1b[m and a wide 世界 line\r\n")
+	var model, client string
+	ok := assert.Eventually(t, func() bool {
+		model, client = trimLines(ansi.Strip(h.lastFrame())), trimLines(c.text())
+		return model == client && strings.Contains(client, "世界")
+	}, 10*time.Second, 5*time.Millisecond)
+	if !ok {
+		t.Fatalf("the client's screen:\n%s\nthe model's view:\n%s", client, model)
+	}
+}
+
+// trimLines drops trailing blanks from each line of s.
+func trimLines(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func TestTwoClientsAtDifferentSizes(t *testing.T) {
+	h := startServer(t, 2, "")
+	big := attachClient(t, h.plan.StateDir, 200, 50)
+	small := attachClient(t, h.plan.StateDir, 90, 24)
+	big.waitText("big attaches", "hello from w00", "hello from w01")
+	small.waitText("small attaches", "hello from w00", "hello from w01")
+
+	// The big client types into the first pane: both see it, and the pty
+	// takes the big client's layout.
+	big.keys("i")
+	big.keys("typed by big\r")
+	big.waitText("big sees its echo", "typed by big")
+	small.waitText("small sees what big typed", "typed by big")
+	w0 := h.surf.handle("w00")
+	assert.Equal(t, "typed by big\r", w0.Typed())
+	var bigCols int
+	require.Eventually(t, func() bool { bigCols, _ = w0.size(); return bigCols > 90 }, 10*time.Second, 5*time.Millisecond,
+		"the pane takes the width of the client that typed last")
+
+	// The small client is used: the ptys follow it, and the big client
+	// still draws every pane (cropped or padded to its own cells).
+	small.keys("\t")
+	require.Eventually(t, func() bool { c, _ := w0.size(); return c < 90 }, 10*time.Second, 5*time.Millisecond,
+		"the pane takes the small client's width once it is used")
+	fmt.Fprintf(w0.screen, "after the resize\r\n")
+	big.waitText("big still draws the pane", "after the resize", "hello from w01")
+	small.waitText("small draws it too", "after the resize")
+
+	// Each client has its own focus: small's Tab moved its focus only.
+	small.keys("i")
+	small.keys("from small\r")
+	small.waitText("small typed into w01", "from small")
+	assert.Equal(t, "from small\r", h.surf.handle("w01").Typed(), "small's Tab focused w01")
+	assert.Equal(t, "typed by big\r", w0.Typed())
+}
+
+func TestFrozenClientIsDroppedAndSlowsNothing(t *testing.T) {
+	h := startServer(t, 2, "", func(_ *harness, c *Config) { c.OutputLimit = 64 << 10 })
+	live := attachClient(t, h.plan.StateDir, 160, 45)
+	live.waitText("live attaches", "hello from w00")
+
+	// A client that says hello and never reads again.
+	frozen, err := Dial(h.plan.StateDir)
+	require.NoError(t, err)
+	defer frozen.Close()
+	require.NoError(t, frozen.SetReadBuffer(4096))
+	require.NoError(t, WriteJSON(frozen, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: []string{"TERM=xterm-256color"}, Cols: 200, Rows: 60}))
+	require.Eventually(t, func() bool { return h.srv.attached() == 2 }, 10*time.Second, 5*time.Millisecond)
+
+	// Both panes flood, repainting their whole screen with new text each
+	// time; every write goes straight into the emulator (the frozen
+	// client's output waits in its own queue, never in a pane).
+	w0, w1 := h.surf.handle("w00"), h.surf.handle("w01")
+	var screen bytes.Buffer
+	start := time.Now()
+	i := 0
+	for ; h.srv.attached() > 1; i++ {
+		require.Less(t, i, 200_000, "the frozen client was never dropped; log:\n%s", h.log.String())
+		screen.Reset()
+		screen.WriteString("\x1b[H")
+		for row := range 45 {
+			fill := strings.Repeat(string(rune('a'+(i+row)%26)), 90)
+			fmt.Fprintf(&screen, "\x1b[3%dm%06d %s\x1b[m\x1b[K\r\n", (i+row)%7+1, i, fill)
+		}
+		_, _ = w0.screen.Write(screen.Bytes())
+		_, _ = w1.screen.Write(screen.Bytes())
+		time.Sleep(time.Millisecond) // a flood's pace, so frames go out between writes
+	}
+	t.Logf("dropped after %d writes, %s", i, time.Since(start))
+	assert.Contains(t, h.log.String(), "too far behind")
+	fmt.Fprintf(w0.screen, "\r\nthe flood is over\r\n")
+	live.waitText("the live client still follows the panes", "the flood is over")
+	// The ptys followed the frozen client's bigger layout (it attached
+	// last); with it gone, the live client's layout takes over.
+	require.Eventually(t, func() bool { c, _ := w0.size(); return c < 80 }, 10*time.Second, 5*time.Millisecond,
+		"the pane takes the remaining client's width")
+}
+
+func TestFramesTheServerCannotReadCloseOnlyThatClient(t *testing.T) {
+	h := startServer(t, 1, "")
+	hello := func() []byte {
+		var b bytes.Buffer
+		_ = WriteJSON(&b, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: []string{"TERM=xterm"}, Cols: 80, Rows: 24})
+		return b.Bytes()
+	}
+	frame := func(t FrameType, p []byte) []byte { return AppendFrame(nil, t, p) }
+	for _, tc := range []struct {
+		name string
+		send []byte
+	}{
+		{"garbage", []byte("GET / HTTP/1.1\r\n\r\n")},
+		{"oversized length", binary.BigEndian.AppendUint32(nil, 0xfffffff0)},
+		{"input before hello", frame(FrameInput, []byte("q"))},
+		{"hello that is not JSON", frame(FrameHello, []byte("{nope"))},
+		{"another protocol version", frame(FrameHello, []byte(`{"rostra":99,"mode":"attach"}`))},
+		{"unknown mode", frame(FrameHello, []byte(`{"rostra":1,"mode":"play"}`))},
+		{"attached, then a bad resize", append(hello(), frame(FrameResize, []byte{0, 0, 0, 0})...)},
+		{"attached, then a server's frame", append(hello(), frame(FrameBye, []byte("{}"))...)},
+		{"attached, then an unknown type", append(hello(), 0, 0, 0, 1, 77)},
+		{"control, then garbage", append(frame(FrameHello, []byte(`{"rostra":1,"mode":"control"}`)), frame(FrameRequest, []byte("[1,2"))...)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := Dial(h.plan.StateDir)
+			require.NoError(t, err)
+			defer c.Close()
+			_, err = c.Write(tc.send)
+			require.NoError(t, err)
+			require.NoError(t, c.SetReadDeadline(time.Now().Add(20*time.Second)))
+			// The server closes the connection (after a Bye when it can say
+			// why; a reset when what it did not read was still queued).
+			var all bytes.Buffer
+			_, err = all.ReadFrom(c)
+			if err != nil {
+				require.ErrorIs(t, err, syscall.ECONNRESET, "the server closed the connection")
+			}
+			rep := control(t, h.plan.StateDir, Request{Op: OpStatus})
+			require.NotNil(t, rep.State, "the server still answers")
+		})
+	}
+	require.Eventually(t, func() bool { return h.srv.attached() == 0 }, 10*time.Second, 5*time.Millisecond)
+	assert.Contains(t, h.log.String(), "protocol 1, the client 99")
+}
+
+func TestDetachKeepsTheRunAndTheServerEndsWhenItFinishes(t *testing.T) {
+	h := startServer(t, 2, "")
+	c := attachClient(t, h.plan.StateDir, 120, 40)
+	c.waitText("attach", "hello from w00")
+	c.keys("d")
+	bye := c.waitBye()
+	assert.Equal(t, Bye{Reason: ByeDetached, Code: 0}, bye)
+	assert.Equal(t, engine.RunRunning, h.eng.Snapshot().Status, "the run goes on")
+
+	// Detaching by the Detach frame (the client's own way) works too.
+	c2 := attachClient(t, h.plan.StateDir, 120, 40)
+	c2.waitText("attach again", "hello from w00")
+	c2.send(FrameDetach, nil)
+	assert.Equal(t, ByeDetached, c2.waitBye().Reason)
+
+	// The run finishes with no client attached: the server ends with the
+	// run's code and removes its socket.
+	h.surf.handle("w00").end(0, "")
+	h.surf.handle("w01").end(3, "")
+	assert.Equal(t, 1, h.wait(), "w01 failed: exit 1")
+	_, err := os.Stat(SocketPath(h.plan.StateDir))
+	assert.ErrorIs(t, err, os.ErrNotExist)
+	_, err = Dial(h.plan.StateDir)
+	assert.ErrorIs(t, err, ErrNoServer)
+}
+
+func TestQuitOffersStopOrDetach(t *testing.T) {
+	h := startServer(t, 1, "")
+	a := attachClient(t, h.plan.StateDir, 120, 40)
+	b := attachClient(t, h.plan.StateDir, 100, 30)
+	a.waitText("attach", "hello from w00")
+	b.waitText("attach", "hello from w00")
+	a.keys("q")
+	a.waitText("q asks", "Leave rostra?", "d detach", "s stop the run")
+	a.keys("\x1b") // Esc: stay
+	a.keys("q")
+	a.waitText("q asks again", "Leave rostra?")
+	a.keys("s")
+	assert.Equal(t, Bye{Reason: ByeStopped, Code: 130, Message: "stopped from an attached client"}, a.waitBye())
+	bye := b.waitBye()
+	assert.Equal(t, ByeStopped, bye.Reason, "every client learns the run stopped")
+	assert.Equal(t, 130, bye.Code)
+	assert.Equal(t, 130, h.wait())
+	st, err := engine.ReadTeamState(h.plan.StateDir)
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunInterrupted, st.Status)
+	assert.Equal(t, engine.StatusCancelled, st.Workers[0].Status)
+}
+
+func TestLeavingAFinishedRunEndsTheServer(t *testing.T) {
+	h := startServer(t, 1, "")
+	c := attachClient(t, h.plan.StateDir, 120, 40)
+	c.waitText("attach", "hello from w00")
+	h.surf.handle("w00").end(0, "")
+	c.waitText("the run finishes", "run finished")
+	assert.Equal(t, 1, h.srv.attached(), "a finished run stays while a client looks at it")
+	c.keys("q")
+	assert.Equal(t, Bye{Reason: ByeLeft, Code: 0}, c.waitBye(), "nothing runs: q leaves at once, with the run's code")
+	assert.Equal(t, 0, h.wait(), "the last client left a finished run: the server ends")
+}

@@ -1,0 +1,237 @@
+// session.go serves one attached client: a bubbletea program of its own,
+// fed by the client's Input and Resize frames, drawing into the client's
+// outbox, over the shared engine. The session ends when the program quits
+// (the human detached, left a finished run, or the run stopped), when the
+// client goes away (a closed terminal, a dropped ssh: the run goes on), or
+// when the client is dropped (it sent a frame that cannot be read, or fell
+// too far behind). Its last frame is a Bye with the code the client exits
+// with.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strings"
+	"sync"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/rostra-dev/rostra/tui"
+)
+
+type session struct {
+	s     *Server
+	conn  net.Conn
+	out   *outbox
+	model *tui.Model
+	prog  *tea.Program
+	// kill ends the program (its context): safe at any time, unlike
+	// Program.Kill, which races with a Run that has not started yet.
+	kill context.CancelFunc
+	done chan struct{} // closed when the session has ended
+	// attached is when the client attached: the newest inherits the
+	// ptys' layout when the client that set it goes.
+	attached time.Time
+
+	mu sync.Mutex
+	// cut is why the client's side ended the session (set by the reader
+	// before it kills the program); gone means the client simply left.
+	cut  error
+	gone bool
+}
+
+func (ss *session) setCut(err error, gone bool) {
+	ss.mu.Lock()
+	ss.cut, ss.gone = err, gone
+	ss.mu.Unlock()
+}
+
+// byeWait bounds how long the last frames may take to reach a client.
+const byeWait = 2 * time.Second
+
+func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
+	s.mu.Lock()
+	if s.stopping != "" {
+		why := s.stopping
+		s.mu.Unlock()
+		s.refuse(c, 0, "the run is stopping: "+why)
+		return
+	}
+	ss := &session{s: s, conn: c, done: make(chan struct{}), attached: time.Now()}
+	ss.out = newOutbox(c, s.cfg.OutputLimit)
+	if err := ss.out.frame(FrameWelcome, mustJSON(s.welcome())); err != nil {
+		s.mu.Unlock()
+		return
+	}
+	sub := s.eng.Subscribe()
+	ss.model = tui.New(s.eng, tui.Options{
+		Events:   sub,
+		Activity: s.cfg.Activity,
+		Stop:     s.stopFromUI,
+		Sizes:    s.cfg.Sizes,
+		Attached: true,
+	})
+	var model tea.Model = ss.model
+	if s.cfg.WrapModel != nil {
+		model = s.cfg.WrapModel(ss.model)
+	}
+	env := append([]string{}, h.Env...)
+	profile := colorprofile.Env(env)
+	if h.Profile != nil && *h.Profile >= colorprofile.NoTTY && *h.Profile <= colorprofile.TrueColor {
+		profile = *h.Profile
+	}
+	in, inW := io.Pipe()
+	ctx, kill := context.WithCancel(context.Background())
+	ss.kill = kill
+	ss.prog = tea.NewProgram(model,
+		tea.WithContext(ctx),
+		tea.WithInput(in),
+		tea.WithOutput(onlcr{ss.out}),
+		tea.WithEnvironment(env),
+		tea.WithColorProfile(profile),
+		tea.WithWindowSize(clampSize(h.Cols), clampSize(h.Rows)),
+		tea.WithoutSignalHandler(),
+		tea.WithFPS(s.cfg.FPS),
+		// A client cannot be suspended from the server: its own terminal
+		// would stop, not the client. Ctrl-Z is the client's business.
+		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
+			if _, ok := msg.(tea.SuspendMsg); ok {
+				return nil
+			}
+			return msg
+		}),
+	)
+	s.sessions[ss] = struct{}{}
+	s.mu.Unlock()
+	fmt.Fprintf(s.log, "rostra server: a client attached (%d×%d, TERM=%s); %d attached\n", h.Cols, h.Rows, envGet(env, "TERM"), s.attached())
+
+	go ss.read(fr, inW)
+	_, runErr := ss.prog.Run()
+	kill()
+	_ = inW.CloseWithError(io.EOF)
+	ss.model.Close()
+	sub.Close()
+
+	bye := ss.bye(runErr)
+	if err := ss.out.Close(FrameBye, mustJSON(bye), byeWait); err != nil && bye.Reason != ByeDropped {
+		bye.Message = err.Error()
+	}
+	s.mu.Lock()
+	delete(s.sessions, ss)
+	n := len(s.sessions)
+	var heir *session
+	for o := range s.sessions {
+		if heir == nil || o.attached.After(heir.attached) {
+			heir = o
+		}
+	}
+	s.mu.Unlock()
+	if heir != nil {
+		// The ptys may have followed this client's layout: the client
+		// that attached last takes them over.
+		go heir.prog.Send(tui.TakeSizes())
+	}
+	close(ss.done)
+	fmt.Fprintf(s.log, "rostra server: a client %s (%s); %d attached\n", bye.Reason, bye.Message, n)
+	select {
+	case s.left <- struct{}{}:
+	default:
+	}
+}
+
+// bye is the session's last word: why it ended and the code the client
+// exits with.
+func (ss *session) bye(runErr error) Bye {
+	s := ss.s
+	ss.mu.Lock()
+	cut, gone := ss.cut, ss.gone
+	ss.mu.Unlock()
+	switch {
+	case ss.model.Detached():
+		return Bye{Reason: ByeDetached, Code: 0}
+	case errors.Is(ss.out.Err(), errOverflow):
+		return Bye{Reason: ByeDropped, Code: 1, Message: errOverflow.Error()}
+	case gone:
+		return Bye{Reason: ByeDetached, Code: 0, Message: "the client went away"}
+	case cut != nil:
+		return Bye{Reason: ByeDropped, Code: 1, Message: cut.Error()}
+	}
+	select {
+	case <-s.over:
+		return Bye{Reason: ByeStopped, Code: s.code, Message: s.stopReason()}
+	default:
+	}
+	if runErr != nil {
+		return Bye{Reason: ByeFailed, Code: 1, Message: "the UI failed: " + runErr.Error() + " (the run goes on: rostra attach comes back)"}
+	}
+	// The human left a run with nothing running.
+	code := s.eng.ExitCode()
+	return Bye{Reason: ByeLeft, Code: code}
+}
+
+func (s *Server) stopReason() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.stopping
+}
+
+// read feeds the program from the client's frames. A frame it cannot read,
+// or the connection ending, ends the program (the session then ends).
+func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+				ss.setCut(nil, true)
+			} else {
+				ss.setCut(fmt.Errorf("cannot read the client: %w", err), false)
+			}
+			_ = in.CloseWithError(io.EOF)
+			ss.kill()
+			return
+		}
+		switch f.Type {
+		case FrameInput:
+			if _, err := in.Write(f.Payload); err != nil {
+				return // the program has ended
+			}
+		case FrameResize:
+			cols, rows, err := DecodeResize(f.Payload)
+			if err != nil {
+				ss.setCut(err, false)
+				ss.kill()
+				return
+			}
+			ss.prog.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
+		case FrameDetach:
+			ss.prog.Send(tui.Detach())
+		default:
+			ss.setCut(fmt.Errorf("%w: a client may not send a %s frame once attached", ErrFrame, f.Type), false)
+			ss.kill()
+			return
+		}
+	}
+}
+
+func envGet(env []string, key string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == key {
+			return v
+		}
+	}
+	return ""
+}
+
+func mustJSON(v any) []byte {
+	data, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("rostra server: encode %T: %v", v, err))
+	}
+	return data
+}

@@ -166,7 +166,9 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 			sigMu.Unlock()
 			_, _ = io.WriteString(out, restoreTerminal)
 			if sig != nil {
-				return Bye{Reason: ByeDetached, Message: "rostra attach got " + signalName(sig)}, nil
+				bye := Bye{Reason: ByeDetached, Message: "rostra attach got " + signalName(sig)}
+				bye.Signal, _ = sig.(syscall.Signal)
+				return bye, nil
 			}
 			return Bye{}, fmt.Errorf("lost the connection to the server: %w", connErr(err))
 		}

@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"syscall"
 	"time"
 
 	"github.com/charmbracelet/colorprofile"
@@ -113,6 +114,9 @@ type Bye struct {
 	Reason  string `json:"reason"` // one of the Bye reasons below
 	Code    int    `json:"code"`
 	Message string `json:"message,omitempty"`
+	// Signal is the signal that made an attached client leave (set by
+	// Attach, not sent).
+	Signal syscall.Signal `json:"-"`
 }
 
 // Bye reasons.

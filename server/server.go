@@ -142,6 +142,9 @@ loop:
 	<-s.over
 	s.endSessions(10 * time.Second)
 	s.cfg.Listener.Close()
+	// Control clients waiting on the run (stop, wait) are answering now;
+	// what still holds a connection after that is closed.
+	waitTimeout(&s.handlers, 2*time.Second)
 	s.mu.Lock()
 	for c := range s.conns {
 		_ = c.Close()

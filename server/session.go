@@ -138,7 +138,11 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		go heir.prog.Send(tui.TakeSizes())
 	}
 	close(ss.done)
-	fmt.Fprintf(s.log, "rostra server: a client %s (%s); %d attached\n", bye.Reason, bye.Message, n)
+	why := ""
+	if bye.Message != "" {
+		why = " (" + bye.Message + ")"
+	}
+	fmt.Fprintf(s.log, "rostra server: a client %s%s; %d attached\n", bye.Reason, why, n)
 	select {
 	case s.left <- struct{}{}:
 	default:

@@ -1,6 +1,7 @@
-// demo.go wires `rostra demo`: the embedded demo roster copied into a
-// fresh temp workspace and run there; the workspace's path is printed on
-// exit so its state files can be read afterwards.
+// demo.go wires `rostra demo [--detach]`: the embedded demo roster copied
+// into a fresh temp workspace and run there as `rostra run` runs a roster
+// (a server, attached to; headless without a terminal); the workspace's
+// path is printed on exit so its state files can be read afterwards.
 package main
 
 import (
@@ -15,8 +16,9 @@ import (
 )
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		fmt.Fprint(stderr, "usage: rostra demo\n")
+	detach := len(args) == 1 && args[0] == "--detach"
+	if len(args) > 0 && !detach {
+		fmt.Fprint(stderr, "usage: rostra demo [--detach]\n")
 		return 2
 	}
 	ws, err := copyDemo()
@@ -24,16 +26,20 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra demo: %v\n", err)
 		return 1
 	}
-	plan, err := engine.Load(filepath.Join(ws, "rostra.yaml"))
+	file := filepath.Join(ws, "rostra.yaml")
+	plan, err := engine.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra demo: %v\n", err)
 		return 2
 	}
-	run := runHeadless
-	if isTerminal(stdout) {
-		run = runUI
+	var code int
+	switch {
+	case detach || isTerminal(stdout):
+		// As `rostra run`: a server, attached to unless --detach.
+		code = runServed(file, runRef{ref: file, stateDir: plan.StateDir, name: plan.Name}, plan, false, detach, stdout, stderr)
+	default:
+		code = runHeadless(plan, false, stdout, stderr)
 	}
-	code := run(plan, false, stdout, stderr)
 	fmt.Fprintf(stderr, "rostra demo: the demo workspace is %s\n", ws)
 	return code
 }

@@ -14,14 +14,27 @@ import (
 const usage = `usage: rostra <command> [arguments]
 
 commands:
-  demo                               run the built-in demo roster in a temp workspace
-  run [--headless] [--resume] [RUNFILE]
-                                     run a roster (default ./rostra.yaml)
+  demo [--detach]                    run the built-in demo roster in a temp workspace
+  run [--detach | --headless | --no-server] [--resume] [RUNFILE]
+                                     run a roster (default ./rostra.yaml) in a server,
+                                     attached to this terminal unless --detach
+  attach [PATH]                      show the UI of a run whose server runs (d detaches)
   validate RUNFILE                   check a run file and list every problem
-  status [--json] STATE_DIR          the roster and its attempts
+  status [--json] [PATH]             the roster and its attempts (live when a server runs)
   replay [--size 120x40] [--ansi] [--scrollback] LOG
                                      print the final screen of a pane's output.log
   report STATE_DIR                   write a markdown report of a run
+
+control a run's server from any shell (each takes --run PATH):
+  retry WORKER                       start a manual attempt (cancels a running one)
+  cancel WORKER                      cancel the running attempt or pending retry
+  send [--enter] WORKER TEXT...      type TEXT into the worker's pane
+  logs [-f] [--screen] WORKER        the latest attempt's output (or its screen)
+  stop                               stop every worker and end the run
+  wait                               wait for the run to end; exit with its code
+  ls                                 the runs with a live server of yours
+
+PATH is a run file or a state dir (default ./rostra.yaml).
 
 exit codes: 0 every worker completed, 1 some worker did not, 2 bad input,
 130 interrupted (quit, SIGINT, SIGTERM), 129 SIGHUP, 131 SIGQUIT
@@ -39,6 +52,24 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 	switch args[0] {
 	case "run":
 		return runRun(args[1:], stdout, stderr)
+	case serverMode:
+		return runServe(args[1:], stdout, stderr)
+	case "attach":
+		return runAttach(args[1:], stdout, stderr)
+	case "retry":
+		return runRetry(args[1:], stdout, stderr)
+	case "cancel":
+		return runCancel(args[1:], stdout, stderr)
+	case "send":
+		return runSend(args[1:], stdout, stderr)
+	case "logs":
+		return runLogs(args[1:], stdout, stderr)
+	case "stop":
+		return runStop(args[1:], stdout, stderr)
+	case "wait":
+		return runWait(args[1:], stdout, stderr)
+	case "ls":
+		return runLs(args[1:], stdout, stderr)
 	case "demo":
 		return runDemo(args[1:], stdout, stderr)
 	case "validate":

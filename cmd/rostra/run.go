@@ -15,14 +15,21 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/server"
 )
 
-const runUsage = `usage: rostra run [--headless] [--resume] [RUNFILE]
+const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume] [RUNFILE]
 
-Runs the roster of RUNFILE (default ./rostra.yaml). Without a terminal on
-stdout, or with --headless, prints one line per event instead of the UI.
+Runs the roster of RUNFILE (default ./rostra.yaml) in a server of its own
+and attaches this terminal to it: d detaches, and the run goes on without
+the terminal (rostra attach comes back). --detach starts the server and
+returns at once. Without a terminal on stdout, or with --headless, the run
+stays in this process and prints one line per event instead of the UI.
+--no-server draws the UI in this process, with no server to detach from.
 --resume continues the run whose state dir exists (after a quit or a crash).
 `
 
@@ -32,6 +39,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
 	headless := fs.Bool("headless", false, "print events instead of opening the UI")
 	resume := fs.Bool("resume", false, "continue the run in the existing state dir")
+	detach := fs.Bool("detach", false, "start the run's server and return")
+	noServer := fs.Bool("no-server", false, "draw the UI in this process, without a server")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -43,19 +52,62 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra run: expected at most one RUNFILE, got %d\n%s", len(rest), runUsage)
 		return 2
 	}
-	file := "rostra.yaml"
+	if n := btoi(*headless) + btoi(*detach) + btoi(*noServer); n > 1 {
+		fmt.Fprintf(stderr, "rostra run: --detach, --headless and --no-server exclude each other\n%s", runUsage)
+		return 2
+	}
+	ref, file := "", defaultRunFile
 	if len(rest) == 1 {
-		file = rest[0]
+		ref, file = rest[0], rest[0]
 	}
 	plan, err := engine.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2
 	}
-	if !*headless && isTerminal(stdout) {
+	switch {
+	case *detach:
+		return runServed(file, runRef{ref: ref, stateDir: plan.StateDir, name: plan.Name}, plan, *resume, true, stdout, stderr)
+	case *headless || !isTerminal(stdout):
+		return runHeadless(plan, *resume, stdout, stderr)
+	case *noServer:
 		return runUI(plan, *resume, stdout, stderr)
 	}
-	return runHeadless(plan, *resume, stdout, stderr)
+	return runServed(file, runRef{ref: ref, stateDir: plan.StateDir, name: plan.Name}, plan, *resume, false, stdout, stderr)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// runServed starts the run's server and attaches this terminal to it, or
+// (detach) says how to.
+func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, stdout, stderr io.Writer) int {
+	if c, err := server.Dial(plan.StateDir); err == nil {
+		c.Close()
+		fmt.Fprintf(stderr, "rostra run: a rostra server already runs %s (state dir %s): %s shows it\n", plan.Name, plan.StateDir, run.cmd("attach"))
+		return 2
+	}
+	cols, rows := 0, 0
+	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
+		cols, rows, _ = term.GetSize(f.Fd())
+	}
+	pid, code := startServer(file, plan, resume, cols, rows, stderr)
+	if code != 0 {
+		return code
+	}
+	if detach {
+		fmt.Fprintf(stdout, "rostra: run %s goes on in the background (server pid %d; its log: %s)\n", plan.Name, pid, filepath.Join(plan.StateDir, serverLogFile))
+		fmt.Fprintf(stdout, "  %-40s shows its UI (d detaches again)\n", run.cmd("attach"))
+		fmt.Fprintf(stdout, "  %-40s the roster and its attempts\n", run.cmd("status"))
+		fmt.Fprintf(stdout, "  %-40s waits for it to end, with its exit code\n", run.cmd("wait"))
+		fmt.Fprintf(stdout, "  %-40s stops every worker and ends it\n", run.cmd("stop"))
+		return 0
+	}
+	return attach(run, stderr)
 }
 
 // startRun takes the state dir and starts the engine.

@@ -1,6 +1,8 @@
-// status.go wires `rostra status [--json] STATE_DIR`: the roster and each
-// attempt as team-state.json records them, read without the run's lock
-// (a damaged file is read through, with a note).
+// status.go wires `rostra status [--json] [PATH]`: the roster and each
+// attempt, live from the run's server when one runs, else as
+// team-state.json records them, read without the run's lock (a damaged file
+// is read through, with a note). PATH is a run file or a state dir
+// (default ./rostra.yaml).
 package main
 
 import (
@@ -14,13 +16,22 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/server"
 )
+
+const statusUsage = `usage: rostra status [--json] [--run PATH] [PATH]
+
+The roster and its attempts: live from the run's server when one runs,
+else from team-state.json. PATH is a run file or a state dir (default
+./rostra.yaml). --json prints the state as team-state.json holds it.
+`
 
 func runStatus(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("status", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	asJSON := fs.Bool("json", false, "print team-state.json as it is")
-	fs.Usage = func() { fmt.Fprint(stderr, "usage: rostra status [--json] STATE_DIR\n") }
+	runFlag := fs.String("run", "", "the run file or state dir")
+	fs.Usage = func() { fmt.Fprint(stderr, statusUsage) }
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -28,39 +39,38 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if len(rest) != 1 {
-		fs.Usage()
-		return 2
-	}
-	stateDir := rest[0]
-	st, err := engine.ReadTeamState(stateDir)
-	var recovered *engine.RecoveredStateError
-	if errors.As(err, &recovered) {
-		fmt.Fprintf(stderr, "rostra status: note: %v\n", recovered)
-		err = nil
-	}
+	ref, err := runRefFrom(*runFlag, rest, 1)
 	if err != nil {
-		if errors.Is(err, iofsNotExist) {
-			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", stateDir, engine.TeamStateFile)
-		} else {
-			fmt.Fprintf(stderr, "rostra status: %v\n", err)
-		}
+		fmt.Fprintf(stderr, "rostra status: %v\n%s", err, statusUsage)
 		return 2
+	}
+	r, err := resolveRun(ref)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra status: %v\n", err)
+		return 2
+	}
+	st, live, code := readStatus(r, stderr)
+	if st == nil {
+		return code
 	}
 	if *asJSON {
 		data, _ := json.MarshalIndent(st, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", data)
 		return 0
 	}
-	fmt.Fprintf(stdout, "run %s: %s (driven by pid %d, started %s)\n\n", st.Run, st.Status, st.Pid, st.StartedAt.Local().Format(time.DateTime))
-	tw := tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	how := "driven by pid"
+	if live {
+		how = "live from its server, pid"
+	}
+	fmt.Fprintf(stdout, "run %s: %s (%s %d, started %s)\n\n", st.Run, st.Status, how, st.Pid, st.StartedAt.Local().Format(time.DateTime))
+	tw := newTable(stdout)
 	fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tREASON")
 	for _, w := range st.Workers {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", w.WorkerID, w.Role, w.Provider, w.Status, w.Attempts, w.Reason)
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout)
-	tw = tabwriter.NewWriter(stdout, 2, 4, 2, ' ', 0)
+	tw = newTable(stdout)
 	fmt.Fprintln(tw, "ATTEMPT\tSURFACE\tCONTAINMENT\tSTATUS\tEXIT\tDURATION\tREASON")
 	for _, d := range st.Dispatches {
 		exit := "-"
@@ -84,5 +94,39 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	return 0
 }
+
+// readStatus asks the run's server for its state, or reads it from the
+// state dir when no server runs; nil and the exit code when neither can.
+func readStatus(r runRef, stderr io.Writer) (st *engine.TeamState, live bool, code int) {
+	cc, err := server.Control(r.stateDir)
+	if err == nil {
+		defer cc.Close()
+		rep, err := cc.Do(server.Request{Op: server.OpStatus})
+		if err == nil && rep.State != nil {
+			return rep.State, true, 0
+		}
+		fmt.Fprintf(stderr, "rostra status: the server did not answer (%v); reading the state files\n", err)
+	} else if !errors.Is(err, server.ErrNoServer) {
+		fmt.Fprintf(stderr, "rostra status: %v; reading the state files\n", err)
+	}
+	st, err = engine.ReadTeamState(r.stateDir)
+	var recovered *engine.RecoveredStateError
+	if errors.As(err, &recovered) {
+		fmt.Fprintf(stderr, "rostra status: note: %v\n", recovered)
+		err = nil
+	}
+	if err != nil {
+		if errors.Is(err, iofsNotExist) {
+			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", r.stateDir, engine.TeamStateFile)
+		} else {
+			fmt.Fprintf(stderr, "rostra status: %v\n", err)
+		}
+		return nil, false, 2
+	}
+	return st, false, 0
+}
+
+// newTable is the column layout of rostra's tables.
+func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 2, 4, 2, ' ', 0) }
 
 var iofsNotExist = fs.ErrNotExist

@@ -126,10 +126,11 @@ func TestUIEndToEndInTmux(t *testing.T) {
 	s.keys("y")
 	s.waitScreen("the sleeper is cancelled", "sleeper · waiter · shell · PTY · attempt 1/1 · cancelled", "1 cancelled")
 
-	// Quit while cat and the piper run: rostra asks, then stops them.
+	// Quit while cat and the piper run: rostra asks whether to detach or
+	// stop the run, then stops them.
 	s.keys("q")
-	s.waitScreen("the quit question", "Quit rostra?", "2 worker(s) are still running")
-	s.keys("y")
+	s.waitScreen("the quit question", "Leave rostra?", "2 worker(s) are still running", "d detach · s stop the run · Esc stay")
+	s.keys("s")
 	require.Eventually(t, func() bool {
 		b, err := os.ReadFile(exitFile)
 		return err == nil && len(b) > 0

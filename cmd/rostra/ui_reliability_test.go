@@ -1,10 +1,13 @@
-// ui_reliability_test.go is issue 6's fault 17: rostra's terminal UI,
-// stopped from outside (SIGTERM, as a closing terminal or a `kill` would) or
-// by a panic inside it (ROSTRA_TEST_PANIC_KEY makes a key panic in Update,
-// as a bug would, in a binary built with -tags rostra_testpanic), gives the terminal back as it found it (no alternate
-// screen, mouse and keypad modes off, cursor shown, canonical mode and echo
-// on), stops its workers and leaves complete state; a panic is printed after
-// the restore. It runs the real binary in a tmux server of its own.
+// ui_reliability_test.go is issue 6's fault 17 for the UI drawn in rostra's
+// own process (rostra run --no-server; server_e2e_test.go has the served
+// UI's counterpart): stopped from outside (SIGTERM, as a closing terminal
+// or a `kill` would) or by a panic inside it (ROSTRA_TEST_PANIC_KEY makes a
+// key panic in Update, as a bug would, in a binary built with -tags
+// rostra_testpanic), it gives the terminal back as it found it (no
+// alternate screen, mouse and keypad modes off, cursor shown, canonical
+// mode and echo on), stops its workers and leaves complete state; a panic
+// is printed after the restore. It runs the real binary in a tmux server
+// of its own.
 package main
 
 import (
@@ -123,7 +126,7 @@ workers:
 	exitFile := filepath.Join(ws, "exit-code")
 	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid()) + "-" + panicKey}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	shell := testPanicEnv + "=" + panicKey + " " + bin + " run rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
+	shell := testPanicEnv + "=" + panicKey + " " + bin + " run --no-server rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
 	s.run("new-session", "-d", "-s", "ui", "-x", "160", "-y", "45", "-c", ws, shell)
 	s.waitScreen("the panes open", "stubborn is up", "piper is up", "2 running")
 

@@ -1,0 +1,106 @@
+// attach.go wires `rostra attach [PATH]` and the attaching half of
+// `rostra run` and `rostra demo`: this terminal relays keys and output to
+// the run's server (server.Attach) until the human detaches, leaves or
+// stops the run. PATH, here and in every control command, is a run file or
+// a state dir (runref.go).
+//
+// Exit codes: a detach (d, q then d, a closed terminal) exits 0 and says how
+// to come back; a detach by a signal exits 128+n as a stopped run would
+// (130 for SIGTERM); leaving or stopping the run exits with the run's code;
+// no server exits 2.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rostra-dev/rostra/server"
+)
+
+const attachUsage = `usage: rostra attach [--run PATH] [PATH]
+
+Shows the UI of the run whose server runs for PATH (a run file or a state
+dir; default ./rostra.yaml). d detaches again; the run goes on.
+`
+
+func runAttach(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, attachUsage) }
+	runFlag := fs.String("run", "", "the run file or state dir")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	ref, err := runRefFrom(*runFlag, rest, 1)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra attach: %v\n%s", err, attachUsage)
+		return 2
+	}
+	run, err := resolveRun(ref)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra attach: %v\n", err)
+		return 2
+	}
+	if c, err := server.Dial(run.stateDir); err != nil {
+		fmt.Fprintf(stderr, "rostra attach: %v\n", err)
+		if errors.Is(err, server.ErrNoServer) {
+			fmt.Fprint(stderr, run.noServerHint())
+		}
+		return 2
+	} else {
+		c.Close()
+	}
+	if !isTerminal(stdout) || !isTerminal(os.Stdin) {
+		fmt.Fprintf(stderr, "rostra attach: stdin and stdout must be a terminal (rostra status, logs and send work without one)\n")
+		return 2
+	}
+	return attach(run, stderr)
+}
+
+// attach relays this terminal to run's server and says how it ended.
+func attach(run runRef, stderr io.Writer) int {
+	bye, err := server.Attach(run.stateDir, os.Stdin, os.Stdout, os.Environ())
+	switch {
+	case errors.Is(err, server.ErrNoServer):
+		fmt.Fprintf(stderr, "rostra attach: %v\n%s", err, run.noServerHint())
+		return 2
+	case err != nil:
+		fmt.Fprintf(stderr, "rostra attach: %v\n%s shows the run; if the server died, %s continues it\n",
+			err, run.cmd("status"), run.cmd("run --resume"))
+		return 1
+	}
+	switch bye.Reason {
+	case server.ByeDetached:
+		how := "detached"
+		if bye.Message != "" {
+			how += " (" + bye.Message + ")"
+		}
+		fmt.Fprintf(stderr, "rostra: %s from run %s; it goes on. %s comes back; %s ends it\n",
+			how, run.name, run.cmd("attach"), run.cmd("stop"))
+		if bye.Signal != 0 {
+			return signalExitCode(bye.Signal)
+		}
+		return 0
+	case server.ByeStopped, server.ByeLeft:
+		if bye.Message != "" && bye.Reason == server.ByeStopped {
+			fmt.Fprintf(stderr, "rostra: the run stopped: %s\n", bye.Message)
+		}
+		fmt.Fprintf(stderr, "rostra: state in %s\n", run.stateDir)
+		return bye.Code
+	case server.ByeRefused:
+		fmt.Fprintf(stderr, "rostra attach: the server refused: %s\n", bye.Message)
+		return 2
+	}
+	fmt.Fprintf(stderr, "rostra attach: %s: %s\n", bye.Reason, bye.Message)
+	if bye.Code == 0 {
+		return 1
+	}
+	return bye.Code
+}

@@ -1,0 +1,424 @@
+// control.go wires the control commands a person, a script or a lead agent
+// runs from any shell against a run's server: retry, cancel, send, logs,
+// stop, wait, and ls (every live server of this user). Each takes the run
+// as --run PATH (a run file or a state dir; default ./rostra.yaml) and
+// exits 2 with what the state files say when no server runs for it; logs
+// alone also reads a run that has ended, from its files.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/server"
+)
+
+// controlCmd is the shared shape of a control command: its flags, its
+// usage, and the run it is about once parsed.
+type controlCmd struct {
+	name, usage string
+	fs          *flag.FlagSet
+	runFlag     *string
+	stderr      io.Writer
+}
+
+func newControlCmd(name, usage string, stderr io.Writer) *controlCmd {
+	c := &controlCmd{name: name, usage: usage, stderr: stderr, fs: flag.NewFlagSet(name, flag.ContinueOnError)}
+	c.fs.SetOutput(stderr)
+	c.fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	c.runFlag = c.fs.String("run", "", "the run file or state dir (default ./rostra.yaml)")
+	return c
+}
+
+// parse reads args: want is how many positional arguments the command
+// takes (-1: at least one). ok=false means exit with code.
+func (c *controlCmd) parse(args []string, want int) (rest []string, code int, ok bool) {
+	rest, err := parseArgs(c.fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, 0, false
+		}
+		return nil, 2, false
+	}
+	if (want >= 0 && len(rest) != want) || (want < 0 && len(rest) == 0) {
+		c.fs.Usage()
+		return nil, 2, false
+	}
+	return rest, 0, true
+}
+
+// run finds the run of --run.
+func (c *controlCmd) run() (runRef, int, bool) {
+	r, err := resolveRun(*c.runFlag)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
+		return runRef{}, 2, false
+	}
+	return r, 0, true
+}
+
+// dial connects to the run's server; with none it says what the files
+// say and ok is false (exit 2).
+func (c *controlCmd) dial(r runRef) (*server.Conn, bool) {
+	cc, err := server.Control(r.stateDir)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
+		if errors.Is(err, server.ErrNoServer) {
+			fmt.Fprint(c.stderr, r.noServerHint())
+		}
+		return nil, false
+	}
+	return cc, true
+}
+
+// do sends one request to the run's server and prints its answer.
+func (c *controlCmd) do(r runRef, req server.Request, stdout io.Writer) int {
+	cc, ok := c.dial(r)
+	if !ok {
+		return 2
+	}
+	defer cc.Close()
+	rep, err := cc.Do(req)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
+		return 1
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(c.stderr, "rostra %s: %s\n", c.name, rep.Error)
+	}
+	if rep.Note != "" {
+		fmt.Fprintln(stdout, rep.Note)
+	}
+	return rep.Code
+}
+
+const retryUsage = `usage: rostra retry [--run PATH] WORKER
+
+Starts a manual attempt of WORKER, as r does: a running attempt is
+cancelled first (SIGTERM, then SIGKILL after stop_grace).
+`
+
+func runRetry(args []string, stdout, stderr io.Writer) int {
+	return workerRequest("retry", retryUsage, server.OpRetry, args, stdout, stderr)
+}
+
+const cancelUsage = `usage: rostra cancel [--run PATH] WORKER
+
+Cancels WORKER's running attempt or pending retry, as x does; it is not
+retried automatically (rostra retry starts it again).
+`
+
+func runCancel(args []string, stdout, stderr io.Writer) int {
+	return workerRequest("cancel", cancelUsage, server.OpCancel, args, stdout, stderr)
+}
+
+func workerRequest(name, usage, op string, args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd(name, usage, stderr)
+	rest, code, ok := c.parse(args, 1)
+	if !ok {
+		return code
+	}
+	r, code, ok := c.run()
+	if !ok {
+		return code
+	}
+	return c.do(r, server.Request{Op: op, Worker: rest[0]}, stdout)
+}
+
+const sendUsage = `usage: rostra send [--run PATH] [--enter] WORKER TEXT...
+
+Types TEXT (the words joined by spaces) into WORKER's pane, as a paste:
+bracketed when the program in it enabled bracketed paste, newlines as
+Enter. --enter presses Enter after it.
+`
+
+func runSend(args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd("send", sendUsage, stderr)
+	enter := c.fs.Bool("enter", false, "press Enter after the text")
+	rest, code, ok := c.parse(args, -1)
+	if !ok {
+		return code
+	}
+	if len(rest) < 2 && !*enter {
+		fmt.Fprintf(stderr, "rostra send: nothing to send to %s: give TEXT, or --enter\n%s", rest[0], sendUsage)
+		return 2
+	}
+	r, code, ok := c.run()
+	if !ok {
+		return code
+	}
+	return c.do(r, server.Request{Op: server.OpSend, Worker: rest[0], Text: strings.Join(rest[1:], " "), Enter: *enter}, stdout)
+}
+
+const stopUsage = `usage: rostra stop [--run PATH]
+
+Stops the run as q then s does: every worker is stopped gracefully, the
+state files are completed, and the server ends. Exits with the run's code
+(130 when workers were still running).
+`
+
+func runStop(args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd("stop", stopUsage, stderr)
+	if _, code, ok := c.parse(args, 0); !ok {
+		return code
+	}
+	r, code, ok := c.run()
+	if !ok {
+		return code
+	}
+	return c.do(r, server.Request{Op: server.OpStop}, stdout)
+}
+
+const waitUsage = `usage: rostra wait [--run PATH]
+
+Waits until the run has finished (or was stopped) and exits with its code:
+0 every worker completed, 1 some did not, 130 stopped while workers ran.
+`
+
+func runWait(args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd("wait", waitUsage, stderr)
+	if _, code, ok := c.parse(args, 0); !ok {
+		return code
+	}
+	r, code, ok := c.run()
+	if !ok {
+		return code
+	}
+	return c.do(r, server.Request{Op: server.OpWait}, stdout)
+}
+
+const logsUsage = `usage: rostra logs [--run PATH] [-f] [--screen] WORKER
+
+Prints the output of WORKER's latest attempt, every byte as its program
+wrote it (output.log). -f follows it until the attempt ends. --screen
+prints the pane's screen as text instead (live from the server, else
+rebuilt from output.log).
+`
+
+func runLogs(args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd("logs", logsUsage, stderr)
+	follow := c.fs.Bool("f", false, "follow the output until the attempt ends")
+	screen := c.fs.Bool("screen", false, "print the screen as text")
+	rest, code, ok := c.parse(args, 1)
+	if !ok {
+		return code
+	}
+	r, code, ok := c.run()
+	if !ok {
+		return code
+	}
+	worker := rest[0]
+	cc, err := server.Control(r.stateDir)
+	live := err == nil
+	if live {
+		defer cc.Close()
+	} else if !errors.Is(err, server.ErrNoServer) {
+		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+		return 1
+	}
+	var st engine.TeamState
+	if live {
+		rep, err := cc.Do(server.Request{Op: server.OpStatus})
+		if err != nil || rep.State == nil {
+			fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+			return 1
+		}
+		st = *rep.State
+	} else {
+		fromFile, err := engine.ReadTeamState(r.stateDir)
+		if err != nil && !isRecovered(err) {
+			fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+			fmt.Fprint(stderr, r.noServerHint())
+			return 2
+		}
+		st = *fromFile
+	}
+	row, code := latestAttempt(st, worker, stderr)
+	if row == nil {
+		return code
+	}
+	if *screen {
+		if live {
+			rep, err := cc.Do(server.Request{Op: server.OpScreen, Worker: worker})
+			if err == nil && rep.Error == "" {
+				fmt.Fprint(stdout, rep.Screen)
+				return 0
+			}
+		}
+		return printReplayedScreen(row, stdout, stderr)
+	}
+	if !*follow || !live || row.EndedAt != nil {
+		return copyLog(row.OutputLogPath, stdout, stderr)
+	}
+	return followLog(r, row, stdout, stderr)
+}
+
+// isRecovered reports whether err is a damaged state file read through.
+func isRecovered(err error) bool {
+	var rec *engine.RecoveredStateError
+	return errors.As(err, &rec)
+}
+
+// latestAttempt is the worker's last dispatch row; nil (and the exit code)
+// when the worker is unknown or has none.
+func latestAttempt(st engine.TeamState, worker string, stderr io.Writer) (*engine.DispatchRow, int) {
+	known := false
+	var ids []string
+	for _, w := range st.Workers {
+		ids = append(ids, w.WorkerID)
+		known = known || w.WorkerID == worker
+	}
+	if !known {
+		fmt.Fprintf(stderr, "rostra logs: run %s has no worker %q (workers: %s)\n", st.Run, worker, strings.Join(ids, ", "))
+		return nil, 2
+	}
+	var row *engine.DispatchRow
+	for i := range st.Dispatches {
+		if d := &st.Dispatches[i]; d.WorkerID == worker && (row == nil || d.Attempt > row.Attempt) {
+			row = d
+		}
+	}
+	if row == nil || row.OutputLogPath == "" {
+		fmt.Fprintf(stderr, "rostra logs: %s has no attempt with output yet\n", worker)
+		return nil, 1
+	}
+	return row, 0
+}
+
+func copyLog(path string, stdout, stderr io.Writer) int {
+	f, err := os.Open(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+		return 1
+	}
+	defer f.Close()
+	if _, err := io.Copy(stdout, f); err != nil {
+		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// printReplayedScreen rebuilds the attempt's screen from its output.log at
+// the size it ran at (120×40 when unknown).
+func printReplayedScreen(row *engine.DispatchRow, stdout, stderr io.Writer) int {
+	f, err := os.Open(row.OutputLogPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+		return 1
+	}
+	defer f.Close()
+	term := vt.New(120, 40, vt.Options{})
+	if _, err := io.CopyBuffer(term, f, make([]byte, 64<<10)); err != nil {
+		fmt.Fprintf(stderr, "rostra logs: read %s: %v\n", row.OutputLogPath, err)
+		return 1
+	}
+	fmt.Fprint(stdout, term.Text(false))
+	return 0
+}
+
+// followLog prints the attempt's output.log as it grows, until the server
+// says the attempt has ended (then what is left), or the server is gone.
+func followLog(r runRef, row *engine.DispatchRow, stdout, stderr io.Writer) int {
+	f, err := os.Open(row.OutputLogPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+		return 1
+	}
+	defer f.Close()
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		cc, err := server.Control(r.stateDir)
+		if err != nil {
+			return
+		}
+		defer cc.Close()
+		_, _ = cc.Do(server.Request{Op: server.OpFollow, Worker: row.WorkerID, Attempt: row.Attempt})
+	}()
+	// Wake on writes to the log; a timer covers file systems without
+	// events.
+	var events <-chan fsnotify.Event
+	if w, err := fsnotify.NewWatcher(); err == nil {
+		defer w.Close()
+		if w.Add(row.OutputLogPath) == nil {
+			events = w.Events
+		}
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	buf := make([]byte, 64<<10)
+	drain := func() error {
+		for {
+			n, err := f.Read(buf)
+			if n > 0 {
+				if _, werr := stdout.Write(buf[:n]); werr != nil {
+					return werr
+				}
+			}
+			if err == io.EOF || n == 0 {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+		}
+	}
+	for {
+		if err := drain(); err != nil {
+			fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+			return 1
+		}
+		select {
+		case <-ended:
+			if err := drain(); err != nil {
+				fmt.Fprintf(stderr, "rostra logs: %v\n", err)
+				return 1
+			}
+			return 0
+		case <-events:
+		case <-tick.C:
+		}
+	}
+}
+
+const lsUsage = `usage: rostra ls
+
+Lists the runs with a live server on this machine that belong to you: the
+state dir, the run, its workers (running/all), attached clients, and how
+long the server has run.
+`
+
+func runLs(args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd("ls", lsUsage, stderr)
+	if _, code, ok := c.parse(args, 0); !ok {
+		return code
+	}
+	found := server.LiveServers()
+	if len(found) == 0 {
+		fmt.Fprintln(stderr, "rostra ls: no rostra server of yours runs on this machine")
+		return 0
+	}
+	tw := newTable(stdout)
+	fmt.Fprintln(tw, "STATE DIR\tRUN\tSTATUS\tWORKERS\tCLIENTS\tPID\tUP")
+	for _, s := range found {
+		if s.Err != nil {
+			fmt.Fprintf(tw, "%s\t-\tnot answering: %v\t-\t-\t%d\t-\n", s.StateDir, s.Err, s.Pid)
+			continue
+		}
+		i := s.Info
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d running\t%d\t%d\t%s\n", i.StateDir, i.Run, i.Status, i.Running, i.Workers, i.Clients, i.Pid,
+			time.Since(i.Started).Round(time.Second))
+	}
+	tw.Flush()
+	return 0
+}

@@ -1,0 +1,137 @@
+// runref.go finds the run a command is about: PATH (or --run PATH) is a
+// run file or a state dir, ./rostra.yaml by default, as `rostra attach`,
+// `status` and every control command take it. It also words what to do
+// when no server runs for the run, from what its state files say.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/server"
+)
+
+// defaultRunFile is the run file a command uses when given no PATH.
+const defaultRunFile = "rostra.yaml"
+
+type runRef struct {
+	ref      string // PATH as given; "" for the default
+	stateDir string
+	name     string // the run's name
+}
+
+// cmd is the rostra command line words for this run, as a hint writes it
+// ("rostra attach", or "rostra attach ../x.yaml" when PATH was given).
+func (r runRef) cmd(words string) string {
+	if r.ref == "" {
+		return "rostra " + words
+	}
+	return "rostra " + words + " " + shellQuote(r.ref)
+}
+
+// shellQuote quotes s for a shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',' ||
+			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// runRefFrom picks PATH from --run and the positional arguments (at most
+// maxPos of them): one way or the other, not both.
+func runRefFrom(flagVal string, pos []string, maxPos int) (string, error) {
+	switch {
+	case len(pos) > maxPos:
+		return "", fmt.Errorf("expected at most %d PATH, got %d arguments", maxPos, len(pos))
+	case flagVal != "" && len(pos) > 0:
+		return "", fmt.Errorf("give the run as --run PATH or as PATH, not both")
+	case len(pos) == 1:
+		return pos[0], nil
+	}
+	return flagVal, nil
+}
+
+// resolveRun finds the state dir of ref: a state dir as it is, a run file
+// (or a folder holding rostra.yaml) through its state_dir.
+func resolveRun(ref string) (runRef, error) {
+	path := ref
+	if path == "" {
+		path = defaultRunFile
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && ref == "":
+		return runRef{}, fmt.Errorf("no %s here: name the run file or its state dir (--run PATH)", defaultRunFile)
+	case errors.Is(err, fs.ErrNotExist):
+		return runRef{}, fmt.Errorf("%s does not exist (PATH is a run file or a state dir)", path)
+	case err != nil:
+		return runRef{}, err
+	}
+	if fi.IsDir() {
+		if isStateDir(path) {
+			abs, err := filepath.Abs(path)
+			if err != nil {
+				return runRef{}, err
+			}
+			r := runRef{ref: ref, stateDir: abs, name: filepath.Base(abs)}
+			if st, err := engine.ReadTeamState(abs); err == nil && st.Run != "" {
+				r.name = st.Run
+			}
+			return r, nil
+		}
+		inner := filepath.Join(path, defaultRunFile)
+		if _, err := os.Stat(inner); err != nil {
+			return runRef{}, fmt.Errorf("%s is neither a state dir (no %s, no %s) nor a folder with a %s", path, engine.TeamStateFile, server.SocketName, defaultRunFile)
+		}
+		path = inner
+	}
+	plan, err := engine.Load(path)
+	if err != nil {
+		return runRef{}, err
+	}
+	return runRef{ref: ref, stateDir: plan.StateDir, name: plan.Name}, nil
+}
+
+// isStateDir reports whether dir holds a run's state or its server's
+// socket. A folder this user may not look into counts (a state dir is
+// 0700): connecting to its socket then says whose it is.
+func isStateDir(dir string) bool {
+	for _, name := range []string{engine.TeamStateFile, server.SocketName, engine.LockFile} {
+		_, err := os.Lstat(filepath.Join(dir, name))
+		if err == nil || errors.Is(err, fs.ErrPermission) {
+			return true
+		}
+	}
+	return false
+}
+
+// noServerHint says what the state files tell about a run with no server,
+// and what to do next.
+func (r runRef) noServerHint() string {
+	st, err := engine.ReadTeamState(r.stateDir)
+	if err != nil {
+		return fmt.Sprintf("no run has left its state in %s: %s starts one\n", r.stateDir, r.cmd("run"))
+	}
+	switch st.Status {
+	case engine.RunFinished:
+		done := 0
+		for _, w := range st.Workers {
+			if w.Status == engine.StatusCompleted {
+				done++
+			}
+		}
+		return fmt.Sprintf("run %s finished (%d of %d workers completed): %s shows it\n", st.Run, done, len(st.Workers), r.cmd("status"))
+	case engine.RunInterrupted:
+		return fmt.Sprintf("run %s was stopped before it finished: %s continues it\n", st.Run, r.cmd("run --resume"))
+	}
+	return fmt.Sprintf("run %s is recorded as %s by pid %d, which no longer serves it (it died?): %s continues it\n",
+		st.Run, st.Status, st.Pid, r.cmd("run --resume"))
+}

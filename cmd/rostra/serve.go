@@ -1,0 +1,231 @@
+// serve.go wires the run server (package server): `rostra run` in a
+// terminal, `rostra run --detach` and `rostra demo` start it as a process
+// of its own, and then attach (attach.go).
+//
+// The server is this binary re-executed in a hidden mode (`rostra __serve`)
+// in a session of its own (setsid: no controlling terminal, so closing the
+// terminal that started it sends it no SIGHUP), with stdin on /dev/null.
+// Until it is ready its stdout and stderr are a pipe to the rostra that
+// started it, which prints what the server says (archived runs, resumed
+// attempts, a locked state dir) and learns its exit code if it fails to
+// start; once it listens, the server writes a ready line and moves its
+// stdout and stderr to <state_dir>/server.log, where its event lines (as a
+// headless run prints them) and any panic go.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+
+	tea "charm.land/bubbletea/v2"
+	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/tui"
+)
+
+// serverMode is the hidden command the server process runs.
+const serverMode = server.ProcessMode
+
+// serverLogFile is the server's stdout and stderr, in the state dir.
+const serverLogFile = "server.log"
+
+// readyLine is what the server writes on its start pipe once it listens.
+const readyLine = "rostra-server: ready"
+
+// runServe is the server process:
+// rostra __serve --state-dir DIR [--resume] [--size WxH] -- RUNFILE.
+// The state dir comes first so that `rostra ls` finds it in /proc.
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet(serverMode, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	stateDir := fs.String(strings.TrimPrefix(server.StateDirFlag, "--"), "", "")
+	resume := fs.Bool("resume", false, "")
+	size := fs.String("size", "", "")
+	rest, err := parseArgs(fs, args)
+	if err != nil || len(rest) != 1 {
+		fmt.Fprintf(stderr, "rostra %s: started by rostra run, not by hand\n", serverMode)
+		return 2
+	}
+	plan, err := engine.Load(rest[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return 2
+	}
+	if plan.StateDir != *stateDir {
+		fmt.Fprintf(stderr, "rostra run: %s changed while the server started (state dir %s, not %s)\n", rest[0], plan.StateDir, *stateDir)
+		return 2
+	}
+	cols, rows := parseSize(*size)
+	act := tui.NewActivity()
+	sizes := tui.NewPaneSizes(plan, cols, rows)
+	eng, prep, code := startRun(plan, *resume, stderr, engine.Options{
+		Surfaces: surfacesWith(nil, act.NewScreen),
+		PaneSize: sizes.Get,
+	})
+	if eng == nil {
+		return code
+	}
+	defer prep.Lock.Release()
+	ln, err := server.Listen(plan.StateDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n(rostra run --headless runs without a socket and without the UI)\n", err)
+		return 2
+	}
+	logPath := filepath.Join(plan.StateDir, serverLogFile)
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "rostra run: open the server's log: %v\n", err)
+		return 2
+	}
+
+	// SIGINT, SIGTERM and SIGQUIT stop the run as a quit does. SIGHUP is
+	// caught and dropped (a handler, unlike SIG_IGN, is not inherited by
+	// the workers): the server has no terminal to lose.
+	sigs := make(chan os.Signal, 4)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
+	defer signal.Stop(sigs)
+
+	srv := server.New(server.Config{
+		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: rest[0], Log: logf,
+		FPS:       uiFPS,
+		WrapModel: func(m *tui.Model) tea.Model { return withTestPanicKey(m) },
+	})
+	sub := eng.Subscribe()
+	printed := make(chan struct{})
+	go func() {
+		defer close(printed)
+		p := newEventPrinter(plan, logf)
+		for {
+			ev, ok := sub.Next()
+			if !ok {
+				return
+			}
+			_ = p.print(ev)
+		}
+	}()
+	if err := eng.Start(); err != nil {
+		ln.Close()
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(logf, "rostra server: pid %d serves run %s on %s\n", os.Getpid(), plan.Name, ln.Path())
+	fmt.Fprintf(stderr, "%s %d\n", readyLine, os.Getpid())
+	// From here on, stdout and stderr (a panic's stack too) go to the log;
+	// the pipe to the rostra that started the server closes.
+	for _, fd := range []int{1, 2} {
+		if err := unix.Dup3(int(logf.Fd()), fd, 0); err != nil {
+			fmt.Fprintf(logf, "rostra server: move fd %d to the log: %v\n", fd, err)
+		}
+	}
+	go func() {
+		for sig := range sigs {
+			if sig == syscall.SIGHUP {
+				continue
+			}
+			srv.Stop(signalName(sig))
+		}
+	}()
+	code = srv.Serve()
+	sub.Close()
+	<-printed
+	fmt.Fprintf(logf, "rostra: state in %s\n", plan.StateDir)
+	return code
+}
+
+func signalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		if n := unix.SignalName(s); n != "" {
+			return n
+		}
+	}
+	return sig.String()
+}
+
+// parseSize reads WxH; 0, 0 when it cannot.
+func parseSize(s string) (int, int) {
+	w, h, ok := strings.Cut(s, "x")
+	if !ok {
+		return 0, 0
+	}
+	cols, err1 := strconv.Atoi(w)
+	rows, err2 := strconv.Atoi(h)
+	if err1 != nil || err2 != nil || cols <= 0 || rows <= 0 {
+		return 0, 0
+	}
+	return cols, rows
+}
+
+// startServer starts the server process for runFile and waits until it
+// listens (pid) or has failed (its exit code, after printing what it said).
+// cols×rows is the terminal the first attempts should fit.
+func startServer(runFile string, plan *engine.Plan, resume bool, cols, rows int, stderr io.Writer) (pid, code int) {
+	exe, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: find the rostra binary to start the server: %v\n", err)
+		return 0, 1
+	}
+	abs, err := filepath.Abs(runFile)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return 0, 2
+	}
+	args := []string{serverMode, server.StateDirFlag, plan.StateDir}
+	if resume {
+		args = append(args, "--resume")
+	}
+	if cols > 0 && rows > 0 {
+		args = append(args, "--size", fmt.Sprintf("%dx%d", cols, rows))
+	}
+	args = append(args, "--", abs)
+	r, w, err := os.Pipe()
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: start the server: %v\n", err)
+		return 0, 1
+	}
+	cmd := exec.Command(exe, args...)
+	cmd.Stdout, cmd.Stderr = w, w
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	err = cmd.Start()
+	w.Close()
+	if err != nil {
+		r.Close()
+		fmt.Fprintf(stderr, "rostra run: start the server: %v\n", err)
+		return 0, 1
+	}
+	ready := false
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, readyLine+" ") {
+			ready = true
+			continue
+		}
+		fmt.Fprintln(stderr, line)
+	}
+	r.Close()
+	if !ready {
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() > 0 {
+			return 0, ee.ExitCode()
+		}
+		fmt.Fprintf(stderr, "rostra run: the server did not start: %v\n", err)
+		return 0, 1
+	}
+	// Reap the server if it ends while this rostra is still attached.
+	go func() { _ = cmd.Wait() }()
+	return cmd.Process.Pid, 0
+}

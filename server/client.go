@@ -71,11 +71,8 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 		cols, rows = 80, 24
 	}
 	profile := colorprofile.Detect(out, environ)
-	if err := WriteJSON(c, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: PickEnv(environ), Cols: cols, Rows: rows, Profile: &profile}); err != nil {
-		return Bye{}, fmt.Errorf("say hello to the server: %w", err)
-	}
 	fr := NewFrameReader(bufio.NewReaderSize(c, 64<<10))
-	if bye, err := readWelcome(fr); err != nil || bye != nil {
+	if bye, err := hello(c, fr, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: PickEnv(environ), Cols: cols, Rows: rows, Profile: &profile}); err != nil || bye != nil {
 		if bye != nil {
 			return *bye, nil
 		}
@@ -213,6 +210,22 @@ func signalName(sig os.Signal) string {
 	return sig.String()
 }
 
+// hello sends h and reads the server's answer: nil, nil for a Welcome; the
+// Bye when the server refused. A server that refuses a peer at once (its
+// uid) may have closed before the hello was written: its Bye is still
+// there to read.
+func hello(c net.Conn, fr *FrameReader, h Hello) (*Bye, error) {
+	werr := WriteJSON(c, FrameHello, h)
+	bye, err := readWelcome(fr)
+	switch {
+	case bye != nil:
+		return bye, nil
+	case werr != nil:
+		return nil, fmt.Errorf("say hello to the server: %w", werr)
+	}
+	return nil, err
+}
+
 // readWelcome reads the server's answer to a Hello: nil, nil for a
 // Welcome; the Bye when the server refused.
 func readWelcome(fr *FrameReader) (*Bye, error) {
@@ -249,12 +262,8 @@ func Control(stateDir string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := WriteJSON(c, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeControl}); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("say hello to the server: %w", err)
-	}
 	fr := NewFrameReader(bufio.NewReader(c))
-	bye, err := readWelcome(fr)
+	bye, err := hello(c, fr, Hello{Rostra: ProtocolVersion, Mode: ModeControl})
 	if err != nil {
 		c.Close()
 		return nil, err

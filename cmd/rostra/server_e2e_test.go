@@ -185,10 +185,11 @@ func TestServerEndToEndInTmux(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Equal(t, "sleeper: cancelled\n", r.stdout)
 	require.Eventually(t, func() bool { return !alive(sleeperPid) }, 10*time.Second, 20*time.Millisecond, "the sleeper is stopped")
-	r = runBin(t, ws, "status")
-	require.Equal(t, 0, r.code, r.stderr)
+	require.Eventually(t, func() bool {
+		r = runBin(t, ws, "status")
+		return r.code == 0 && regexp.MustCompile(`sleeper\s+waiter\s+shell\s+cancelled`).MatchString(r.stdout)
+	}, 10*time.Second, 20*time.Millisecond, "status shows the sleeper cancelled: %s%s", r.stdout, r.stderr)
 	assert.Contains(t, r.stdout, "live from its server")
-	assert.Regexp(t, `sleeper\s+waiter\s+shell\s+cancelled`, r.stdout)
 
 	r = runBin(t, ws, "send", "--enter", "cat-echo", "sent", "from", "a", "shell")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -126,12 +126,17 @@ func exitCodeFile(t *testing.T, s tmuxServer, path string) string {
 	return strings.TrimSpace(string(b))
 }
 
+var tmuxSeq int
+
 func newTmux(t *testing.T, name string) tmuxServer {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
 	}
-	s := tmuxServer{t: t, socket: "rostra-" + name + "-" + strconv.Itoa(os.Getpid())}
+	// A socket of its own per test: a server being killed by the test
+	// before may still be exiting under its name.
+	tmuxSeq++
+	s := tmuxServer{t: t, socket: "rostra-" + name + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(tmuxSeq)}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	return s
 }

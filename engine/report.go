@@ -82,6 +82,9 @@ type ReportSummary struct {
 	Degradations      int            `json:"degradations"`
 	RosterNotUpdated  int            `json:"rosterNotUpdated"`
 	Events            int            `json:"events"`
+	// WorktreesKept counts isolated workers whose worktree the run's end
+	// kept: their branch holds work not merged into the workspace.
+	WorktreesKept int `json:"worktreesKept"`
 }
 
 // reportDegradation is one attempt that opened on a later surface.
@@ -259,6 +262,8 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 		p("\n")
 	}
 
+	reportWorktrees(st, &summary, p)
+
 	if len(notUpdated) > 0 {
 		p("## Roster not updated\n\n| Attempt | Reason |\n|---|---|\n")
 		for _, ev := range notUpdated {
@@ -287,6 +292,33 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 		}
 	}
 	return b.String(), summary
+}
+
+// reportWorktrees is the Worktrees section, for a run with isolated
+// workers: each worktree's branch, base, diff-stat and what the run's end
+// did with it.
+func reportWorktrees(st *TeamState, summary *ReportSummary, p func(string, ...any)) {
+	var rows []WorkerRow
+	for _, w := range st.Workers {
+		if w.Isolation == IsolationWorktree {
+			rows = append(rows, w)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("## Worktrees\n\n| Worker | Branch | Base | Diff | At the run's end | Worktree |\n|---|---|---|---|---|---|\n")
+	for _, w := range rows {
+		if w.WorktreeOutcome == WorktreeKept {
+			summary.WorktreesKept++
+		}
+		p("| %s | %s | %s | %s | %s | %s |\n", reportCell(w.WorkerID), reportCell(w.Branch), shortCommit(w.BaseCommit),
+			w.DiffStat, reportCell(reportOr(w.WorktreeOutcome, "in use")), reportCell(reportOr(w.Worktree, "—")))
+	}
+	if summary.WorktreesKept > 0 {
+		p("\n%d kept with work not merged: `rostra diff WORKER` shows it, `rostra merge WORKER` merges it.\n", summary.WorktreesKept)
+	}
+	p("\n")
 }
 
 func reportOutcome(st *TeamState, s ReportSummary) string {

@@ -104,6 +104,12 @@ func reportFixture() (*TeamState, []Event) {
 			row("old-run", 1, SurfacePane, StatusError, "interrupted (rostra pid 4242 died)", FailureInterrupted, nil, 0, 0),
 		},
 	}
+	// Two isolated workers: one kept with its work, one removed as empty.
+	impl, writer := &st.Workers[0], &st.Workers[3]
+	impl.Isolation, impl.Branch, impl.BaseCommit = IsolationWorktree, "rostra/demo/claude-implementer", "0123456789abcdef0123456789abcdef01234567"
+	impl.Worktree, impl.DiffStat, impl.WorktreeOutcome = "/ws/.rostra/demo/worktrees/claude-implementer", DiffStat{Files: 4, Additions: 12, Deletions: 3}, WorktreeKept
+	writer.Isolation, writer.Branch, writer.BaseCommit = IsolationWorktree, "rostra/demo/docs-writer", impl.BaseCommit
+	writer.WorktreeOutcome = WorktreeRemovedEmpty
 	st.Dispatches[10].Manual = true
 	st.Dispatches[11].StartedAt = time.Time{} // never recorded: a row written by a rostra that died early
 

@@ -153,7 +153,33 @@ func TestHeadlessDemoRun(t *testing.T) {
 	assert.Equal(t, 6, count[engine.EventWorkerCompleted])
 	assert.Equal(t, 1, count[engine.EventWorkerPromptDelivered])
 	assert.Equal(t, 1, count[engine.EventRunFinished])
-	assert.Equal(t, engine.EventRunFinished, events[len(events)-1].Type)
+	// The run's end for the isolated implementer's worktree follows the
+	// run-finished event (a UI run may still retry after it).
+	assert.Equal(t, engine.EventWorktreeKept, events[len(events)-1].Type)
+	assert.Equal(t, engine.EventRunFinished, events[len(events)-2].Type)
+	assert.Equal(t, 1, count[engine.EventWorktreeBase])
+	assert.Equal(t, 1, count[engine.EventWorktreeCommitted])
+
+	impl := rows["claude-implementer#1"]
+	assert.Equal(t, engine.IsolationWorktree, impl.Isolation)
+	assert.Equal(t, "rostra/demo/claude-implementer", impl.Branch)
+	assert.NotEmpty(t, impl.WorkCommit)
+	assert.Equal(t, engine.IsolationNone, rows["codex-tester#1"].Isolation)
+	assert.Equal(t, engine.WorktreeKept, byWorker["claude-implementer"].WorktreeOutcome)
+	assert.Equal(t, engine.DiffStat{Files: 2, Additions: 4}, byWorker["claude-implementer"].DiffStat, "src/parser.go and its result")
+	assert.NoFileExists(t, filepath.Join(ws, "out", "claude-implementer", "result.json"), "it wrote in its worktree")
+
+	// Review and merge from the CLI.
+	d := runBin(t, ws, "diff", "claude-implementer")
+	require.Equal(t, 0, d.code, d.stderr)
+	assert.Contains(t, d.stdout, "+func Count(line string) int")
+	assert.NotContains(t, d.stdout, "\x1b[", "not coloured: stdout is no terminal")
+	m := runBin(t, ws, "merge", "claude-implementer")
+	require.Equal(t, 0, m.code, m.stderr)
+	assert.Contains(t, m.stdout, "merged rostra/demo/claude-implementer into main")
+	parser, err := os.ReadFile(filepath.Join(ws, "src", "parser.go"))
+	require.NoError(t, err)
+	assert.Contains(t, string(parser), "func Count(")
 
 	// status reads what the run left.
 	s := runBin(t, ws, "status", stateDir)
@@ -163,6 +189,8 @@ func TestHeadlessDemoRun(t *testing.T) {
 	assert.Contains(t, s.stdout, "CONTAINMENT")
 	assert.NotEmpty(t, rows["claude-implementer#1"].Containment, "every opened attempt records its containment")
 	assert.Contains(t, s.stdout, rows["claude-implementer#1"].Containment)
+	assert.Contains(t, s.stdout, "WORKTREE")
+	assert.Contains(t, s.stdout, "rostra/demo/claude-implementer")
 
 	// A second run archives the finished one and starts afresh.
 	r2 := runBinEnv(t, ws, []string{demoStep}, "run", "--headless", "rostra.yaml")

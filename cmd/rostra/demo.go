@@ -1,7 +1,9 @@
 // demo.go wires `rostra demo [--detach]`: the embedded demo roster copied
-// into a fresh temp workspace and run there as `rostra run` runs a roster
-// (a server, attached to; headless without a terminal); the workspace's
-// path is printed on exit so its state files can be read afterwards.
+// into a fresh temp workspace, made a git repository with one commit (its
+// implementer runs in a worktree), and run there as `rostra run` runs a
+// roster (a server, attached to; headless without a terminal); the
+// workspace's path is printed on exit so its state files and branches can
+// be read afterwards.
 package main
 
 import (
@@ -9,6 +11,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 
 	"github.com/rostra-dev/rostra"
@@ -41,6 +44,14 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		code = runHeadless(plan, false, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "rostra demo: the demo workspace is %s\n", ws)
+	if st, err := engine.ReadTeamState(plan.StateDir); err == nil {
+		for _, wr := range st.Workers {
+			if wr.WorktreeOutcome == engine.WorktreeKept {
+				fmt.Fprintf(stderr, "rostra demo: %s's work is on branch %s: cd %s, then rostra diff %s (and rostra merge %s)\n",
+					wr.WorkerID, wr.Branch, ws, wr.WorkerID, wr.WorkerID)
+			}
+		}
+	}
 	return code
 }
 
@@ -57,5 +68,35 @@ func copyDemo() (string, error) {
 	if err := os.CopyFS(ws, sub); err != nil {
 		return "", fmt.Errorf("copy the demo into %s: %w", ws, err)
 	}
+	if err := os.WriteFile(filepath.Join(ws, ".gitignore"), []byte(".rostra/\n"), 0o644); err != nil {
+		return "", fmt.Errorf("write the demo's .gitignore: %w", err)
+	}
+	if err := initDemoRepo(ws); err != nil {
+		return "", err
+	}
 	return ws, nil
+}
+
+// initDemoRepo makes the demo workspace a git repository and commits what
+// it holds, as rostra (a machine may have no git identity), with no hooks
+// or templates of the person's.
+func initDemoRepo(ws string) error {
+	if _, err := exec.LookPath("git"); err != nil {
+		return fmt.Errorf("the demo needs git (its implementer works in a git worktree of the demo workspace): %w", err)
+	}
+	for _, args := range [][]string{
+		{"init", "-q", "--template=", "-b", "main"},
+		{"add", "-A"},
+		{"commit", "-q", "--no-verify", "-m", "rostra demo: the workspace before the run"},
+	} {
+		cmd := exec.Command("git", append([]string{
+			"-c", "user.name=" + engine.RostraName, "-c", "user.email=" + engine.RostraEmail,
+			"-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false",
+		}, args...)...)
+		cmd.Dir = ws
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("make the demo workspace %s a git repository: git %s: %v: %s", ws, args[0], err, out)
+		}
+	}
+	return nil
 }

@@ -24,6 +24,8 @@ commands:
   replay [--size 120x40] [--ansi] [--scrollback] LOG
                                      print the final screen of a pane's output.log
   report STATE_DIR                   write a markdown report of a run
+  diff [--run PATH] WORKER           an isolated worker's work against its base commit
+  merge [--run PATH] WORKER          merge an isolated worker's branch into the workspace
 
 control a run's server from any shell (each takes --run PATH):
   retry WORKER                       start a manual attempt (cancels a running one)
@@ -80,6 +82,10 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return runReplay(args[1:], stdout, stderr)
 	case "report":
 		return runReport(args[1:], stdout, stderr)
+	case "diff":
+		return runDiff(args[1:], stdout, stderr)
+	case "merge":
+		return runMerge(args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return 0

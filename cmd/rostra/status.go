@@ -92,6 +92,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.DispatchID, surface, containment, d.Status, exit, dur, d.Reason)
 	}
 	tw.Flush()
+	printWorktrees(stdout, st)
 	return 0
 }
 

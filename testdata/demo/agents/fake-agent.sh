@@ -2,6 +2,8 @@
 # A scripted stand-in for an AI coding agent CLI. It prints coloured
 # progress like the real ones, then ends the way DEMO_MODE says:
 #   complete     writes its result and exits 0
+#   implement    edits src/parser.go (a change to review and merge), then
+#                writes its result and exits 0
 #   flaky        attempt 1 exits 0 without a result; later attempts complete
 #   alias        writes result.md (an alias) instead of result.json
 #   crash        writes its result, then exits 1
@@ -35,6 +37,17 @@ complete)
 	work 8
 	printf '{"worker":"%s","attempt":%s,"ok":true}\n' "$ROSTRA_WORKER" "$ROSTRA_ATTEMPT" >"$out/result.json"
 	say "${green}done${reset}: wrote $out/result.json"
+	;;
+implement)
+	say "task: $prompt"
+	work 8
+	cat >>src/parser.go <<'GO'
+
+// Count is how many words line holds.
+func Count(line string) int { return len(Parse(line)) }
+GO
+	printf '{"worker":"%s","attempt":%s,"ok":true}\n' "$ROSTRA_WORKER" "$ROSTRA_ATTEMPT" >"$out/result.json"
+	say "${green}done${reset}: added Count to src/parser.go, wrote $out/result.json"
 	;;
 flaky)
 	say "task: $prompt"

@@ -1,0 +1,227 @@
+// review.go wires `rostra diff WORKER` and `rostra merge WORKER`: an
+// isolated worker's work against the run's base commit, and its branch
+// merged into the workspace's current branch (engine/review.go). Each
+// takes the run as --run PATH (a run file or a state dir; default
+// ./rostra.yaml) and reads its team-state.json, so both work during a run
+// and after it. Exit codes: 0 done, 1 refused (a dirty workspace, a
+// conflict, a worker still running) or git failed, 2 bad input (no such
+// run or worker, a worker without a worktree).
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"text/tabwriter"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+const diffUsage = `usage: rostra diff [--run PATH] [--color auto|always|never] WORKER
+
+Prints the diff of an isolated worker's work (isolation: worktree) against
+the commit its branch was made from: what its worktree holds now, committed
+or not, or its branch once the worktree is gone. Coloured when stdout is a
+terminal. PATH is the run file or its state dir (default ./rostra.yaml).
+`
+
+const mergeUsage = `usage: rostra merge [--run PATH] WORKER
+
+Merges an isolated worker's branch (rostra/<run>/<worker>) into the
+workspace's current branch with a merge commit. Refuses, changing nothing,
+when the workspace has uncommitted changes, when the branch conflicts with
+it, or while the worker (or a worker of the shared workspace) runs. After
+the run, the merged worktree and branch are removed. PATH is the run file
+or its state dir (default ./rostra.yaml).
+`
+
+func runDiff(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, diffUsage) }
+	runFlag := fs.String("run", "", "the run file or state dir (default ./rostra.yaml)")
+	color := fs.String("color", "auto", "auto, always or never")
+	worker, code, ok := reviewArgs(fs, args)
+	if !ok {
+		return code
+	}
+	useColor := false
+	switch *color {
+	case "auto":
+		useColor = isTerminal(stdout)
+	case "always":
+		useColor = true
+	case "never":
+	default:
+		fmt.Fprintf(stderr, "rostra diff: --color is auto, always or never, not %q\n", *color)
+		return 2
+	}
+	st, code := reviewRun("diff", *runFlag, stderr)
+	if st == nil {
+		return code
+	}
+	diff, info, err := engine.WorktreeDiff(st, worker, useColor)
+	if err != nil {
+		return reviewFailed("diff", err, stderr)
+	}
+	from := "its worktree " + info.Worktree + ", uncommitted work included"
+	if info.Worktree == "" {
+		from = "the branch (its worktree is gone)"
+	}
+	fmt.Fprintf(stderr, "rostra diff: %s against its base %.12s, from %s: %s\n", info.Branch, info.Base, from, info.Stat)
+	if _, err := stdout.Write(diff); err != nil {
+		fmt.Fprintf(stderr, "rostra diff: stdout: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runMerge(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage) }
+	runFlag := fs.String("run", "", "the run file or state dir (default ./rostra.yaml)")
+	worker, code, ok := reviewArgs(fs, args)
+	if !ok {
+		return code
+	}
+	st, code := reviewRun("merge", *runFlag, stderr)
+	if st == nil {
+		return code
+	}
+	res, err := engine.MergeWorktree(st, worker)
+	if err != nil {
+		return reviewFailed("merge", err, stderr)
+	}
+	switch {
+	case res.AlreadyMerged:
+		fmt.Fprintf(stdout, "%s is merged into %s already: nothing to do\n", res.Branch, res.Into)
+	default:
+		fmt.Fprintf(stdout, "merged %s into %s as %.12s (%s)\n", res.Branch, res.Into, res.Commit, res.Stat)
+	}
+	if res.Removed {
+		fmt.Fprintf(stdout, "the run is over: its worktree and branch %s are removed\n", res.Branch)
+	}
+	return 0
+}
+
+// reviewArgs parses the flags and the one WORKER.
+func reviewArgs(fs *flag.FlagSet, args []string) (worker string, code int, ok bool) {
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return "", 0, false
+		}
+		return "", 2, false
+	}
+	if len(rest) != 1 {
+		fmt.Fprintf(fs.Output(), "rostra %s: expected one WORKER, got %d arguments\n", fs.Name(), len(rest))
+		fs.Usage()
+		return "", 2, false
+	}
+	return rest[0], 0, true
+}
+
+// reviewRun reads the state of the run PATH names: a state dir as it is,
+// a run file (or a folder holding rostra.yaml) through its state_dir.
+func reviewRun(cmd, ref string, stderr io.Writer) (*engine.TeamState, int) {
+	stateDir, err := reviewStateDir(ref)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
+		return nil, 2
+	}
+	st, err := engine.ReadTeamState(stateDir)
+	var recovered *engine.RecoveredStateError
+	if errors.As(err, &recovered) {
+		fmt.Fprintf(stderr, "rostra %s: note: %v\n", cmd, recovered)
+		err = nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "rostra %s: %s has no %s: no run has started there\n", cmd, stateDir, engine.TeamStateFile)
+		return nil, 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
+		return nil, 2
+	}
+	return st, 0
+}
+
+func reviewStateDir(ref string) (string, error) {
+	path := ref
+	if path == "" {
+		path = "rostra.yaml"
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && ref == "":
+		return "", fmt.Errorf("no rostra.yaml here: name the run file or its state dir with --run PATH")
+	case err != nil:
+		return "", fmt.Errorf("%s: %w (--run PATH is a run file or a state dir)", path, err)
+	}
+	if fi.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, engine.TeamStateFile)); err == nil {
+			return path, nil
+		}
+		path = filepath.Join(path, "rostra.yaml")
+	}
+	plan, err := engine.Load(path)
+	if err != nil {
+		return "", err
+	}
+	return plan.StateDir, nil
+}
+
+// reviewFailed reports a refused or failed diff or merge: 2 when there is
+// nothing to review, 1 otherwise.
+func reviewFailed(cmd string, err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
+	if errors.Is(err, engine.ErrNoWorktree) {
+		return 2
+	}
+	return 1
+}
+
+// printWorktrees is `rostra status`'s table of the isolated workers'
+// worktrees: where each is, its branch and diff-stat, and what became of
+// it when the run ended.
+func printWorktrees(w io.Writer, st *engine.TeamState) {
+	var rows []engine.WorkerRow
+	for _, wr := range st.Workers {
+		if wr.Isolation == engine.IsolationWorktree {
+			rows = append(rows, wr)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "WORKTREE\tBRANCH\tDIFF\tSTATE\tPATH")
+	for _, wr := range rows {
+		state, path := wr.WorktreeOutcome, wr.Worktree
+		switch {
+		case state == "":
+			state = "in use"
+		case path != "" && !exists(path):
+			state = "kept, since merged or removed"
+		}
+		if path == "" {
+			path = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", wr.WorkerID, wr.Branch, wr.DiffStat, state, path)
+	}
+	tw.Flush()
+	if kept := engine.KeptWorktrees(st); len(kept) > 0 && st.Status != engine.RunRunning {
+		fmt.Fprintf(w, "\n%d worktree(s) kept with unmerged work: rostra diff WORKER shows it, rostra merge WORKER takes it\n", len(kept))
+	}
+}
+
+func exists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}

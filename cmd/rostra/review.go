@@ -10,13 +10,10 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/rostra-dev/rostra/engine"
 )
@@ -40,12 +37,9 @@ or its state dir (default ./rostra.yaml).
 `
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("diff", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, diffUsage) }
-	runFlag := fs.String("run", "", "the run file or state dir (default ./rostra.yaml)")
-	color := fs.String("color", "auto", "auto, always or never")
-	worker, code, ok := reviewArgs(fs, args)
+	c := newControlCmd("diff", diffUsage, stderr)
+	color := c.fs.String("color", "auto", "auto, always or never")
+	rest, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
 	}
@@ -60,11 +54,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra diff: --color is auto, always or never, not %q\n", *color)
 		return 2
 	}
-	st, code := reviewRun("diff", *runFlag, stderr)
+	st, code := c.reviewRun()
 	if st == nil {
 		return code
 	}
-	diff, info, err := engine.WorktreeDiff(st, worker, useColor)
+	diff, info, err := engine.WorktreeDiff(st, rest[0], useColor)
 	if err != nil {
 		return reviewFailed("diff", err, stderr)
 	}
@@ -81,19 +75,16 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 }
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, mergeUsage) }
-	runFlag := fs.String("run", "", "the run file or state dir (default ./rostra.yaml)")
-	worker, code, ok := reviewArgs(fs, args)
+	c := newControlCmd("merge", mergeUsage, stderr)
+	rest, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
 	}
-	st, code := reviewRun("merge", *runFlag, stderr)
+	st, code := c.reviewRun()
 	if st == nil {
 		return code
 	}
-	res, err := engine.MergeWorktree(st, worker)
+	res, err := engine.MergeWorktree(st, rest[0])
 	if err != nil {
 		return reviewFailed("merge", err, stderr)
 	}
@@ -109,71 +100,28 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// reviewArgs parses the flags and the one WORKER.
-func reviewArgs(fs *flag.FlagSet, args []string) (worker string, code int, ok bool) {
-	rest, err := parseArgs(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return "", 0, false
-		}
-		return "", 2, false
+// reviewRun reads the state files of the run --run names (they are
+// written after every change, so they are as fresh as a server's answer).
+func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
+	r, code, ok := c.run()
+	if !ok {
+		return nil, code
 	}
-	if len(rest) != 1 {
-		fmt.Fprintf(fs.Output(), "rostra %s: expected one WORKER, got %d arguments\n", fs.Name(), len(rest))
-		fs.Usage()
-		return "", 2, false
-	}
-	return rest[0], 0, true
-}
-
-// reviewRun reads the state of the run PATH names: a state dir as it is,
-// a run file (or a folder holding rostra.yaml) through its state_dir.
-func reviewRun(cmd, ref string, stderr io.Writer) (*engine.TeamState, int) {
-	stateDir, err := reviewStateDir(ref)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
-		return nil, 2
-	}
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := engine.ReadTeamState(r.stateDir)
 	var recovered *engine.RecoveredStateError
 	if errors.As(err, &recovered) {
-		fmt.Fprintf(stderr, "rostra %s: note: %v\n", cmd, recovered)
+		fmt.Fprintf(c.stderr, "rostra %s: note: %v\n", c.name, recovered)
 		err = nil
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		fmt.Fprintf(stderr, "rostra %s: %s has no %s: no run has started there\n", cmd, stateDir, engine.TeamStateFile)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		fmt.Fprintf(c.stderr, "rostra %s: %s has no %s: no run has started there\n", c.name, r.stateDir, engine.TeamStateFile)
 		return nil, 2
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
+	case err != nil:
+		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
 		return nil, 2
 	}
 	return st, 0
-}
-
-func reviewStateDir(ref string) (string, error) {
-	path := ref
-	if path == "" {
-		path = "rostra.yaml"
-	}
-	fi, err := os.Stat(path)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && ref == "":
-		return "", fmt.Errorf("no rostra.yaml here: name the run file or its state dir with --run PATH")
-	case err != nil:
-		return "", fmt.Errorf("%s: %w (--run PATH is a run file or a state dir)", path, err)
-	}
-	if fi.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, engine.TeamStateFile)); err == nil {
-			return path, nil
-		}
-		path = filepath.Join(path, "rostra.yaml")
-	}
-	plan, err := engine.Load(path)
-	if err != nil {
-		return "", err
-	}
-	return plan.StateDir, nil
 }
 
 // reviewFailed reports a refused or failed diff or merge: 2 when there is
@@ -200,7 +148,7 @@ func printWorktrees(w io.Writer, st *engine.TeamState) {
 		return
 	}
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+	tw := newTable(w)
 	fmt.Fprintln(tw, "WORKTREE\tBRANCH\tDIFF\tSTATE\tPATH")
 	for _, wr := range rows {
 		state, path := wr.WorktreeOutcome, wr.Worktree

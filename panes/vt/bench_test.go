@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	xvt "github.com/charmbracelet/x/vt"
 	"github.com/hinshun/vt10x"
@@ -231,4 +232,32 @@ func BenchmarkResizeReflow(b *testing.B) {
 			tm.Resize(benchCols, benchRows)
 		}
 	}
+}
+
+// BenchmarkReaderWaitDuringFullScreenStorm: the longest a reader (the UI's
+// frame) waits for a 200×60 pane while the child's output is a 64 KiB chunk
+// of DECALN, each 3 bytes filling every cell: the Write takes the lock per
+// 1 KiB slice, so the wait is one slice's cost, not the chunk's.
+func BenchmarkReaderWaitDuringFullScreenStorm(b *testing.B) {
+	storm := []byte(strings.Repeat("\x1b#8", 64<<10/3))
+	var worst time.Duration
+	for b.Loop() {
+		tm := New(200, 60, Options{})
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			_, _ = tm.Write(storm)
+		}()
+		for running := true; running; {
+			select {
+			case <-done:
+				running = false
+			default:
+				start := time.Now()
+				_, _ = tm.Size()
+				worst = max(worst, time.Since(start))
+			}
+		}
+	}
+	b.ReportMetric(float64(worst.Microseconds())/1000, "max-wait-ms")
 }

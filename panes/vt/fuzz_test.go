@@ -1,15 +1,116 @@
 // fuzz_test.go holds FuzzTerm: arbitrary bytes, written in arbitrary
 // chunks with resizes in between, never panic and never put the cursor or
-// a rendered line outside the screen. Seeds: the corpus streams and a few
-// hand-made edge cases.
+// a rendered line outside the screen; and no input takes more than
+// fuzzFeedBound to feed a 200×60 terminal, so a child cannot stall its
+// pane's goroutine with a short sequence.
+//
+// Seeds: every corpus stream of testdata/term (real programs, the recorded
+// agent CLIs, the synthetic streams), a few hand-made edge cases below, and
+// testdata/fuzz/FuzzTerm: the hostile cases of the reliability table
+// (testdata/reliability/FAULTS.md), written by testdata/fuzz/seeds.go.
+//
+//	go test ./panes/vt -run '^$' -fuzz '^FuzzTerm$' -fuzztime 60s -fuzzminimizetime 1x
 package vt
 
 import (
+	"cmp"
+	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
+
+// fuzzFeedBound is the longest one input may take to feed a 200×60
+// terminal (issue 16), in a normal build: fuzzing runs without -race.
+const fuzzFeedBound = 100 * time.Millisecond
+
+// feedTime is the least of a few timed feeds of data into a fresh 200×60
+// terminal: the work an input makes is the same every time, a scheduling
+// pause on a loaded machine is not, so the minimum is the input's cost.
+func feedTime(data []byte) time.Duration {
+	best := time.Duration(1 << 62)
+	for range 3 {
+		tm := New(200, 60, Options{Scrollback: 1000})
+		start := time.Now()
+		_, _ = tm.Write(data)
+		best = min(best, time.Since(start))
+		if best <= fuzzFeedBound {
+			break
+		}
+	}
+	return best
+}
+
+// timesMean says whether this build's timings are the emulator's: not under
+// the race detector (5–20 times slower) and not while fuzzing, whose
+// coverage counters slow the tight loops up to 16 times (DECALN: 9 ms in a
+// normal build, 144 ms instrumented). The inputs the fuzzer finds are timed
+// afterwards in a normal build by TestFuzzTermCorpus, as .ci/run does.
+func timesMean() bool {
+	fuzz := flag.Lookup("test.fuzz")
+	return !raceEnabled && (fuzz == nil || fuzz.Value.String() == "")
+}
+
+// TestFuzzTermCorpus times every input of FuzzTerm's corpus in a normal
+// build: testdata/fuzz/FuzzTerm, and the directory ROSTRA_FUZZ_CORPUS names
+// (.ci/run passes the inputs its fuzzing run found, kept in GOCACHE). The
+// slowest are logged, so the CI log says what costs most.
+func TestFuzzTermCorpus(t *testing.T) {
+	if !timesMean() {
+		t.Skip("timings under -race are not the emulator's")
+	}
+	files, err := filepath.Glob(filepath.Join("testdata", "fuzz", "FuzzTerm", "*"))
+	require.NoError(t, err)
+	if dir := os.Getenv("ROSTRA_FUZZ_CORPUS"); dir != "" {
+		found, err := filepath.Glob(filepath.Join(dir, "*"))
+		require.NoError(t, err)
+		files = append(files, found...)
+	}
+	require.NotEmpty(t, files)
+	type timed struct {
+		name string
+		size int
+		d    time.Duration
+	}
+	var all []timed
+	for _, f := range files {
+		raw, err := os.ReadFile(f)
+		require.NoError(t, err)
+		data, err := corpusBytes(raw)
+		require.NoError(t, err, f)
+		all = append(all, timed{filepath.Base(f), len(data), feedTime(data)})
+	}
+	slices.SortFunc(all, func(a, b timed) int { return cmp.Compare(b.d, a.d) })
+	for _, x := range all[:min(5, len(all))] {
+		t.Logf("slowest: %s (%d bytes) %s", x.name, x.size, x.d)
+	}
+	for _, x := range all {
+		assert.LessOrEqual(t, x.d, fuzzFeedBound, "%s (%d bytes) is slow to feed a 200x60 terminal", x.name, x.size)
+	}
+	t.Logf("%d inputs timed, the slowest %s", len(all), all[0].d)
+}
+
+// corpusBytes is the first value, a []byte, of a Go fuzz corpus file.
+func corpusBytes(file []byte) ([]byte, error) {
+	lines := strings.Split(string(file), "\n")
+	if len(lines) < 2 || lines[0] != "go test fuzz v1" {
+		return nil, fmt.Errorf("not a fuzz corpus file")
+	}
+	lit, ok := strings.CutPrefix(lines[1], "[]byte(")
+	if !ok || !strings.HasSuffix(lit, ")") {
+		return nil, fmt.Errorf("first value is not []byte: %.40s", lines[1])
+	}
+	s, err := strconv.Unquote(strings.TrimSuffix(lit, ")"))
+	return []byte(s), err
+}
 
 func FuzzTerm(f *testing.F) {
 	for _, it := range loadCorpus(f) {
@@ -29,6 +130,11 @@ func FuzzTerm(f *testing.F) {
 		f.Add([]byte(s), uint8(7), uint8(3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, cols, rows uint8) {
+		if timesMean() {
+			if d := feedTime(data); d > fuzzFeedBound {
+				t.Fatalf("feeding %d bytes to a 200x60 terminal took %s (bound %s)", len(data), d, fuzzFeedBound)
+			}
+		}
 		tm := New(int(cols%200)+1, int(rows%60)+1, Options{
 			Scrollback: 50,
 			OnReply:    func([]byte) {},

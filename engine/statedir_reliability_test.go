@@ -78,6 +78,7 @@ func TestReliabilityAFolderOfSomeoneElsesIsRefusedAndLeftAsItWas(t *testing.T) {
 				if strings.HasSuffix(name, "/") {
 					require.NoError(t, os.MkdirAll(path, 0o700))
 				} else {
+					require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 					require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
 				}
 			}

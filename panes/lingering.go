@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"os"
+	"path/filepath"
 	"strconv"
 	"syscall"
 	"time"
@@ -17,8 +18,20 @@ import (
 
 // Lingering reports whether a process of the attempt is left after its
 // leader exited: a member of its process group, or a linked process (other
-// groups of its pty session, token carriers, their descendants).
+// groups of its pty session, token carriers, their descendants); in a
+// cgroup, any process in it; in a PID namespace, any process but its init.
 func (p *process) Lingering() bool {
+	if cg := p.cgroup(); cg != nil && cg.populated() {
+		return true
+	}
+	if p.nsInit() != nil {
+		select {
+		case <-p.leaderGone:
+			return false // the namespace died with its init
+		default:
+			return hasChildren(p.pid) // every process of the namespace descends from the init
+		}
+	}
 	p.mu.Lock()
 	gone := p.groupGone
 	if !gone {
@@ -108,6 +121,25 @@ func StopRunLeftovers(key, value string, grace time.Duration) (found, left []int
 		signal(syscall.SIGKILL)
 	}
 	return found, waitGone(goneLimit)
+}
+
+// hasChildren reports whether pid has a child.
+func hasChildren(pid int) bool {
+	files, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	for _, f := range files {
+		if b, err := os.ReadFile(f); err == nil && len(bytes.TrimSpace(b)) > 0 {
+			return true
+		}
+	}
+	if len(files) > 0 {
+		return false
+	}
+	for _, c := range listPIDs() {
+		if st, ok := readProcStat(c); ok && st.ppid == pid {
+			return true
+		}
+	}
+	return false
 }
 
 // environHas reports whether pid's initial environment holds the entry kv.

@@ -112,6 +112,11 @@ type process struct {
 	session bool
 	token   string
 	grace   time.Duration
+	held    *held       // how its processes are contained (contain_linux.go)
+	ref     *attemptRef // the attempt in the orphan registry (supervise_linux.go)
+	// leaderGone is closed once the leader is reaped. In a PID namespace
+	// the leader is the init, which may outlive the worker.
+	leaderGone chan struct{}
 
 	out *os.File // pty master or pipe read end; the reader's stream
 	log LogFile
@@ -273,13 +278,16 @@ func graceOf(l Launch) time.Duration {
 }
 
 // newProcess wraps a started leader. The caller then calls run.
-func newProcess(cmd *exec.Cmd, out *os.File, log LogFile, token string, grace time.Duration, session bool) *process {
+func newProcess(cmd *exec.Cmd, out *os.File, log LogFile, token string, grace time.Duration, session bool, h *held, ref *attemptRef) *process {
 	return &process{
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,
 		session:    session,
 		token:      token,
 		grace:      grace,
+		held:       h,
+		ref:        ref,
+		leaderGone: make(chan struct{}),
 		out:        out,
 		log:        log,
 		readerDone: make(chan struct{}),
@@ -438,20 +446,25 @@ func (p *process) toScreenWrite(b []byte) {
 	p.screenMu.Unlock()
 }
 
-// wait reaps the leader (its status comes from cmd.Wait, never from a
-// kill(pid, 0) probe, since a zombie looks alive), then waits for the end of
-// the output: up to the grace while descendants still hold it, then kills
-// them, and as a last resort closes the stream under the reader.
+// wait waits for the worker's end: the leader's, reaped here (its status
+// comes from cmd.Wait, never from a kill(pid, 0) probe, since a zombie
+// looks alive), or, in a PID namespace, the worker's as its init reports it
+// (the init is reaped when it ends, or by Close). Then it waits for the end
+// of the output: up to the grace while descendants still hold it, then
+// kills them, and as a last resort closes the stream under the reader.
 func (p *process) wait() {
-	waitExitNoReap(p.pid)
-	// The leader is a zombie now and its group id still ours: note who is
-	// in the group before the id can be reused.
-	p.scan(false)
-	p.mu.Lock()
-	_ = p.cmd.Wait() // the *ExitError carries nothing ProcessState lacks
-	p.reaped, p.groupGone = true, true
-	p.mu.Unlock()
-	p.exit = exitOf(p.cmd.ProcessState)
+	if ns := p.nsInit(); ns != nil {
+		go p.reapLeader()
+		if e, ok := <-ns.exit; ok {
+			p.exit = e
+		} else {
+			<-p.leaderGone // the init died before the worker's end was told
+			p.exit = exitOf(p.cmd.ProcessState)
+		}
+	} else {
+		p.reapLeader()
+		p.exit = exitOf(p.cmd.ProcessState)
+	}
 	close(p.exited)
 
 	if !p.waitReader(p.grace, true) {
@@ -473,7 +486,36 @@ func (p *process) wait() {
 	}
 	p.helpers.Wait()
 	p.scan(true) // reap what died with it
+	sup.settle(p.ref)
 	close(p.done)
+}
+
+// reapLeader reaps the leader once it exited.
+func (p *process) reapLeader() {
+	waitExitNoReap(p.pid)
+	// The leader is a zombie now and its group id still ours: note who is
+	// in the group before the id can be reused.
+	p.scan(false)
+	p.mu.Lock()
+	_ = p.cmd.Wait() // the *ExitError carries nothing ProcessState lacks
+	p.reaped, p.groupGone = true, true
+	p.mu.Unlock()
+	sup.reaped(p.cmd)
+	close(p.leaderGone)
+}
+
+func (p *process) nsInit() *nsInit {
+	if p.held == nil {
+		return nil
+	}
+	return p.held.ns
+}
+
+func (p *process) cgroup() *attemptCgroup {
+	if p.held == nil {
+		return nil
+	}
+	return p.held.cg
 }
 
 // waitReader reports whether the reader ended within d; with closable,
@@ -510,9 +552,14 @@ func exitOf(ps *os.ProcessState) Exit {
 	return Exit{Code: ps.ExitCode()}
 }
 
-// Containment is how the attempt's processes are held together: today
-// always "tracking" (process_linux.go says how and what escapes it).
-func (p *process) Containment() string { return "tracking" }
+// Containment is how the attempt's processes are held together: one of
+// the Contain* kinds (contain_linux.go).
+func (p *process) Containment() string {
+	if p.held == nil {
+		return ContainTracking
+	}
+	return p.held.kind
+}
 
 // Pid is the leader's pid, which is also its process group id.
 func (p *process) Pid() int { return p.pid }
@@ -548,6 +595,9 @@ func (p *process) Signal(sig syscall.Signal) error {
 	// Find the others first: once the group is killed, their parents die
 	// and the family tree that leads to them is gone.
 	others := p.linked()
+	if cg := p.cgroup(); cg != nil {
+		others = append(others, cg.procs()...)
+	}
 	if err := p.signalGroup(sig); err != nil {
 		errs = append(errs, err)
 	}
@@ -588,9 +638,24 @@ func (p *process) Close() error {
 		}
 		// Leftovers that did not hold the output (daemons that closed it).
 		_ = p.Signal(syscall.SIGKILL)
-		if left := p.waitGone(goneLimit); len(left) > 0 {
-			p.closeErr = fmt.Errorf("processes of attempt (group %d) still present after SIGKILL: %v", p.pid, left)
+		var errs []error
+		if cg := p.cgroup(); cg != nil {
+			// Whatever moved out of reach of the group and the scan is
+			// still in the cgroup.
+			if err := cg.remove(goneLimit); err != nil {
+				errs = append(errs, fmt.Errorf("remove the attempt's cgroup %s: %w", cg.dir, err))
+			}
 		}
+		if p.nsInit() != nil {
+			select { // SIGKILL to the init took its namespace with it
+			case <-p.leaderGone:
+			case <-time.After(goneLimit):
+			}
+		}
+		if left := p.waitGone(goneLimit); len(left) > 0 {
+			errs = append(errs, fmt.Errorf("processes of attempt (group %d) still present after SIGKILL: %v", p.pid, left))
+		}
+		p.closeErr = errors.Join(errs...)
 	})
 	return p.closeErr
 }

@@ -11,14 +11,14 @@
 // descendant of any of those. Once the leader is reaped its pid may be
 // reused (pid_max can be 32768), so group and session ids no longer count.
 //
-// What cannot be caught: a descendant that leaves the process group and the
-// pty session (setsid) AND replaces its environment (env -i, execve with a
-// fresh envp) AND whose parent died before any pass saw it (it is then an
-// orphan of rostra's with no trace of the attempt); if it also keeps the
-// output open, the reader's fd is closed under it after StopGrace, so the
-// attempt still ends, but that process lives on (and once dead, stays an
-// unreaped zombie of rostra's until rostra exits). Processes of another user
-// cannot be read in /proc unless rostra runs as root.
+// What these passes cannot catch: a descendant that leaves the process group
+// and the pty session (setsid) AND replaces its environment (env -i, execve
+// with a fresh envp) AND whose parent died before any pass saw it. It is
+// then an orphan of rostra's with no trace of the attempt: once Supervise
+// was called, the orphan registry (supervise_linux.go) stops it with the
+// attempts it may belong to, and a cgroup or PID namespace
+// (contain_linux.go) holds it anyway. Processes of another user cannot be
+// read in /proc unless rostra runs as root.
 package panes
 
 import (
@@ -36,6 +36,7 @@ import (
 
 type spawnRequest struct {
 	cmd  *exec.Cmd
+	ref  *attemptRef
 	errc chan error
 }
 
@@ -52,8 +53,10 @@ var (
 //
 // The first call also makes rostra a child subreaper, so that orphaned
 // descendants of an attempt are reparented to rostra (which reaps the ones
-// that belong to an attempt) instead of to an init that may not reap.
-func startLeader(cmd *exec.Cmd) error {
+// that belong to an attempt, and every one once Supervise was called)
+// instead of to an init that may not reap. ref becomes live with the start
+// (supervise_linux.go).
+func startLeader(cmd *exec.Cmd, ref *attemptRef) error {
 	spawnOnce.Do(func() {
 		// Best effort: without it orphans go to init, as usual.
 		_ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
@@ -61,7 +64,7 @@ func startLeader(cmd *exec.Cmd) error {
 		go spawnLoop(spawnReqs)
 	})
 	errc := make(chan error, 1)
-	spawnReqs <- spawnRequest{cmd: cmd, errc: errc}
+	spawnReqs <- spawnRequest{cmd: cmd, ref: ref, errc: errc}
 	return <-errc
 }
 
@@ -70,7 +73,7 @@ func startLeader(cmd *exec.Cmd) error {
 func spawnLoop(reqs <-chan spawnRequest) {
 	runtime.LockOSThread() // never unlocked, never returns
 	for r := range reqs {
-		r.errc <- r.cmd.Start()
+		r.errc <- sup.start(r.cmd, r.ref)
 	}
 }
 
@@ -198,6 +201,13 @@ func (p *process) scan(reap bool) found {
 		byID := !reaped && (st.pgrp == p.pid || (p.session && st.session == p.pid))
 		if byID || p.isMember(pid, st.start) {
 			in[pid] = true
+		}
+	}
+	if cg := p.cgroup(); cg != nil {
+		for _, pid := range cg.procs() {
+			if _, ok := stats[pid]; ok && pid != p.pid {
+				in[pid] = true
+			}
 		}
 	}
 	for pid, st := range stats {

@@ -112,7 +112,9 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		// dies; SIGKILL also covers a leader that ignores SIGHUP.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	if err := startLeader(cmd); err != nil {
+	ref := &attemptRef{grace: graceOf(l)}
+	cmd, h, err := startContained(cmd, ref)
+	if err != nil {
 		if ownLog {
 			_ = log.Close()
 		}
@@ -121,7 +123,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	_ = tty.Close() // the child has it; our copy would keep EIO from coming
 
 	p := &PTYProcess{
-		process:   newProcess(cmd, master, log, token, graceOf(l), true),
+		process:   newProcess(cmd, master, log, token, graceOf(l), true, h, ref),
 		master:    master,
 		replies:   make(chan []byte, replyQueue),
 		delivered: make(chan string, 1),

@@ -81,7 +81,9 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 		// needs the spawn thread). Its own children are not covered.
 		Pdeathsig: syscall.SIGKILL,
 	}
-	if err := startLeader(cmd); err != nil {
+	ref := &attemptRef{grace: graceOf(l)}
+	cmd, h, err := startContained(cmd, ref)
+	if err != nil {
 		return fail(startErr(err))
 	}
 	// The child has its ends; ours would keep EOF from coming.
@@ -90,7 +92,7 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 		_ = sr.Close()
 	}
 
-	p := &WrapperProcess{process: newProcess(cmd, r, log, token, graceOf(l), false)}
+	p := &WrapperProcess{process: newProcess(cmd, r, log, token, graceOf(l), false, h, ref)}
 	if opts.NewScreen != nil {
 		cols, rows := l.Cols, l.Rows
 		if cols <= 0 || rows <= 0 {

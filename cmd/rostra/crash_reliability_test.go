@@ -93,10 +93,15 @@ workers:
     prompt: "if [ {attempt} -ge 2 ]; then echo resumed-{worker}; exit 0; fi; exec sleep 30"
 `
 
-// TestReliabilityRostraSIGKILLedMidRunThenResumed is faults 14 and 16.
+// TestReliabilityRostraSIGKILLedMidRunThenResumed is faults 14 and 16, with
+// tracking only (what a machine without a writable cgroup or user
+// namespaces gets): each process ends the way the tracking fallback ends
+// it, which the test reads by reaping it. Contained, everything dies with
+// rostra at once (TestReliabilityNothingOutlivesRostra).
 func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 	// Not parallel: it reaps orphans as a subreaper, which an engine
 	// running beside it could reap first.
+	t.Setenv(containmentEnv, "tracking")
 	// Orphans of the killed rostra come to this process, so the test can
 	// see how each of them ended.
 	require.NoError(t, unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
@@ -536,9 +541,15 @@ func checkPrivate(t *testing.T, dir string) {
 // child has no Pdeathsig and no terminal to lose, so it outlives a
 // SIGKILLed rostra; --resume stops it (panes.StopRunLeftovers) before it
 // starts new attempts, so nothing of the dead run is left running.
+//
+// With tracking only (ROSTRA_CONTAINMENT=tracking, what a machine without
+// a writable cgroup or user namespaces gets), the grandchild outlives the
+// SIGKILLed rostra and the resume stops it; contained, it dies with rostra
+// (TestReliabilityNothingOutlivesRostra).
 func TestReliabilityWrapperGrandchildAfterRostraSIGKILL(t *testing.T) {
 	// Not parallel: it reaps orphans as a subreaper, which an engine
 	// running beside it could reap first.
+	t.Setenv(containmentEnv, "tracking")
 	require.NoError(t, unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 	ws := runWorkspace(t, `version: 1
 name: wgc

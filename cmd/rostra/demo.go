@@ -41,7 +41,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		// As `rostra run`: a server, attached to unless --detach.
 		code = runServed(file, runRef{ref: file, stateDir: plan.StateDir, name: plan.Name}, plan, false, detach, stdout, stderr)
 	default:
-		code = runHeadless(plan, false, stdout, stderr)
+		code = supervised(plan, stderr, func() int { return runHeadless(plan, false, stdout, stderr) })
 	}
 	fmt.Fprintf(stderr, "rostra demo: the demo workspace is %s\n", ws)
 	if st, err := engine.ReadTeamState(plan.StateDir); err == nil {

@@ -69,9 +69,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	case *detach:
 		return runServed(file, runRef{ref: ref, stateDir: plan.StateDir, name: plan.Name}, plan, *resume, true, stdout, stderr)
 	case *headless || !isTerminal(stdout):
-		return runHeadless(plan, *resume, stdout, stderr)
+		return supervised(plan, stderr, func() int { return runHeadless(plan, *resume, stdout, stderr) })
 	case *noServer:
-		return runUI(plan, *resume, stdout, stderr)
+		return supervised(plan, stderr, func() int { return runUI(plan, *resume, stdout, stderr) })
 	}
 	return runServed(file, runRef{ref: ref, stateDir: plan.StateDir, name: plan.Name}, plan, *resume, false, stdout, stderr)
 }
@@ -108,6 +108,34 @@ func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, 
 		return 0
 	}
 	return attach(run, stderr)
+}
+
+// containmentEnv chooses how attempts are contained: auto (the default),
+// cgroup, pid-namespace or tracking (README, Containment).
+const containmentEnv = "ROSTRA_CONTAINMENT"
+
+// supervised runs a run with rostra as the supervisor of every process its
+// attempts start (panes.Supervise): orphans reaped as they end and stopped
+// with their attempts, each attempt contained as the kernel allows, and
+// nothing left behind when run returns.
+func supervised(plan *engine.Plan, stderr io.Writer, run func() int) int {
+	mode := os.Getenv(containmentEnv)
+	if mode == "" {
+		mode = panes.ContainAuto
+	}
+	kind, why, err := panes.Supervise(mode)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra: %s: %v\n", containmentEnv, err)
+		return 2
+	}
+	if kind == panes.ContainTracking && why != "" {
+		fmt.Fprintf(stderr, "rostra: attempts are contained by tracking only (%s)\n", why)
+	}
+	code := run()
+	if err := panes.Shutdown(longestStopGrace(plan)); err != nil {
+		fmt.Fprintf(stderr, "rostra: %v\n", err)
+	}
+	return code
 }
 
 // startRun takes the state dir and starts the engine.

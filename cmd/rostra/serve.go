@@ -68,9 +68,14 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cols, rows := parseSize(*size)
+	return supervised(plan, stderr, func() int { return serve(plan, rest[0], *resume, cols, rows, stderr) })
+}
+
+// serve runs the server's engine and serves its UI until the run ends.
+func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stderr io.Writer) int {
 	act := tui.NewActivity()
 	sizes := tui.NewPaneSizes(plan, cols, rows)
-	eng, prep, code := startRun(plan, *resume, stderr, engine.Options{
+	eng, prep, code := startRun(plan, resume, stderr, engine.Options{
 		Surfaces: surfacesWith(nil, act.NewScreen),
 		PaneSize: sizes.Get,
 	})
@@ -99,7 +104,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	defer signal.Stop(sigs)
 
 	srv := server.New(server.Config{
-		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: rest[0], Log: logf,
+		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: runFile, Log: logf,
 		FPS:       uiFPS,
 		WrapModel: func(m *tui.Model) tea.Model { return withTestPanicKey(m) },
 	})

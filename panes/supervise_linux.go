@@ -1,0 +1,377 @@
+//go:build linux
+
+// supervise_linux.go makes rostra the supervisor of everything its attempts
+// start: a child subreaper that reaps every orphan handed to it as soon as
+// it ends, stops each orphan once the attempts it may belong to have
+// settled, and stops all of them before rostra exits (issue 9 item 7,
+// issue 10 item 5). Containment per attempt is in contain_linux.go.
+//
+// Data model: one supervisor per process, whose mutex is also held across
+// every fork of a leader. leaders are the children panes started (os/exec's
+// Wait reaps them; the reaper never does, so it cannot race Wait). Children
+// in rostra's own process group are rostra's too (the engine runs git
+// through os/exec, which leaves the group as it is; an attempt's processes
+// are always in groups of their own), and are left to their Wait as well.
+// Every other child is an orphan reparented to rostra; it belongs to
+// the attempts live when it was reparented (owners), and is stopped
+// (SIGTERM, SIGKILL after the attempt's stop_grace) when the last of them
+// settles. The live set only changes at a start or a settle, and each sweeps
+// the children first, so "live when first seen" is "live when reparented"
+// whenever the sweep came: a reparenting sends no signal, so besides
+// SIGCHLD a ticker sweeps once a second to stop a late orphan in time.
+package panes
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// attemptRef is an attempt as the orphan registry knows it: live from its
+// leader's fork to its settle.
+type attemptRef struct {
+	grace time.Duration // its stop_grace, given to the orphans it leaves
+}
+
+// orphan is a child of rostra's that rostra did not start.
+type orphan struct {
+	start    uint64 // with the pid, names the process (pid reuse)
+	owners   map[*attemptRef]bool
+	stopping bool
+}
+
+type supervisor struct {
+	mu       sync.Mutex
+	reaping  bool                 // Supervise was called: reap and stop orphans
+	leaders  map[int]*exec.Cmd    // started here, reaped by their Wait
+	live     map[*attemptRef]bool // attempts started and not settled
+	orphans  map[int]*orphan      // by pid
+	doomed   map[int]uint64       // descendants of stopped orphans: stop them when they come
+	contain  containment          // how new attempts are contained (contain_linux.go)
+	cgParent *cgroupParent        // when contain.kind is cgroup
+	loopDone chan struct{}
+}
+
+var sup = &supervisor{
+	leaders: map[int]*exec.Cmd{},
+	live:    map[*attemptRef]bool{},
+	orphans: map[int]*orphan{},
+	doomed:  map[int]uint64{},
+	contain: containment{kind: ContainTracking, why: "not supervised (panes.Supervise was not called)"},
+}
+
+// Supervise makes this process the supervisor of its attempts: a child
+// subreaper that reaps every orphan as soon as it ends and stops orphans
+// when their attempts settle, and it chooses how each attempt is contained
+// (mode: "auto" for the best the kernel allows, or one of the Contain*
+// kinds, which falls back down the chain when it cannot be had). It returns
+// the kind new attempts get and, when that is not the best, why. Call it
+// once, before the first attempt; from then on every child of the process
+// must be started through panes, since the reaper reaps any other child.
+func Supervise(mode string) (kind, why string, err error) {
+	c, err := chooseContainment(mode)
+	if err != nil {
+		return "", "", err
+	}
+	if err := unixPrctlSubreaper(); err != nil {
+		return "", "", err
+	}
+	sup.mu.Lock()
+	sup.contain = c.containment
+	sup.cgParent = c.cg
+	first := !sup.reaping
+	sup.reaping = true
+	if first {
+		sup.loopDone = make(chan struct{})
+		go orphanLoop(sup.loopDone)
+	}
+	sup.mu.Unlock()
+	return c.kind, c.why, nil
+}
+
+// OrphanLoopFunc names the goroutine Supervise keeps for the life of the
+// process, for goleak.IgnoreTopFunction in tests.
+const OrphanLoopFunc = "github.com/rostra-dev/rostra/panes.orphanLoop"
+
+// orphanLoop sweeps on every SIGCHLD (an orphan ended: reap it) and once a
+// second (an orphan was reparented: stop it if its attempts are over).
+func orphanLoop(done <-chan struct{}) {
+	chld := make(chan os.Signal, 1)
+	signal.Notify(chld, syscall.SIGCHLD)
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	for {
+		select {
+		case <-chld:
+		case <-tick.C:
+		case <-done:
+			return
+		}
+		sup.mu.Lock()
+		sup.sweepLocked()
+		sup.mu.Unlock()
+	}
+}
+
+// start forks cmd with the supervisor locked (leaders from the spawn thread), so
+// that the reaper cannot take the new child for an orphan before it is a
+// known leader, and ref becomes live only after the orphans of earlier
+// moments were sorted.
+func (s *supervisor) start(cmd *exec.Cmd, ref *attemptRef) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.sweepLocked()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	s.leaders[cmd.Process.Pid] = cmd
+	if ref != nil {
+		s.live[ref] = true
+	}
+	return nil
+}
+
+// reaped forgets a leader once its Wait has reaped it (and not a later
+// leader that was given the same pid).
+func (s *supervisor) reaped(cmd *exec.Cmd) {
+	s.mu.Lock()
+	if s.leaders[cmd.Process.Pid] == cmd {
+		delete(s.leaders, cmd.Process.Pid)
+	}
+	s.mu.Unlock()
+}
+
+// settle takes ref out of the live set: each orphan it was the last owner
+// of is stopped, with ref's grace.
+func (s *supervisor) settle(ref *attemptRef) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.reaping {
+		s.sweepLocked()
+	}
+	delete(s.live, ref)
+	for pid, o := range s.orphans {
+		if !o.owners[ref] {
+			continue
+		}
+		delete(o.owners, ref)
+		if len(o.owners) == 0 {
+			s.stopLocked(pid, o, ref.grace)
+		}
+	}
+}
+
+// sweepLocked reaps the orphans that ended and registers the new ones.
+func (s *supervisor) sweepLocked() {
+	if !s.reaping {
+		return
+	}
+	children := listChildren()
+	seen := make(map[int]bool, len(children))
+	group := syscall.Getpgrp()
+	for _, pid := range children {
+		seen[pid] = true
+		if s.leaders[pid] != nil {
+			continue
+		}
+		if st, ok := readProcStat(pid); ok && st.pgrp == group {
+			continue // started by rostra itself (not through panes): its Wait reaps it
+		}
+		var ws syscall.WaitStatus
+		if got, _ := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); got == pid {
+			delete(s.orphans, pid)
+			continue
+		}
+		if _, known := s.orphans[pid]; known {
+			continue
+		}
+		start := startTime(pid)
+		if start == 0 {
+			continue // gone meanwhile
+		}
+		o := &orphan{start: start, owners: make(map[*attemptRef]bool, len(s.live))}
+		for ref := range s.live {
+			o.owners[ref] = true
+		}
+		s.orphans[pid] = o
+		if d, ok := s.doomed[pid]; ok && d == start {
+			delete(s.doomed, pid)
+			o.owners = nil
+		}
+		if len(o.owners) == 0 {
+			// Its attempts settled before it was reparented (or it comes
+			// from an orphan being stopped).
+			s.stopLocked(pid, o, DefaultStopGrace)
+		}
+	}
+	for pid := range s.orphans {
+		if !seen[pid] {
+			delete(s.orphans, pid) // reaped by an attempt's own pass
+		}
+	}
+	for pid, start := range s.doomed {
+		if startTime(pid) != start {
+			delete(s.doomed, pid) // ended without coming to rostra
+		}
+	}
+}
+
+// stopLocked sends SIGTERM to an orphan and its descendants, and SIGKILL
+// to whatever of them is left after grace. Its descendants are marked so
+// that, reparented to rostra when it dies, they are stopped too rather than
+// given to the attempts live then.
+func (s *supervisor) stopLocked(pid int, o *orphan, grace time.Duration) {
+	if o.stopping {
+		return
+	}
+	o.stopping = true
+	tree := subtree(pid, o.start)
+	for p, start := range tree {
+		if p != pid {
+			s.doomed[p] = start
+		}
+	}
+	signalTree(tree, syscall.SIGTERM)
+	time.AfterFunc(grace, func() {
+		signalTree(subtree(pid, o.start), syscall.SIGKILL)
+		for p, start := range tree {
+			if st, ok := readProcStat(p); ok && st.start == start && !dead(st) {
+				_ = syscall.Kill(p, syscall.SIGKILL)
+			}
+		}
+	})
+}
+
+// Shutdown stops every orphan left (SIGTERM, SIGKILL to what is left after
+// grace), reaps them, and takes down the attempts' cgroups; call it once
+// every attempt is closed, just before the process exits. It returns an
+// error naming the processes still there after SIGKILL.
+func Shutdown(grace time.Duration) error {
+	sup.mu.Lock()
+	reaping := sup.reaping
+	cg := sup.cgParent
+	if reaping {
+		sup.sweepLocked()
+		for pid, o := range sup.orphans {
+			o.owners = nil
+			sup.stopLocked(pid, o, grace)
+		}
+	}
+	sup.mu.Unlock()
+	var errs []error
+	if reaping {
+		if left := waitOrphansGone(grace + goneLimit); len(left) > 0 {
+			errs = append(errs, errors.New("processes reparented to rostra still present after SIGKILL: "+pidList(left)))
+		}
+	}
+	if cg != nil {
+		errs = append(errs, cg.close())
+	}
+	return errors.Join(errs...)
+}
+
+// waitOrphansGone sweeps until rostra has no child but its leaders, for at
+// most d; it returns the orphans left.
+func waitOrphansGone(d time.Duration) []int {
+	deadline := time.Now().Add(d)
+	for {
+		sup.mu.Lock()
+		sup.sweepLocked()
+		var left []int
+		for pid, o := range sup.orphans {
+			if o.stopping || len(o.owners) == 0 {
+				left = append(left, pid)
+			}
+		}
+		sup.mu.Unlock()
+		if len(left) == 0 || !time.Now().Before(deadline) {
+			return left
+		}
+		time.Sleep(10 * time.Millisecond) // SIGCHLD wakes orphanLoop, not this wait
+	}
+}
+
+func pidList(pids []int) string {
+	s := make([]string, len(pids))
+	for i, p := range pids {
+		s[i] = strconv.Itoa(p)
+	}
+	return strings.Join(s, ", ")
+}
+
+// listChildren lists this process's children: /proc/self/task/*/children
+// (each thread's own), or, on a kernel built without it, every process
+// whose parent is this one.
+func listChildren() []int {
+	files, _ := filepath.Glob("/proc/self/task/*/children")
+	var out []int
+	readAny := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		readAny = true
+		for _, field := range strings.Fields(string(b)) {
+			if pid, err := strconv.Atoi(field); err == nil {
+				out = append(out, pid)
+			}
+		}
+	}
+	if readAny {
+		return out
+	}
+	self := os.Getpid()
+	for _, pid := range listPIDs() {
+		if st, ok := readProcStat(pid); ok && st.ppid == self {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// subtree is pid (if it is still the process that started at start) and
+// every live descendant of it, with their start times.
+func subtree(pid int, start uint64) map[int]uint64 {
+	st, ok := readProcStat(pid)
+	if !ok || st.start != start {
+		return nil
+	}
+	children := map[int][]int{}
+	stats := map[int]procStat{}
+	for _, p := range listPIDs() {
+		if s, ok := readProcStat(p); ok {
+			stats[p] = s
+			children[s.ppid] = append(children[s.ppid], p)
+		}
+	}
+	out := map[int]uint64{pid: start}
+	queue := []int{pid}
+	for len(queue) > 0 {
+		p := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, c := range children[p] {
+			if _, in := out[c]; !in {
+				out[c] = stats[c].start
+				queue = append(queue, c)
+			}
+		}
+	}
+	return out
+}
+
+// signalTree signals each process of tree that is still the same process.
+func signalTree(tree map[int]uint64, sig syscall.Signal) {
+	for pid, start := range tree {
+		if st, ok := readProcStat(pid); ok && st.start == start && !dead(st) {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}

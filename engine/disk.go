@@ -15,7 +15,10 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -36,6 +39,10 @@ type diskWriter struct {
 	// reports whether it did; its error stops the run like a failed write.
 	guard     func(lastState []byte) (bool, error)
 	lastState []byte
+	// freeReserve, when set, gives back the disk space rostra set aside at
+	// the start (reserve.go); it reports whether there was any. The first
+	// write that meets a full disk is retried after it.
+	freeReserve func() bool
 
 	mu       sync.Mutex
 	jobs     []*diskJob
@@ -46,10 +53,11 @@ type diskWriter struct {
 }
 
 func newDiskWriter(writeState func([]byte) error, stateErr func(error), guard func([]byte) (bool, error)) *diskWriter {
-	d := &diskWriter{writeState: writeState, stateErr: stateErr, guard: guard, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	go d.run()
-	return d
+	return &diskWriter{writeState: writeState, stateErr: stateErr, guard: guard, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
+
+// start runs the writer; set the optional fields before.
+func (d *diskWriter) start() { go d.run() }
 
 func (d *diskWriter) enqueue(j *diskJob) {
 	d.mu.Lock()
@@ -122,6 +130,20 @@ func (d *diskWriter) run() {
 			err := d.do(j)
 			if err != nil && d.runGuard() {
 				err = d.do(j) // the folder was made again under it
+			}
+			if errors.Is(err, syscall.ENOSPC) && d.freeReserve != nil && d.freeReserve() {
+				if d.do(j) == nil {
+					// Saved, but the disk is full: the run stops all the
+					// same, with the space for its last state.
+					full := fmt.Errorf("%w (the space rostra kept in reserve was freed to save the run's last state)", err)
+					d.mu.Lock()
+					if d.firstErr == nil {
+						d.firstErr = full
+					}
+					d.mu.Unlock()
+					d.stateErr(full)
+					err = nil
+				}
 			}
 			if err != nil {
 				d.mu.Lock()

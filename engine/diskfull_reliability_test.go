@@ -131,3 +131,127 @@ func TestReliabilityDiskFullOnEventsStopsTheRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, string(before), string(after), "the previous team-state.json is intact")
 }
+
+// tmpfsOf mounts a tmpfs of size on dir (made empty first).
+func tmpfsOf(t *testing.T, dir, size string) {
+	t.Helper()
+	require.NoError(t, os.RemoveAll(dir))
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	if err := unix.Mount("tmpfs", dir, "tmpfs", 0, "size="+size+",mode=0700"); err != nil {
+		t.Skipf("cannot mount a tmpfs here (%v): the disk-full tests need root", err)
+	}
+	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
+}
+
+// Issue 9 item 5: with room set aside at the start, a run stopped by a full
+// disk still leaves every row settled and the run interrupted, not
+// `running`.
+func TestReliabilityDiskFullLeavesSettledRows(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}))
+	tmpfsOf(t, filepath.Dir(plan.StateDir), "2m")
+	require.NoError(t, os.Mkdir(plan.StateDir, 0o700))
+	h := startHarness(t, plan)
+	opened := h.openedEach(h.pane, "a", "b")
+	h.sync()
+	_, err := os.Stat(filepath.Join(plan.StateDir, ReserveFile))
+	require.NoError(t, err, "the reserve is made at the start")
+
+	fillDisk(t, plan.StateDir)
+	fillEventsTail(t, plan.StateDir)
+	opened["a"].finish(1)
+	require.True(t, waitStopped(h.eng, 5*time.Second), "a full disk stops the run")
+	require.ErrorIs(t, h.eng.Err(), syscall.ENOSPC)
+	assert.Contains(t, h.eng.Err().Error(), "the space rostra kept in reserve was freed")
+
+	st, err := ReadTeamState(plan.StateDir)
+	require.NoError(t, err)
+	assert.Equal(t, RunInterrupted, st.Status, "not left running")
+	for _, d := range st.Dispatches {
+		assert.NotEqual(t, StatusRunning, d.Status, d.DispatchID)
+		assert.NotNil(t, d.EndedAt, d.DispatchID)
+	}
+	for _, w := range st.Workers {
+		assert.NotEqual(t, StatusRunning, w.Status, w.WorkerID)
+	}
+	events, err := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+	require.NoError(t, err)
+	assert.Equal(t, EventRunInterrupted, events[len(events)-1].Type, "the last events were saved too")
+}
+
+// When not even the reserve could save the last state, --resume reads the
+// outcome from events.jsonl instead of calling a finished attempt
+// interrupted and running it again.
+func TestReliabilityResumeTrustsEventsWhenTheStateLagged(t *testing.T) {
+	defer func(n int64) { reserveSize = n }(reserveSize)
+	reserveSize = 1 << 40 // no reserve: the last state cannot be written
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}))
+	tmpfsOf(t, filepath.Dir(plan.StateDir), "512k")
+	require.NoError(t, os.Mkdir(plan.StateDir, 0o700))
+	h := startHarness(t, plan)
+	opened := h.openedEach(h.pane, "a", "b")
+	h.sync()
+	_, err := os.Stat(filepath.Join(plan.StateDir, ReserveFile))
+	require.True(t, os.IsNotExist(err), "no room for the reserve")
+
+	fillDisk(t, plan.StateDir) // room for a few event lines, none for team-state.json
+	h.write("out/a/result.json", "{}")
+	opened["a"].finish(0)
+	require.True(t, waitStopped(h.eng, 5*time.Second))
+	h.shutdown()
+
+	st, err := ReadTeamState(plan.StateDir)
+	require.NoError(t, err)
+	require.Equal(t, RunRunning, st.Status, "the test needs a state that lags")
+	require.NoError(t, os.Remove(filepath.Join(plan.StateDir, "filler")))
+
+	prep, err := PrepareStateDir(plan, true, t0.Add(time.Hour))
+	require.NoError(t, err)
+	defer prep.Lock.Release()
+	rows := map[string]DispatchRow{}
+	for _, d := range prep.Resumed.Dispatches {
+		rows[d.DispatchID] = d
+	}
+	assert.Equal(t, StatusCompleted, rows["a#1"].Status, rows["a#1"].Reason)
+	assert.Contains(t, rows["a#1"].Reason, "on resume: a#1 settled completed from events.jsonl (team-state.json could not record it)")
+	assert.Equal(t, StatusCancelled, rows["b#1"].Status, "stopped with the run, as its event says")
+	assert.Equal(t, FailureCancelled, rows["b#1"].FailureClass)
+	workers := map[string]WorkerRow{}
+	for _, w := range prep.Resumed.Workers {
+		workers[w.WorkerID] = w
+	}
+	assert.Equal(t, StatusCompleted, workers["a"].Status, "a is not run again")
+	assert.Equal(t, StatusCancelled, workers["b"].Status)
+	assert.Len(t, prep.Reconciled, 2)
+	events, err := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+	require.NoError(t, err)
+	assert.Equal(t, EventStateReconciled, events[len(events)-1].Type, "the resume logs what it trusted")
+}
+
+// Without an event for it, an attempt whose completion files are all there
+// is completed from them; one with neither is interrupted.
+func TestResumeSettlesFromCompletionFilesWhenNoEventSurvived(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}))
+	require.NoError(t, os.MkdirAll(filepath.Join(plan.Workspace, "out", "a"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, "out", "a", "result.json"), []byte("{}"), 0o644))
+	st := TeamState{Version: 1, Run: "t", Status: RunRunning, Pid: 1 << 22, StartedAt: t0,
+		Workers: []WorkerRow{
+			{WorkerID: "a", Status: StatusRunning, Attempts: 1, ResultPath: "out/a/result.json"},
+			{WorkerID: "b", Status: StatusRunning, Attempts: 1, ResultPath: "out/b/result.json"},
+		},
+		Dispatches: []DispatchRow{
+			{DispatchID: "a#1", WorkerID: "a", Attempt: 1, Status: StatusRunning, StartedAt: t0},
+			{DispatchID: "b#1", WorkerID: "b", Attempt: 1, Status: StatusRunning, StartedAt: t0},
+		}}
+	require.NoError(t, WriteFileAtomic(filepath.Join(plan.StateDir, TeamStateFile), stateBytes(t, st), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(plan.StateDir, EventsFile), []byte(`{"type":"run-started"}`+"\n"), 0o600))
+	prep, err := PrepareStateDir(plan, true, t0.Add(time.Hour))
+	require.NoError(t, err)
+	defer prep.Lock.Release()
+	a, b := prep.Resumed.Dispatches[0], prep.Resumed.Dispatches[1]
+	assert.Equal(t, StatusCompleted, a.Status)
+	assert.Contains(t, a.Reason, "a#1 settled completed from its completion files")
+	assert.Equal(t, StatusCompleted, prep.Resumed.Workers[0].Status)
+	assert.Equal(t, StatusError, b.Status)
+	assert.Equal(t, FailureInterrupted, b.FailureClass)
+	assert.Equal(t, []string{"a#1 settled completed from its completion files (no outcome in events.jsonl or team-state.json)"}, prep.Reconciled)
+}

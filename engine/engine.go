@@ -267,7 +267,10 @@ func (e *Engine) Start() error {
 		log.Close()
 		return err
 	}
+	e.sfs.makeReserve()
 	e.disk = newDiskWriter(e.writeState, func(err error) { e.post(func() { e.failPersist(err) }) }, e.guardStateDir)
+	e.disk.freeReserve = e.sfs.freeReserve
+	e.disk.start()
 	e.publish()
 	go e.loop()
 	e.do(func() {
@@ -958,7 +961,7 @@ func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string, fina
 	if status == StatusCancelled {
 		typ = EventWorkerCancelled
 	}
-	e.emit(Event{Type: typ, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason})
+	e.emit(Event{Type: typ, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, FailureClass: class})
 	e.afterSettle(a, status, final)
 	e.maybeFinishShutdown()
 }
@@ -1045,7 +1048,7 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 		e.noteLostOutput(a)
 	}
 	e.writeSidecar(a, exit)
-	ev := Event{WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, ExitCode: d.ExitCode}
+	ev := Event{WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, FailureClass: class, ExitCode: d.ExitCode}
 	switch status {
 	case StatusCompleted:
 		ev.Type = EventWorkerCompleted
@@ -1309,6 +1312,7 @@ func (e *Engine) shutdown() error {
 	close(e.quit)
 	<-e.loopDone
 	e.disk.close()
+	e.sfs.freeReserve()
 	e.sfs.close()
 	if e.relock != nil {
 		e.relock.Release()

@@ -40,7 +40,7 @@ const (
 // a run and stay when it is archived (rostraRunName).
 func rostraName(name string) bool {
 	switch name {
-	case LockFile, MarkerFile, PreviousDir, ".gitignore":
+	case LockFile, MarkerFile, PreviousDir, GitignoreFile, ReserveFile:
 		return true
 	}
 	return rostraRunName(name)

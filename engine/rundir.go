@@ -70,6 +70,10 @@ type PreparedRun struct {
 	// Recovered, when not empty, says the run's state was read from
 	// team-state.json.prev because team-state.json did not parse; show it.
 	Recovered string
+	// Reconciled says, one line per attempt, which rows the resume settled
+	// from events.jsonl or completion files rather than calling them
+	// interrupted (reconcile.go); show them.
+	Reconciled []string
 	// DamagedKept is where the unparsable team-state.json was moved before
 	// the resumed run writes a new one ("" if none).
 	DamagedKept string
@@ -127,6 +131,7 @@ func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, erro
 			}
 			prep.DamagedKept = kept
 		}
+		prep.Reconciled = reconcileUnsettled(plan, st, now)
 		prep.Interrupted = markInterrupted(st, now) + recordUnsavedAttempts(plan, st, now)
 		prep.Resumed = st
 		return prep, nil

@@ -205,11 +205,14 @@ type Event struct {
 	To       SurfaceKind `json:"to,omitempty"`
 	Status   string      `json:"status,omitempty"`
 	Reason   string      `json:"reason,omitempty"`
-	ExitCode *int        `json:"exitCode,omitempty"`
-	Pid      int         `json:"pid,omitempty"`
-	Manual   bool        `json:"manual,omitempty"`
-	Delay    string      `json:"delay,omitempty"`    // worker-retry: the backoff waited
-	Delivery string      `json:"delivery,omitempty"` // worker-prompt-delivered: how
-	Commit   string      `json:"commit,omitempty"`   // worktree events: the commit
-	Branch   string      `json:"branch,omitempty"`   // worktree events: the branch
+	// FailureClass is the settled attempt's class (a worker-failed,
+	// -timeout or -cancelled event), as on its dispatch row.
+	FailureClass string `json:"failureClass,omitempty"`
+	ExitCode     *int   `json:"exitCode,omitempty"`
+	Pid          int    `json:"pid,omitempty"`
+	Manual       bool   `json:"manual,omitempty"`
+	Delay        string `json:"delay,omitempty"`    // worker-retry: the backoff waited
+	Delivery     string `json:"delivery,omitempty"` // worker-prompt-delivered: how
+	Commit       string `json:"commit,omitempty"`   // worktree events: the commit
+	Branch       string `json:"branch,omitempty"`   // worktree events: the branch
 }

@@ -332,7 +332,7 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 		// is an error carrying each surface's OS error, and rostra itself
 		// keeps going. Find the highest limit at which the pty fails.
 		var out string
-		for n := 20; n >= 9; n-- {
+		for n := 40; n >= 9; n-- {
 			require.NoError(t, os.RemoveAll(stateDir))
 			// Soft and hard limit both (the Go runtime raises the soft one
 			// to the hard one at start).

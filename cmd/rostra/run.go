@@ -151,6 +151,9 @@ func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Opti
 	if prep.Recovered != "" {
 		fmt.Fprintf(stderr, "rostra: note: %s\n", prep.Recovered)
 	}
+	for _, note := range prep.Reconciled {
+		fmt.Fprintf(stderr, "rostra: note: %s\n", note)
+	}
 	if prep.DamagedKept != "" {
 		fmt.Fprintf(stderr, "rostra: the damaged state file was kept as %s\n", prep.DamagedKept)
 	}

@@ -1,0 +1,100 @@
+// reconcile.go is what `rostra run --resume` believes when team-state.json
+// lags behind the run (issue 9, disk full): a rostra that could not write
+// its last state (or died before the batch was saved) left attempts
+// `running` whose outcome it had already decided. Before those rows are
+// called interrupted, the other records are read, most trusted first:
+//
+//  1. events.jsonl: a worker-completed, -failed, -timeout or -cancelled
+//     line for the attempt is its outcome, exactly as the engine decided it
+//     (status, reason, failure class, exit code, time);
+//  2. the attempt's completion files: when none of its events survived but
+//     its result and paths are in the workspace, the attempt is completed,
+//     as settlement would have found it.
+//
+// Each row settled this way says which record it came from, and the notes
+// are returned for the resume to print and log (state-reconciled).
+package engine
+
+import (
+	"fmt"
+	"path/filepath"
+	"time"
+)
+
+// EventStateReconciled is appended when a resume settled rows from
+// events.jsonl or completion files.
+const EventStateReconciled = "state-reconciled"
+
+// reconcileUnsettled settles st's `running` dispatch rows from events.jsonl
+// and the completion files, and returns one note per row it settled.
+func reconcileUnsettled(plan *Plan, st *TeamState, now time.Time) []string {
+	// A corrupt line stops the reading there; what came before still counts.
+	events, _ := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+	settledBy := map[string]Event{}
+	for _, ev := range events {
+		switch ev.Type {
+		case EventWorkerCompleted, EventWorkerFailed, EventWorkerTimeout, EventWorkerCancelled:
+			settledBy[DispatchID(ev.WorkerID, ev.Attempt)] = ev
+		}
+	}
+	specs := map[string]*WorkerSpec{}
+	for i := range plan.Workers {
+		specs[plan.Workers[i].ID] = &plan.Workers[i]
+	}
+	var notes []string
+	for i := range st.Dispatches {
+		d := &st.Dispatches[i]
+		if d.Status != StatusRunning {
+			continue
+		}
+		var note string
+		if ev, ok := settledBy[d.DispatchID]; ok {
+			d.Status, d.Reason, d.FailureClass = ev.Status, ev.Reason, ev.FailureClass
+			if ev.ExitCode != nil {
+				d.ExitCode = ev.ExitCode
+			}
+			ended := ev.TS
+			d.EndedAt = &ended
+			note = fmt.Sprintf("%s settled %s from %s (%s could not record it)", d.DispatchID, ev.Status, EventsFile, TeamStateFile)
+		} else if spec := specs[d.WorkerID]; spec != nil {
+			ap, err := plan.Expand(spec, d.Attempt)
+			if err != nil || !ap.ExpectsFiles() || !CheckCompletion(plan.Workspace, &ap).Satisfied {
+				continue
+			}
+			ended := now.UTC()
+			d.Status, d.Reason, d.FailureClass, d.EndedAt = StatusCompleted, "", "", &ended
+			note = fmt.Sprintf("%s settled completed from its completion files (no outcome in %s or %s)", d.DispatchID, EventsFile, TeamStateFile)
+		} else {
+			continue
+		}
+		d.Reason = joinReason(d.Reason, "on resume: "+note)
+		notes = append(notes, note)
+		// The roster row follows its worker's last attempt.
+		for j := range st.Workers {
+			w := &st.Workers[j]
+			if w.WorkerID == d.WorkerID && w.Attempts == d.Attempt {
+				w.Status, w.Reason = d.Status, d.Reason
+				if d.Status == StatusCompleted {
+					rosterRow := AttemptPlan{Result: w.ResultPath}
+					if spec := specs[d.WorkerID]; spec != nil {
+						if first, err := plan.Expand(spec, 1); err == nil {
+							rosterRow.Aliases = first.Aliases
+						}
+					}
+					if err := ResultPresent(plan.Workspace, &rosterRow); err != nil {
+						w.Status, w.Reason = StatusError, "roster not updated: "+err.Error()
+					}
+				}
+			}
+		}
+	}
+	if len(notes) > 0 {
+		if log, err := OpenEventLog(filepath.Join(plan.StateDir, EventsFile)); err == nil {
+			for _, n := range notes {
+				_ = log.Append(Event{TS: now.UTC(), Type: EventStateReconciled, Reason: n})
+			}
+			_ = log.Close()
+		}
+	}
+	return notes
+}

@@ -328,9 +328,13 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 
 	t.Run("RLIMIT_NOFILE", func(t *testing.T) {
 		// The wrapper needs one fd more than the pty (its /dev/null stdin),
-		// so a limit that stops the pty stops the wrapper too: the attempt
-		// is an error carrying each surface's OS error, and rostra itself
-		// keeps going. Find the highest limit at which the pty fails.
+		// so a limit that stops the pane usually stops the wrapper too: the
+		// attempt is an error carrying each surface's OS error, and rostra
+		// itself keeps going. Find the highest limit at which the pane
+		// fails. Which call meets the limit first (the pty, or the exec
+		// after it) and whether the wrapper then gets its one more vary with
+		// what rostra's other goroutines hold at that moment (a state
+		// write), so any of them is the pane's failure.
 		var out string
 		for n := 40; n >= 9; n-- {
 			require.NoError(t, os.RemoveAll(stateDir))
@@ -339,27 +343,22 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 			cmd := exec.Command("sh", "-c", fmt.Sprintf(`ulimit -n %d && exec "$0" run --headless`, n), rostraBin)
 			cmd.Dir = ws
 			b, _ := cmd.CombinedOutput()
-			if strings.Contains(string(b), "pane: open pty: ") {
+			if regexp.MustCompile(`pane: [^;)]*too many open files`).Match(b) {
 				out = string(b)
 				t.Logf("RLIMIT_NOFILE=%d: %s", n, out)
 				break
 			}
 		}
-		require.NotEmpty(t, out, "no limit made the pty fail")
+		require.NotEmpty(t, out, "no limit made the pane fail")
 		st, err := engine.ReadTeamState(stateDir)
 		require.NoError(t, err)
 		assert.Equal(t, engine.RunFinished, st.Status)
 		d := st.Dispatches[0]
-		// Attempts are opened while the engine's other goroutines may hold a
-		// descriptor for a moment (a state write), so at the limit that stops
-		// the pty the wrapper may or may not get its one more: either it
-		// degrades, or the attempt fails with both OS errors.
 		if d.Surface == engine.SurfaceWrapper {
-			assert.Regexp(t, `DEGRADED plain: pane -> wrapper \(open pty: [^)]*too many open files\)`, out)
+			assert.Regexp(t, `DEGRADED plain: pane -> wrapper \([^)]*too many open files\)`, out)
 			assert.Contains(t, d.DegradedReason, "too many open files")
 		} else {
-			assert.Regexp(t, `failed: no surface could open: pane: open pty: [^;]*: too many open files; wrapper: [^\n]*too many open files`, out)
-			assert.Contains(t, d.Reason, "pane: open pty: ")
+			assert.Regexp(t, `failed: no surface could open: pane: [^;]*too many open files; wrapper: [^\n]*too many open files`, out)
 			assert.Contains(t, d.Reason, "too many open files")
 		}
 	})

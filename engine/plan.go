@@ -50,6 +50,10 @@ const (
 	RetryFromLast = "last" // the tree the last attempt left
 )
 
+// Themes are the values of the run file's ui.theme, the default first:
+// auto follows the outer terminal's background (ROSTRA_THEME overrides).
+var Themes = []string{"auto", "dark", "light"}
+
 // Placeholders are the names a template may use between braces (SPEC §2).
 var Placeholders = []string{
 	"run", "worker", "role", "attempt", "prompt", "prompt_file",
@@ -69,6 +73,7 @@ type Plan struct {
 	StateDir       string // absolute
 	PanesMax       int
 	AttentionAfter time.Duration
+	Theme          string // ui.theme: one of Themes
 	Providers      map[string]Provider
 	Workers        []WorkerSpec
 }

@@ -64,8 +64,9 @@ func Load(path string) (*Plan, error) {
 var (
 	namePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 
-	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "providers", "defaults", "workers"}
+	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "providers", "defaults", "workers"}
 	panesKeys    = []string{"max"}
+	uiKeys       = []string{"theme"}
 	providerKeys = []string{"command", "no_result_exit_code", "delivery"}
 	defaultsKeys = []string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"}
 	workerKeys   = []string{
@@ -197,7 +198,7 @@ func (l *loader) run(root val) *Plan {
 	if !ok {
 		return nil
 	}
-	p := &Plan{RunFile: l.runFile, PanesMax: DefaultPanesMax, AttentionAfter: DefaultAttentionAfter}
+	p := &Plan{RunFile: l.runFile, PanesMax: DefaultPanesMax, AttentionAfter: DefaultAttentionAfter, Theme: Themes[0]}
 
 	if v, ok := top["version"]; !ok {
 		l.add(root.at, "", "version is missing; add version: 1")
@@ -228,6 +229,14 @@ func (l *loader) run(root val) *Plan {
 			l.addAt(v, "must be 0 or more (0 runs every worker on its next surface), got %d", n)
 		} else {
 			p.PanesMax = n
+		}
+	}
+
+	if s, v, ok := l.optStr(l.optFields(top, "ui", uiKeys), "theme"); ok {
+		if !slices.Contains(Themes, s) {
+			l.addAt(v, "unknown theme %q; use one of: %s", s, strings.Join(Themes, ", "))
+		} else {
+			p.Theme = s
 		}
 	}
 

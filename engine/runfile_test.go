@@ -80,6 +80,7 @@ workers:
 		StateDir:       filepath.Join(dir, ".rostra", "demo"),
 		PanesMax:       8,
 		AttentionAfter: 30 * time.Second,
+		Theme:          "auto",
 		Providers:      map[string]Provider{},
 		Workers: []WorkerSpec{{
 			ID:          "only",
@@ -303,6 +304,15 @@ workers:
 func TestLoadPanesMaxZeroIsAllowed(t *testing.T) {
 	p, _ := loadOK(t, "version: 1\nname: z\npanes: {max: 0}\nworkers: [{id: a, command: [x]}]\n")
 	assert.Equal(t, 0, p.PanesMax)
+}
+
+func TestLoadUITheme(t *testing.T) {
+	for _, theme := range Themes {
+		p, _ := loadOK(t, "version: 1\nname: z\nui: {theme: "+theme+"}\nworkers: [{id: a, command: [x]}]\n")
+		assert.Equal(t, theme, p.Theme)
+	}
+	p, _ := loadOK(t, "version: 1\nname: z\nui: {}\nworkers: [{id: a, command: [x]}]\n")
+	assert.Equal(t, "auto", p.Theme, "an empty ui mapping keeps the default")
 }
 
 func TestLoadWorkspaceAndStateDir(t *testing.T) {

@@ -98,7 +98,7 @@ func BenchmarkViewLipglossFrames(b *testing.B) {
 			if v.idx == m.focus {
 				st = st.Border(lipgloss.ThickBorder()).Bold(true)
 			}
-			row = append(row, st.Render(strings.Join(p.window(p.term, v.r.w-2, v.r.h-2), "\n")))
+			row = append(row, st.Render(strings.Join(p.window(p.term, v.r.w-2, v.r.h-2, m.th), "\n")))
 		}
 		rows = append(rows, lipgloss.JoinHorizontal(lipgloss.Top, row...), m.statusBar())
 		if len(lipgloss.JoinVertical(lipgloss.Left, rows...)) == 0 {

@@ -38,21 +38,14 @@ const helpNotes = "⚑ marks a pane whose child rang the bell, has been quiet fo
 	"retries. DEGRADED says why a worker did not get its planned surface. " +
 	"rostra takes the mouse: hold Shift while dragging to select text."
 
-// The boxes' looks.
-var (
-	boxStyle   = lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).BorderForeground(lipgloss.Cyan).Padding(0, 1)
-	titleStyle = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan)
-	footStyle  = lipgloss.NewStyle().Faint(true)
-)
-
 // box draws a bordered box w cells wide around body, titled, with a footer.
-func box(title, body string, w int, footer string) []string {
-	iw := max(1, w-boxStyle.GetHorizontalFrameSize())
-	content := titleStyle.Render(fitText(title, iw)) + "\n" + body
+func box(th *theme, title, body string, w int, footer string) []string {
+	iw := max(1, w-th.box.GetHorizontalFrameSize())
+	content := th.boxTitle.Render(fitText(title, iw)) + "\n" + body
 	if footer != "" {
-		content += "\n" + footStyle.Render(fitText(footer, iw))
+		content += "\n" + th.boxFoot.Render(fitText(footer, iw))
 	}
-	return strings.Split(boxStyle.Width(w).Render(content), "\n")
+	return strings.Split(th.box.Width(w).Render(content), "\n")
 }
 
 // confirmKeys are the keys of the open dialog.
@@ -72,14 +65,14 @@ func (m *Model) overlayBox() []string {
 		c := m.confirm
 		w := min(m.width-2, 84)
 		if c.drawn == nil || c.drawnW != w {
-			iw := w - boxStyle.GetHorizontalFrameSize()
+			iw := w - m.th.box.GetHorizontalFrameSize()
 			lines := make([]string, 0, len(c.lines)+2)
 			lines = append(lines, "")
 			for _, l := range c.lines {
 				lines = append(lines, fitText(l, iw))
 			}
 			lines = append(lines, "")
-			c.drawn, c.drawnW = box(c.title, strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
+			c.drawn, c.drawnW = box(m.th, c.title, strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
 		}
 		return c.drawn
 	case m.overlay == overlayNone:
@@ -88,9 +81,9 @@ func (m *Model) overlayBox() []string {
 	if m.panelBox == nil {
 		switch m.overlay {
 		case overlayHelp:
-			m.panelBox = box("rostra keys", m.panel.View(), m.panelWidth(), m.panelFooter("help"))
+			m.panelBox = box(m.th, "rostra keys", m.panel.View(), m.panelWidth(), m.panelFooter("help"))
 		case overlayEvents:
-			m.panelBox = box("event log", m.panel.View(), m.panelWidth(), m.panelFooter("events"))
+			m.panelBox = box(m.th, "event log", m.panel.View(), m.panelWidth(), m.panelFooter("events"))
 		}
 	}
 	return m.panelBox
@@ -144,13 +137,13 @@ func (m *Model) fillPanel(fresh bool) {
 	if m.overlay == overlayNone || m.width <= 0 {
 		return
 	}
-	iw := m.panelWidth() - boxStyle.GetHorizontalFrameSize()
+	iw := m.panelWidth() - m.th.box.GetHorizontalFrameSize()
 	// The box's border, title and footer take 4 rows; the status bar one.
 	room := max(1, m.height-1-2-4)
 	m.panel.SetWidth(iw)
 	switch m.overlay {
 	case overlayHelp:
-		lines := strings.Split(helpText(m.keys, iw), "\n")
+		lines := strings.Split(helpText(m.keys, m.th, iw), "\n")
 		m.panel.SetHeight(min(room, len(lines)))
 		m.panel.SetContentLines(lines)
 		if fresh {
@@ -184,7 +177,7 @@ func newPanel() viewport.Model {
 
 // helpText is every section of the key map as bubbles help draws it, in as
 // many columns as fit in w cells, then the notes.
-func helpText(km keyMap, w int) string {
+func helpText(km keyMap, th *theme, w int) string {
 	// One width for every section's key column, so the columns line up.
 	kw := 0
 	for _, s := range km.sections() {
@@ -193,7 +186,7 @@ func helpText(km keyMap, w int) string {
 		}
 	}
 	h := help.New()
-	h.Styles.FullKey = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan).Width(kw)
+	h.Styles.FullKey = th.helpKey.Width(kw)
 	h.Styles.FullDesc = lipgloss.NewStyle()
 	var blocks []string
 	for _, s := range km.sections() {
@@ -201,7 +194,7 @@ func helpText(km keyMap, w int) string {
 		for i, a := range s.acts {
 			bs[i] = a.Binding
 		}
-		blocks = append(blocks, titleStyle.Render(s.title)+"\n"+h.FullHelpView([][]key.Binding{bs}))
+		blocks = append(blocks, th.boxTitle.Render(s.title)+"\n"+h.FullHelpView([][]key.Binding{bs}))
 	}
 	const gap = "   "
 	body := lipgloss.JoinVertical(lipgloss.Left, spaced(blocks)...)

@@ -15,7 +15,6 @@ import (
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -202,17 +201,12 @@ func (m *Model) runSearch() tea.Cmd {
 	return nil
 }
 
-// newSearchInput is the prompt / opens in the status bar. Its cursor does
-// not blink (a blink is a redraw twice a second), and Ctrl-V does not read
-// the system clipboard: a terminal's paste arrives as a paste.
+// newSearchInput is the prompt / opens in the status bar (the theme
+// styles it). Ctrl-V does not read the system clipboard: a terminal's
+// paste arrives as a paste.
 func newSearchInput() textinput.Model {
 	ti := textinput.New()
 	ti.Prompt = "/"
-	st := textinput.DefaultDarkStyles()
-	st.Focused.Prompt = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Cyan)
-	st.Focused.Text = lipgloss.NewStyle()
-	st.Cursor.Blink = false
-	ti.SetStyles(st)
 	ti.KeyMap.Paste.SetEnabled(false)
 	ti.KeyMap.AcceptSuggestion.SetEnabled(false)
 	ti.KeyMap.NextSuggestion.SetEnabled(false)

@@ -40,7 +40,7 @@ func TestKeyMapBindsEachKeyOncePerMode(t *testing.T) {
 func TestHelpListsEveryKey(t *testing.T) {
 	km := defaultKeyMap()
 	for _, w := range []int{60, 116, 200} {
-		text := ansi.Strip(helpText(km, w))
+		text := ansi.Strip(helpText(km, newTheme(ThemeDark), w))
 		for _, s := range km.sections() {
 			assert.Contains(t, text, s.title)
 			for _, a := range s.acts {

@@ -14,6 +14,7 @@
 package tui
 
 import (
+	"image/color"
 	"time"
 
 	"charm.land/bubbles/v2/textinput"
@@ -34,6 +35,8 @@ type Options struct {
 	// Attached marks a UI a rostra server draws for an attached client:
 	// d detaches, and q offers to stop the run or to detach (attach.go).
 	Attached bool
+	Theme    string // auto (the default), dark or light (theme.go)
+	NoColor  bool   // draw rostra's parts without colour (NO_COLOR)
 }
 
 type inputMode int
@@ -80,6 +83,8 @@ type Model struct {
 	zoom          bool
 	page          int
 
+	th          *theme
+	background  color.Color // the outer terminal's background, once it answers
 	keys        keyMap
 	paneHints   paneHints // the keys a pane's border names, from keys
 	mode        inputMode
@@ -143,6 +148,7 @@ func New(eng Engine, opts Options) *Model {
 		m.wake, m.unlisten = opts.Activity.listen()
 	}
 	m.paneHints = m.keys.paneHints()
+	m.setTheme(themeName(opts.Theme, opts.NoColor, false, true))
 	for i := range m.plan.Workers {
 		p := newPane(&m.plan.Workers[i])
 		m.panes = append(m.panes, p)
@@ -156,10 +162,12 @@ func New(eng Engine, opts Options) *Model {
 // still ran: rostra exits 130.
 func (m *Model) Interrupted() bool { return m.interrupted }
 
-// Init starts the event reader and the output watcher; the clock is armed
-// by Update only while something on screen changes with time.
+// Init starts the event reader and the output watcher, and asks the outer
+// terminal for its background colour (the auto theme, and the colours
+// children ask for); the clock is armed by Update only while something on
+// screen changes with time.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.nextEvent(), m.waitWake())
+	return tea.Batch(m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor)
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -270,6 +278,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			m.opts.Sizes.claim(m)
 		}
 		return m.layoutChanged()
+	case tea.BackgroundColorMsg:
+		m.background = msg.Color
+		m.setTheme(themeName(m.opts.Theme, m.opts.NoColor, true, msg.IsDark()))
+		return nil
 	case tea.KeyPressMsg:
 		return tea.Batch(m.claimSizes(), m.onKey(msg))
 	case tea.PasteMsg:

@@ -60,6 +60,7 @@ type bodyCache struct {
 	gen        uint64
 	top, match int
 	w, h       int
+	th         *theme
 	lines      []string
 }
 
@@ -195,6 +196,7 @@ type frameCtx struct {
 	now     time.Time
 	attn    string
 	hints   *paneHints
+	th      *theme
 }
 
 // frame draws the pane into r: exactly r.h lines of exactly r.w cells.
@@ -205,11 +207,10 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	if p.view != 0 && d != nil {
 		status = d.Status
 	}
-	colour := statusColour(status)
+	colour := c.th.frameColour(status, c.focused)
 	b := thinBorder
 	if c.focused {
 		b = heavyBorder
-		colour = sgrFocus + ";" + colour
 	}
 	iw, ih := max(0, r.w-2), max(0, r.h-2)
 
@@ -222,7 +223,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	attn = fitText(attn, room)
 	title := p.title(d, status, c.now, room-ansi.StringWidth(attn))
 	used := 1 + ansi.StringWidth(attn) + ansi.StringWidth(title)
-	top := paint(colour, b.tl+b.h) + paint(sgrAttn, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
+	top := paint(colour, b.tl+b.h) + paint(c.th.attn, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
 	if r.w < 2 {
 		top = fit(top, r.w)
 	}
@@ -321,14 +322,14 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 		return nil
 	}
 	var tail []string
-	head := noticesFor(d, w)
+	head := noticesFor(d, w, c.th)
 	head = head[:min(len(head), max(0, h-1))]
 	if p.view != 0 && d != nil {
 		msg := "attempt " + strconv.Itoa(d.Attempt) + " " + d.Status
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
-		tail = append(tail, paint(sgrDim, fit(fitText(msg, w), w)))
+		tail = append(tail, paint(c.th.dim, fit(fitText(msg, w), w)))
 	}
 	room := max(0, h-len(head)-len(tail))
 	lines := make([]string, 0, h)
@@ -336,7 +337,7 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 	t := p.viewTerm()
 	switch {
 	case t != nil:
-		lines = append(lines, p.window(t, w, room)...)
+		lines = append(lines, p.window(t, w, room, c.th)...)
 	default:
 		msg := p.placeholder(d)
 		var ls []string
@@ -360,11 +361,12 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 }
 
 // notices are the lines above the current attempt's emulator.
-func (p *pane) notices(w int) []string { return noticesFor(p.cur(), w) }
+func (p *pane) notices(w int) []string { return noticesFor(p.cur(), w, nil) }
 
 // noticesFor is the DEGRADED line of attempt d (at most two lines, so a
 // long reason never hides the screen), shown at all times.
-func noticesFor(d *engine.DispatchRow, w int) []string {
+// A nil theme gives the lines unpainted (when only their number matters).
+func noticesFor(d *engine.DispatchRow, w int, th *theme) []string {
 	if d == nil || d.DegradedFrom == "" {
 		return nil
 	}
@@ -379,7 +381,11 @@ func noticesFor(d *engine.DispatchRow, w int) []string {
 		lines[1] = fitText(lines[1]+"…", w)
 	}
 	for _, l := range lines {
-		out = append(out, paint(sgrWarn, fit(l, w)))
+		l = fit(l, w)
+		if th != nil {
+			l = paint(th.warn, l)
+		}
+		out = append(out, l)
 	}
 	return out
 }
@@ -409,13 +415,13 @@ func (p *pane) placeholder(d *engine.DispatchRow) string {
 }
 
 // window renders the emulator lines the pane shows, cached by generation.
-func (p *pane) window(t *vt.Terminal, w, h int) []string {
+func (p *pane) window(t *vt.Terminal, w, h int, th *theme) []string {
 	if h <= 0 {
 		return nil
 	}
 	gen := t.Generation()
 	cc := &p.cache
-	if cc.term == t && cc.gen == gen && cc.top == p.top && cc.match == p.match && cc.w == w && cc.h == h && cc.lines != nil {
+	if cc.term == t && cc.gen == gen && cc.top == p.top && cc.match == p.match && cc.w == w && cc.h == h && cc.th == th && cc.lines != nil {
 		return cc.lines
 	}
 	top := p.top
@@ -450,7 +456,7 @@ func (p *pane) window(t *vt.Terminal, w, h int) []string {
 		case j >= len(src):
 			lines = append(lines, blank)
 		case plain != nil && absTop+j == p.match:
-			lines = append(lines, paint(sgrMatch, fit(plain[j], w)))
+			lines = append(lines, paint(th.matchCur, fit(plain[j], w)))
 		default:
 			l := src[j]
 			if tcols != w { // Window gives exactly tcols cells
@@ -459,7 +465,7 @@ func (p *pane) window(t *vt.Terminal, w, h int) []string {
 			lines = append(lines, l)
 		}
 	}
-	*cc = bodyCache{term: t, gen: gen, top: p.top, match: p.match, w: w, h: h, lines: lines}
+	*cc = bodyCache{term: t, gen: gen, top: p.top, match: p.match, w: w, h: h, th: th, lines: lines}
 	return lines
 }
 

@@ -1,6 +1,7 @@
-// style.go holds the few colours and glyphs the panes and the status bar
-// are painted with, as raw SGR, so a frame is built by plain concatenation.
-// bubbletea downsamples them to what the terminal supports.
+// style.go holds how the panes and the status bar are painted: raw SGR
+// (the colours are the theme's, theme.go), so a frame is built by plain
+// concatenation, and the glyphs. bubbletea downsamples the colours to what
+// the terminal supports.
 //
 // Why the pane frames and the row composition are drawn by hand and not
 // with lipgloss (which draws the dialogs and panels, built only while
@@ -15,40 +16,14 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 )
 
-const (
-	sgrReset  = "\x1b[m"
-	sgrWarn   = "1;33" // DEGRADED, confirmations
-	sgrAttn   = "1;30;43"
-	sgrDim    = "2"
-	sgrFocus  = "1"
-	sgrMatch  = "7"
-	sgrBarKey = "1;36"
-)
+const sgrReset = "\x1b[m"
 
+// paint wraps s in the SGR parameters sgr; no parameters, no escape.
 func paint(sgr, s string) string {
-	if s == "" {
-		return ""
+	if s == "" || sgr == "" {
+		return s
 	}
 	return "\x1b[" + sgr + "m" + s + sgrReset
-}
-
-// statusColour colours a pane's frame and title by its worker's status.
-func statusColour(status string) string {
-	switch status {
-	case engine.StatusRunning:
-		return "36"
-	case engine.StatusCompleted:
-		return "32"
-	case engine.StatusError:
-		return "31"
-	case engine.StatusTimeout:
-		return "35"
-	case engine.StatusRetrying:
-		return "33"
-	case engine.StatusCancelled:
-		return "90"
-	}
-	return "37"
 }
 
 // statusGlyph marks a status in the status bar's counts.

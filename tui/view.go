@@ -62,6 +62,7 @@ func (m *Model) Render() string {
 			now:     now,
 			attn:    p.attention(now, m.plan.AttentionAfter),
 			hints:   &m.paneHints,
+			th:      m.th,
 		})
 	}
 	// Panes of one grid row share their y and height: draw row by row.
@@ -146,8 +147,8 @@ func (m *Model) statusBar() string {
 	for _, s := range statusOrder {
 		if counts[s] > 0 {
 			n := strconv.Itoa(counts[s])
-			long = append(long, paint(statusColour(s), statusGlyph(s)+" "+n+" "+s))
-			short = append(short, paint(statusColour(s), statusGlyph(s)+n))
+			long = append(long, paint(m.th.statusColour(s), statusGlyph(s)+" "+n+" "+s))
+			short = append(short, paint(m.th.statusColour(s), statusGlyph(s)+n))
 		}
 	}
 	now := m.opts.Now()
@@ -159,47 +160,47 @@ func (m *Model) statusBar() string {
 	}
 	var extra, extraShort string
 	if attn > 0 {
-		extra += "  " + paint(sgrAttn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(sgrDim, " "+keyOf(m.keys.allNormal(), "attention")+" jumps")
-		extraShort += " " + paint(sgrAttn, "⚑"+strconv.Itoa(attn))
+		extra += "  " + paint(m.th.attn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(m.th.dim, " "+keyOf(m.keys.allNormal(), "attention")+" jumps")
+		extraShort += " " + paint(m.th.attn, "⚑"+strconv.Itoa(attn))
 	}
 	if n := m.pages(); n > 1 && !m.zoom {
 		pg := "page " + strconv.Itoa(m.page+1) + "/" + strconv.Itoa(n)
-		extra += "  " + paint(sgrBarKey, pg) + paint(sgrDim, " "+keyOf(m.keys.allNormal(), "previous page")+" "+keyOf(m.keys.allNormal(), "next page"))
-		extraShort += " " + paint(sgrBarKey, strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n))
+		extra += "  " + paint(m.th.barKey, pg) + paint(m.th.dim, " "+keyOf(m.keys.allNormal(), "previous page")+" "+keyOf(m.keys.allNormal(), "next page"))
+		extraShort += " " + paint(m.th.barKey, strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n))
 	}
 	if m.zoom {
-		extra += "  " + paint(sgrBarKey, "ZOOM") + paint(sgrDim, " "+keyOf(m.keys.allNormal(), "zoom")+" back")
-		extraShort += " " + paint(sgrBarKey, "ZOOM")
+		extra += "  " + paint(m.th.barKey, "ZOOM") + paint(m.th.dim, " "+keyOf(m.keys.allNormal(), "zoom")+" back")
+		extraShort += " " + paint(m.th.barKey, "ZOOM")
 	}
 	left := " " + strings.Join(long, "  ") + extra + "  │ "
 	var mid string
 	hinted := false
 	switch {
 	case m.stopping:
-		mid = paint(sgrWarn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
+		mid = paint(m.th.warn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
 	case m.mode == modeInput:
-		mid = paint(sgrAttn, " INPUT → "+m.focused().spec.ID+" ") + paint(sgrBarKey, " keys go to the pane · "+hintLine(m.keys.typing))
+		mid = paint(m.th.attn, " INPUT → "+m.focused().spec.ID+" ") + paint(m.th.barKey, " keys go to the pane · "+hintLine(m.keys.typing))
 	case m.mode == modeSearch:
-		mid = m.searchInput.View() + paint(sgrDim, "  "+hintLine(m.keys.search))
+		mid = m.searchInput.View() + paint(m.th.dim, "  "+hintLine(m.keys.search))
 	case m.note != "":
-		mid = paint(sgrWarn, m.note)
+		mid = paint(m.th.warn, m.note)
 	case m.confirm != nil:
-		mid = paint(sgrWarn, hintLine(m.confirmKeys()))
+		mid = paint(m.th.warn, hintLine(m.confirmKeys()))
 	default:
 		hinted = true
 	}
 	prefix := ""
 	if m.st.Status == engine.RunFinished && hinted {
-		prefix = paint(sgrBarKey, "run finished · ")
+		prefix = paint(m.th.barKey, "run finished · ")
 	}
-	right := paint(sgrDim, m.st.StateDir+" ")
+	right := paint(m.th.dim, m.st.StateDir+" ")
 	normal := m.keys.allNormal()
 	ranks := 0
 	for _, a := range normal {
 		ranks = max(ranks, a.rank)
 	}
 	if hinted {
-		mid = prefix + hints(normal, ranks)
+		mid = prefix + hints(normal, ranks, m.th)
 	}
 	line := left + mid
 	if w := ansi.StringWidth(line); w+ansi.StringWidth(right)+2 <= m.width {
@@ -219,17 +220,17 @@ func (m *Model) statusBar() string {
 		min  int
 	}{{left, 4}, {shortLeft, 1}} {
 		for n := ranks; n >= try.min; n-- {
-			if l := try.left + prefix + hints(normal, n); ansi.StringWidth(l) <= m.width {
+			if l := try.left + prefix + hints(normal, n, m.th); ansi.StringWidth(l) <= m.width {
 				return fit(l, m.width)
 			}
 		}
 	}
-	left, mid = shortLeft, prefix+hints(normal, 2)
+	left, mid = shortLeft, prefix+hints(normal, 2, m.th)
 	return fit(left+mid, m.width)
 }
 
 // hints shows the key map's n most useful key hints, in the key map's order.
-func hints(acts []act, n int) string {
+func hints(acts []act, n int, th *theme) string {
 	var b strings.Builder
 	for _, a := range acts {
 		if a.rank == 0 || a.rank > n {
@@ -238,7 +239,7 @@ func hints(acts []act, n int) string {
 		if b.Len() > 0 {
 			b.WriteString("  ")
 		}
-		b.WriteString(paint(sgrBarKey, keyLabel(a.Keys()[0])) + " " + a.name)
+		b.WriteString(paint(th.barKey, keyLabel(a.Keys()[0])) + " " + a.name)
 	}
 	return b.String()
 }

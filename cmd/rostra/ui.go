@@ -36,6 +36,11 @@ func isTerminal(w io.Writer) bool {
 }
 
 func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
+	theme, noColor, colourOpts, err := uiColours(plan, stdout, os.Environ())
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return 2
+	}
 	width, height := 0, 0
 	if f, ok := stdout.(*os.File); ok {
 		width, height, _ = term.GetSize(f.Fd())
@@ -67,8 +72,8 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 		_ = stop()
 		return 1
 	}
-	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes})
-	p := tea.NewProgram(withTestPanicKey(m), tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS), tea.WithRenderOnChange())
+	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes, Theme: theme, NoColor: noColor})
+	p := tea.NewProgram(withTestPanicKey(m), append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS), tea.WithRenderOnChange())...)
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)
@@ -101,7 +106,7 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	if runErr != nil {
 		fmt.Fprintf(stderr, "rostra: the terminal UI failed: %v; stopping every worker\n", runErr)
 	}
-	err := stop()
+	err = stop()
 	signal.Stop(sigs)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

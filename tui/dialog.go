@@ -36,7 +36,9 @@ type confirmDialog struct {
 const helpNotes = "⚑ marks a pane whose child rang the bell, has been quiet for " +
 	"attention_after while running, ended without its outputs, or is out of " +
 	"retries. DEGRADED says why a worker did not get its planned surface. " +
-	"rostra takes the mouse: hold Shift while dragging to select text."
+	"Drag inside a pane to select its text and copy it (OSC 52); hold " +
+	"Shift for the terminal's own selection. A search ignores case unless " +
+	"the query has an upper-case letter."
 
 // box draws a bordered box w cells wide around body, titled, with a footer.
 func box(th *theme, title, body string, w int, footer string) []string {
@@ -77,6 +79,11 @@ func (m *Model) overlayBox() []string {
 		return c.drawn
 	case m.overlay == overlayNone:
 		return nil
+	case m.overlay == overlayFind:
+		if m.panelBox == nil {
+			m.panelBox = m.findBox()
+		}
+		return m.panelBox
 	}
 	if m.panelBox == nil {
 		switch m.overlay {

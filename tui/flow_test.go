@@ -183,13 +183,14 @@ func TestScrollbackAndSearch(t *testing.T) {
 		press(m, string(r))
 	}
 	press(m, "enter")
-	require.Equal(t, modeNormal, m.mode)
-	require.GreaterOrEqual(t, p.match, 0)
+	require.Equal(t, modeCopy, m.mode, "a search shows its matches in copy mode")
 	screen := ansi.Strip(m.Render())
 	assert.Contains(t, screen, "output line 42 ")
-	assert.Contains(t, m.note, "line")
+	assert.Contains(t, m.note, `"line 42" (any case): match 1 of 1`)
 	press(m, "n")
-	assert.Contains(t, m.note, "not found", "no older match than the first")
+	assert.Contains(t, m.note, "wrapped round", "no older match than the only one")
+	press(m, "esc")
+	require.Equal(t, modeNormal, m.mode)
 
 	press(m, "G")
 	assert.True(t, p.live())

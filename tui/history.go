@@ -3,7 +3,9 @@
 // in a resumed run — from its output.log (every byte the child wrote) fed
 // through a fresh emulator at the pane's size, read off the UI goroutine.
 // The result is kept per attempt; loading marks attempts being read so each
-// log is read once.
+// log is read once. When the pane changes size, the attempt on screen is
+// rebuilt at the new size (the old screen stays up until the new one is
+// read), as if it had run in a pane of today's size.
 package tui
 
 import (
@@ -75,7 +77,45 @@ func (m *Model) onHistory(msg historyMsg) {
 		return
 	}
 	delete(p.histErr, msg.attempt)
+	if old := p.hist[msg.attempt]; old != nil {
+		// A replay for a size the pane no longer has (it changed again
+		// while the log was read) does not replace one that fits.
+		i := m.indexOf(p)
+		cols, rows := m.historySize(i)
+		if c, r := msg.term.Size(); c != cols || r != rows {
+			if c, r := old.Size(); c == cols && r == rows {
+				return
+			}
+		}
+	}
 	p.hist[msg.attempt] = msg.term
+}
+
+// refitHistory rebuilds the earlier attempts on screen whose size is no
+// longer their pane's.
+func (m *Model) refitHistory() tea.Cmd {
+	var cmds []tea.Cmd
+	for i, p := range m.panes {
+		attempt := p.view
+		if d := p.cur(); attempt == 0 && p.term == nil && d != nil && p.hist[d.Attempt] != nil {
+			attempt = d.Attempt // an ended attempt shown from its log
+		}
+		if attempt == 0 || p.hist[attempt] == nil {
+			continue
+		}
+		cmds = append(cmds, m.loadHistory(i, attempt))
+	}
+	return tea.Batch(cmds...)
+}
+
+// indexOf is the index of pane p.
+func (m *Model) indexOf(p *pane) int {
+	for i, q := range m.panes {
+		if q == p {
+			return i
+		}
+	}
+	return -1
 }
 
 // loadEnded loads the screen of each pane whose current attempt has ended

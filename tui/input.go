@@ -3,9 +3,10 @@
 // (focus, zoom, scroll, search, retry, cancel, panels), and the methods
 // here are what they do; in input mode every key but Ctrl-] goes to the
 // focused pane's child, encoded as an xterm would (vt.EncodeKey); in search
-// mode a bubbles textinput edits the query. The mouse focuses the
-// pane it clicks, scrolls the one under it, and is forwarded to a child that
-// asked for mouse reports while it has the keyboard.
+// mode a bubbles textinput edits the query; copy mode has keys of its own
+// (copymode.go). The mouse focuses the pane it clicks, selects by dragging
+// inside it (copymode.go), scrolls the one under it, and is forwarded to a
+// child that asked for mouse reports while it has the keyboard.
 package tui
 
 import (
@@ -42,8 +43,21 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		var cmd tea.Cmd
 		m.searchInput, cmd = m.searchInput.Update(k)
 		return cmd
+	case modeCopy:
+		m.note = ""
+		if cmd, ok := m.dispatch(m.keys.copy, k); ok {
+			return cmd
+		}
+		m.note = "copy mode: " + keyHints(m.keys.copy, "select", "copy", "leave")
+		return nil
 	}
-	if m.overlay != overlayNone {
+	switch m.overlay {
+	case overlayNone:
+	case overlayFind:
+		if cmd, ok := m.dispatch(m.keys.find, k); ok {
+			return cmd
+		}
+	default:
 		if cmd, ok := m.dispatch(m.keys.panel, k); ok {
 			return cmd
 		}
@@ -111,20 +125,6 @@ func (m *Model) backToLive() tea.Cmd {
 	return nil
 }
 
-func (m *Model) startSearch() tea.Cmd {
-	p := m.focused()
-	if p.viewTerm() == nil {
-		m.note = "nothing to search in " + p.spec.ID + " yet"
-		return nil
-	}
-	m.mode = modeSearch
-	m.searchInput.Reset()
-	return m.searchInput.Focus()
-}
-
-func (m *Model) olderMatch() tea.Cmd { m.find(false); return nil }
-func (m *Model) newerMatch() tea.Cmd { m.find(true); return nil }
-
 func (m *Model) retryFocused() tea.Cmd  { return m.askRetry(m.focused()) }
 func (m *Model) cancelFocused() tea.Cmd { return m.askCancel(m.focused()) }
 
@@ -190,17 +190,6 @@ func (m *Model) onPaste(text string) tea.Cmd {
 	return nil
 }
 
-func (m *Model) runSearch() tea.Cmd {
-	m.mode = modeNormal
-	m.searchInput.Blur()
-	if q := m.searchInput.Value(); q != "" {
-		m.search = q
-		m.focused().match = -1
-		m.find(false)
-	}
-	return nil
-}
-
 // newSearchInput is the prompt / opens in the status bar (the theme
 // styles it). Ctrl-V does not read the system clipboard: a terminal's
 // paste arrives as a paste.
@@ -212,49 +201,6 @@ func newSearchInput() textinput.Model {
 	ti.KeyMap.NextSuggestion.SetEnabled(false)
 	ti.KeyMap.PrevSuggestion.SetEnabled(false)
 	return ti
-}
-
-func (m *Model) cancelSearch() tea.Cmd {
-	m.mode = modeNormal
-	m.searchInput.Blur()
-	return nil
-}
-
-// find moves the focused pane to the next match of the last query: older
-// lines first (n), newer ones with N, as less does for a search backwards.
-func (m *Model) find(newer bool) {
-	p := m.focused()
-	t := p.viewTerm()
-	if m.search == "" || t == nil {
-		m.note = "no search yet: " + keyOf(m.keys.allNormal(), "search") + " starts one"
-		return
-	}
-	from := p.match
-	if from < 0 {
-		from = t.LineCount()
-		if newer {
-			from = -1
-		}
-	}
-	line, ok := t.Find(m.search, from, newer)
-	if !ok {
-		m.note = fmt.Sprintf("%q not found in %s", m.search, p.spec.ID)
-		return
-	}
-	p.match = line
-	_, rows := t.Size()
-	ih := rows
-	for _, v := range m.visible() {
-		if v.idx == m.focus {
-			ih = v.r.h - 2
-		}
-	}
-	top := max(0, line-ih/2)
-	if bottom := t.LineCount() - rows; top >= bottom {
-		top = bottom
-	}
-	p.top = top
-	m.note = fmt.Sprintf("%q: line %d of %d · %s", m.search, line+1, t.LineCount(), keyHints(m.keys.allNormal(), "older", "newer", "live"))
 }
 
 // nextAttention focuses the next pane that needs the human.
@@ -294,7 +240,7 @@ func (m *Model) stepHistory(dir int) tea.Cmd {
 		p.goLive()
 		return nil
 	}
-	p.view, p.top, p.match = v, -1, -1
+	p.view, p.top = v, -1
 	return m.loadHistory(m.focus, v)
 }
 
@@ -412,7 +358,20 @@ func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
 			break
 		}
 	}
-	if hit == nil || m.confirm != nil || m.stopping {
+	if m.confirm != nil || m.stopping {
+		return nil
+	}
+	if m.drag != nil {
+		// A drag goes on, and ends, wherever the pointer is.
+		switch msg.(type) {
+		case tea.MouseMotionMsg:
+			m.dragTo(ev.X, ev.Y)
+			return nil
+		case tea.MouseReleaseMsg:
+			return m.dragEnd()
+		}
+	}
+	if hit == nil {
 		return nil
 	}
 	p := m.panes[hit.idx]
@@ -442,14 +401,23 @@ func (m *Model) onMouse(msg tea.MouseMsg) tea.Cmd {
 	switch msg.(type) {
 	case tea.MouseClickMsg:
 		if ev.Button == tea.MouseLeft {
-			return m.setFocus(hit.idx)
+			cmd := m.setFocus(hit.idx)
+			if in.contains(ev.X, ev.Y) && m.mode != modeInput {
+				m.dragStart(hit.idx, ev.X, ev.Y)
+			}
+			return cmd
 		}
 	case tea.MouseWheelMsg:
-		switch ev.Button {
-		case tea.MouseWheelUp:
-			p.scrollBy(-3, 0)
-		case tea.MouseWheelDown:
-			p.scrollBy(3, 0)
+		n := 3
+		if ev.Button == tea.MouseWheelUp {
+			n = -3
+		} else if ev.Button != tea.MouseWheelDown {
+			return nil
+		}
+		if cm := m.copyOn(hit.idx); cm != nil {
+			cm.scroll(n, m.copyRows(hit.idx))
+		} else {
+			p.scrollBy(n, 0)
 		}
 	}
 	return nil

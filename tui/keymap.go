@@ -51,6 +51,8 @@ type keyMap struct {
 	flat    []act // normal, sections flattened
 	typing  []act // the only keys rostra keeps while keys go to a pane
 	search  []act // end the search prompt; the bubbles textinput edits it
+	copy    []act // copy mode: every other key is ignored
+	find    []act // the list of matches in every pane, before any other key
 	panel   []act // scroll the open panel (help or event log) before any other key
 	confirm []act // answer a confirmation dialog; every other key is ignored
 	leave   []act // answer q while workers run in an attached UI (attach.go)
@@ -105,9 +107,11 @@ func keyMapFor(attached bool) keyMap {
 				do("page down", 0, "scroll forward a page", (*Model).pageDown, "pgdown", "shift+down", "ctrl+f"),
 				do("oldest", 0, "the oldest line", (*Model).oldest, "g", "home"),
 				do("live", 0, "back to the live screen", (*Model).backToLive, "G", "end", "esc"),
-				do("search", 10, "search the scrollback", (*Model).startSearch, "/"),
+				do("copy", 11, "copy mode on the focused pane", (*Model).startCopy, "c"),
+				do("search", 10, "search the pane (in copy mode)", (*Model).startSearch, "/"),
 				do("older", 0, "the next older match", (*Model).olderMatch, "n"),
 				do("newer", 0, "the next newer match", (*Model).newerMatch, "N"),
+				do("find", 12, "search every pane (a list)", (*Model).startFindAll, "f"),
 			}},
 			{"Panels", panels},
 		},
@@ -117,6 +121,47 @@ func keyMapFor(attached bool) keyMap {
 		search: []act{
 			do("search", 1, "search for what was typed", (*Model).runSearch, "enter"),
 			do("cancel", 2, "close the prompt", (*Model).cancelSearch, "esc"),
+			do("regex", 3, "regular expression on/off", (*Model).toggleRegex, "ctrl+r"),
+		},
+		copy: []act{
+			do("left", 0, "move left", (*Model).copyLeft, "left", "h"),
+			do("down", 0, "move down", (*Model).copyDown, "down", "j"),
+			do("up", 0, "move up", (*Model).copyUp, "up", "k"),
+			do("right", 0, "move right", (*Model).copyRight, "right", "l"),
+			do("word", 0, "the next word", (*Model).copyWord, "w"),
+			do("word end", 0, "the end of the word", (*Model).copyWordEnd, "e"),
+			do("word back", 0, "the previous word", (*Model).copyWordBack, "b"),
+			do("line start", 0, "the start of the line", (*Model).copyLineStart, "0", "home"),
+			do("first character", 0, "the line's first character", (*Model).copyFirstNonBlank, "^"),
+			do("line end", 0, "the end of the line", (*Model).copyLineEnd, "$", "end"),
+			do("oldest", 0, "the oldest line", (*Model).copyTop, "g"),
+			do("newest", 0, "the newest line", (*Model).copyBottom, "G"),
+			do("pane top", 0, "the pane's top row", (*Model).copyViewTop, "H"),
+			do("pane middle", 0, "the pane's middle row", (*Model).copyViewMiddle, "M"),
+			do("pane bottom", 0, "the pane's bottom row", (*Model).copyViewBottom, "L"),
+			do("half up", 0, "half a page up", (*Model).copyHalfUp, "ctrl+u"),
+			do("half down", 0, "half a page down", (*Model).copyHalfDown, "ctrl+d"),
+			do("page up", 0, "a page up", (*Model).copyPageUp, "pgup", "ctrl+b"),
+			do("page down", 0, "a page down", (*Model).copyPageDown, "pgdown", "ctrl+f"),
+			do("select", 1, "select characters (again: stop)", (*Model).selectChars, "v", "space"),
+			do("lines", 4, "select whole lines", (*Model).selectLines, "V"),
+			do("block", 5, "select a block", (*Model).selectBlock, "ctrl+v"),
+			do("other end", 0, "to the other end of the selection", (*Model).swapEnds, "o"),
+			do("copy", 2, "copy (OSC 52) and leave", (*Model).copySelection, "y", "enter"),
+			do("search", 6, "search the pane", (*Model).startSearch, "/"),
+			do("older", 7, "the next older match", (*Model).olderMatch, "n"),
+			do("newer", 0, "the next newer match", (*Model).newerMatch, "N"),
+			do("leave", 3, "leave copy mode", (*Model).cancelCopy, "esc", "q"),
+		},
+		find: []act{
+			do("up", 0, "the match above", (*Model).findUp, "up", "k"),
+			do("next", 2, "the match below", (*Model).findDown, "down", "j"),
+			do("page up", 0, "a page up", (*Model).findPageUp, "pgup"),
+			do("page down", 0, "a page down", (*Model).findPageDown, "pgdown"),
+			do("first", 0, "the first match", (*Model).findFirst, "g", "home"),
+			do("last", 0, "the last match", (*Model).findLast, "G", "end"),
+			do("go", 1, "its pane, in copy mode on the match", (*Model).jumpToFind, "enter"),
+			do("closes", 3, "close the list", (*Model).closeFind, "esc", "q"),
 		},
 		panel: []act{
 			do("scroll", 1, "scroll the panel up", (*Model).panelUp, "up", "k"),
@@ -142,6 +187,8 @@ func (km keyMap) sections() []keySection {
 	s := append(append([]keySection(nil), km.normal...),
 		keySection{"While typing into a pane", km.typing},
 		keySection{"Search prompt", km.search},
+		keySection{"Copy mode", km.copy},
+		keySection{"Matches in every pane", km.find},
 		keySection{"Help and event log", km.panel},
 		keySection{"Dialogs", km.confirm},
 	)
@@ -196,7 +243,7 @@ var keyNames = map[string]string{
 	"tab": "Tab", "shift+tab": "Shift-Tab", "enter": "Enter", "esc": "Esc",
 	"up": "↑", "down": "↓", "left": "←", "right": "→",
 	"shift+up": "Shift-↑", "shift+down": "Shift-↓",
-	"pgup": "PgUp", "pgdown": "PgDn", "home": "Home", "end": "End",
+	"pgup": "PgUp", "pgdown": "PgDn", "home": "Home", "end": "End", "space": "Space",
 }
 
 // keyLabel is how the help and the status bar write a key.

@@ -45,6 +45,7 @@ const (
 	modeNormal inputMode = iota
 	modeInput            // keys go to the focused pane's child
 	modeSearch           // keys edit the search query
+	modeCopy             // keys move copy mode's cursor and selection
 )
 
 type overlayKind int
@@ -53,6 +54,7 @@ const (
 	overlayNone overlayKind = iota
 	overlayHelp
 	overlayEvents
+	overlayFind // the matches in every pane (findall.go)
 )
 
 // frameInterval caps redraws while output streams in (30 per second): on
@@ -92,8 +94,14 @@ type Model struct {
 	panel       viewport.Model // the open panel's lines (dialog.go)
 	panelBox    []string       // the open panel as drawn; nil: draw it again
 	confirm     *confirmDialog
-	searchInput textinput.Model // the query being typed after /
-	search      string          // the last query searched
+	searchInput textinput.Model // the query being typed after / or f
+	searchScope searchScope     // what the prompt searches
+	searchRegex bool            // the prompt takes a regular expression
+	query       *vt.Query       // the last query searched
+	copy        *copyMode       // copy mode, or nil
+	drag        *dragState      // the left button held down in a pane, or nil
+	finds       *findList       // the last search of every pane
+	findSeq     int             // tags searches of every pane; an older answer is dropped
 
 	events []string
 
@@ -316,11 +324,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.afterRefresh()
 	case resizeMsg:
 		if msg.seq == m.resizeSeq {
-			return m.applySizes(true)
+			return tea.Batch(m.applySizes(true), m.refitHistory())
 		}
 		return nil
 	case historyMsg:
 		m.onHistory(msg)
+		return nil
+	case findAllMsg:
+		m.onFindAll(msg)
 		return nil
 	case controlMsg:
 		m.note = msg.note
@@ -423,6 +434,9 @@ func (m *Model) setFocus(i int) tea.Cmd {
 	}
 	if i != m.focus && m.mode == modeInput {
 		m.mode = modeNormal
+	}
+	if m.copy != nil && m.copy.idx != i {
+		m.leaveCopy()
 	}
 	m.focus = i
 	m.panes[i].touch()

@@ -38,8 +38,7 @@ type pane struct {
 	// sizedTerm is the emulator the UI last sized (sizes.go).
 	sizedTerm *vt.Terminal
 
-	top   int // -1: live
-	match int // absolute line of the last search hit; -1: none
+	top int // -1: live
 
 	view    int // 0: the current attempt; else an earlier attempt shown from its log
 	hist    map[int]*vt.Terminal
@@ -56,16 +55,16 @@ type pane struct {
 
 // bodyCache is the last rendered body and what it was rendered from.
 type bodyCache struct {
-	term       *vt.Terminal
-	gen        uint64
-	top, match int
-	w, h       int
-	th         *theme
-	lines      []string
+	term  *vt.Terminal
+	gen   uint64
+	top   int
+	w, h  int
+	th    *theme
+	lines []string
 }
 
 func newPane(spec *engine.WorkerSpec) *pane {
-	return &pane{spec: spec, top: -1, match: -1, hist: map[int]*vt.Terminal{}, histErr: map[int]string{}, loading: map[int]bool{}}
+	return &pane{spec: spec, top: -1, hist: map[int]*vt.Terminal{}, histErr: map[int]string{}, loading: map[int]bool{}}
 }
 
 // cur is the row of the attempt the engine runs (or ran last), nil before
@@ -102,7 +101,7 @@ func (p *pane) setHandle(h engine.Handle, attempt int, now time.Time) {
 		p.term, p.bells = emulatorOf(h)
 	}
 	p.keys = nil
-	p.top, p.match = -1, -1
+	p.top = -1
 	p.lastChange = now
 	p.bellSeen = 0
 	if p.term != nil {
@@ -197,6 +196,7 @@ type frameCtx struct {
 	attn    string
 	hints   *paneHints
 	th      *theme
+	copy    *copyMode // copy mode on this pane, or nil
 }
 
 // frame draws the pane into r: exactly r.h lines of exactly r.w cells.
@@ -300,7 +300,11 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 
 func (p *pane) footer(c frameCtx) string {
 	var parts []string
-	if p.view != 0 {
+	switch {
+	case c.copy != nil:
+		// Copy mode's own keys are in the status bar.
+		return " " + c.copy.footer() + " "
+	case p.view != 0:
 		parts = append(parts, "history: "+c.hints.history)
 	}
 	if t := p.viewTerm(); t != nil && p.top >= 0 {
@@ -336,6 +340,8 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 	lines = append(lines, head...)
 	t := p.viewTerm()
 	switch {
+	case c.copy != nil:
+		lines = append(lines, c.copy.window(w, room, c.th)...)
 	case t != nil:
 		lines = append(lines, p.window(t, w, room, c.th)...)
 	default:
@@ -421,7 +427,7 @@ func (p *pane) window(t *vt.Terminal, w, h int, th *theme) []string {
 	}
 	gen := t.Generation()
 	cc := &p.cache
-	if cc.term == t && cc.gen == gen && cc.top == p.top && cc.match == p.match && cc.w == w && cc.h == h && cc.th == th && cc.lines != nil {
+	if cc.term == t && cc.gen == gen && cc.top == p.top && cc.w == w && cc.h == h && cc.th == th && cc.lines != nil {
 		return cc.lines
 	}
 	top := p.top
@@ -440,11 +446,6 @@ func (p *pane) window(t *vt.Terminal, w, h int, th *theme) []string {
 		}
 		start = max(0, min(cy-h+1, trows-h))
 	}
-	var plain []string
-	absTop := min(max(0, top), t.LineCount()-trows)
-	if p.match >= absTop && p.match < absTop+trows {
-		plain = t.Window(top, false)
-	}
 	lines := cc.lines[:0]
 	if cap(lines) < h {
 		lines = make([]string, 0, h)
@@ -455,8 +456,6 @@ func (p *pane) window(t *vt.Terminal, w, h int, th *theme) []string {
 		switch {
 		case j >= len(src):
 			lines = append(lines, blank)
-		case plain != nil && absTop+j == p.match:
-			lines = append(lines, paint(th.matchCur, fit(plain[j], w)))
 		default:
 			l := src[j]
 			if tcols != w { // Window gives exactly tcols cells
@@ -465,7 +464,7 @@ func (p *pane) window(t *vt.Terminal, w, h int, th *theme) []string {
 			lines = append(lines, l)
 		}
 	}
-	*cc = bodyCache{term: t, gen: gen, top: p.top, match: p.match, w: w, h: h, th: th, lines: lines}
+	*cc = bodyCache{term: t, gen: gen, top: p.top, w: w, h: h, th: th, lines: lines}
 	return lines
 }
 
@@ -490,5 +489,5 @@ func (p *pane) scrollBy(n, rows int) {
 
 // goLive returns to the live screen of the current attempt.
 func (p *pane) goLive() {
-	p.top, p.match, p.view = -1, -1, 0
+	p.top, p.view = -1, 0
 }

@@ -63,6 +63,7 @@ func (m *Model) Render() string {
 			attn:    p.attention(now, m.plan.AttentionAfter),
 			hints:   &m.paneHints,
 			th:      m.th,
+			copy:    m.copyOn(v.idx),
 		})
 	}
 	// Panes of one grid row share their y and height: draw row by row.
@@ -128,6 +129,14 @@ func (m *Model) cursor() *tea.Cursor {
 	return nil
 }
 
+// copyOn is copy mode when it is on pane i.
+func (m *Model) copyOn(i int) *copyMode {
+	if m.copy != nil && m.copy.idx == i {
+		return m.copy
+	}
+	return nil
+}
+
 // statusOrder is the order of the counts in the status bar.
 var statusOrder = []string{
 	engine.StatusRunning, engine.StatusRetrying, engine.StatusPending, engine.StatusCompleted,
@@ -182,6 +191,12 @@ func (m *Model) statusBar() string {
 		mid = paint(m.th.attn, " INPUT → "+m.focused().spec.ID+" ") + paint(m.th.barKey, " keys go to the pane · "+hintLine(m.keys.typing))
 	case m.mode == modeSearch:
 		mid = m.searchInput.View() + paint(m.th.dim, "  "+hintLine(m.keys.search))
+	case m.mode == modeCopy && m.note != "":
+		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.warn, m.note)
+	case m.mode == modeCopy:
+		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.barKey, hintLine(m.keys.copy))
+	case m.overlay == overlayFind && m.note == "":
+		mid = paint(m.th.barKey, hintLine(m.keys.find))
 	case m.note != "":
 		mid = paint(m.th.warn, m.note)
 	case m.confirm != nil:

@@ -1,6 +1,8 @@
 // fuzz_test.go holds FuzzTerm: arbitrary bytes, written in arbitrary
 // chunks with resizes in between, never panic and never put the cursor or
-// a rendered line outside the screen; and no input takes more than
+// a rendered line outside the screen; copy mode's read side (snapshots,
+// rows, Copy, Search) never panics and reports matches inside the screen;
+// and no input takes more than
 // fuzzFeedBound to feed a 200×60 terminal, so a child cannot stall its
 // pane's goroutine with a short sequence.
 //
@@ -155,7 +157,35 @@ func FuzzTerm(f *testing.F) {
 		checkInvariants(t, tm)
 		_ = tm.Text(true)
 		_ = tm.ANSI(true)
-		_, _ = tm.Find("a", 0, true)
+		checkReadSide(t, tm, data)
 		tm.FlushReplies()
 	})
+}
+
+// checkReadSide copies and searches a fuzzed terminal's snapshot.
+func checkReadSide(t *testing.T, tm *Terminal, data []byte) {
+	snap := tm.Snapshot()
+	total := snap.LineCount()
+	cols, _ := snap.Size()
+	var r Row
+	for i := range total {
+		snap.ReadRow(i, &r)
+		require.Equal(t, cols, r.Cols())
+		require.LessOrEqual(t, r.Len(), cols)
+	}
+	for k, kind := range []SelectionKind{SelectChars, SelectLines, SelectBlock} {
+		a := Pos{Line: (len(data) + k) % total, Col: len(data) % (cols + 1)}
+		_ = snap.Copy(a, Pos{Line: total - 1, Col: cols}, kind)
+		_ = snap.Copy(Pos{}, a, kind)
+	}
+	for _, q := range []string{"a", "中", "x*y", `\w+`} {
+		query, err := NewQuery(q, q == "x*y" || q == `\w+`)
+		require.NoError(t, err)
+		snap.Search(query, func(m *Match) bool {
+			require.True(t, m.Start.Before(m.End), "a match ends after it starts: %+v", m)
+			require.True(t, m.End.Line < total && m.End.Col <= cols, "inside the screen: %+v", m)
+			require.True(t, m.From < m.To && m.To <= len(m.Text))
+			return true
+		})
+	}
 }

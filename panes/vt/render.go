@@ -1,14 +1,13 @@
 // render.go holds the read side of Terminal: windows into the absolute
 // line space (scrollback lines 0..n-1, then the active screen's rows) as
-// plain text or ANSI with minimal SGR changes, whole-screen dumps for
-// `rostra replay`, and search. Every reader holds the read lock only.
+// plain text or ANSI with minimal SGR changes, and whole-screen dumps for
+// `rostra replay`. (Copy mode's cell-by-cell reading and search are in
+// copy.go and find.go.) Every reader holds the read lock only.
 package vt
 
 import (
 	"slices"
-	"strings"
 	"sync"
-	"unicode"
 	"unicode/utf8"
 )
 
@@ -233,42 +232,4 @@ func isASCII(b []byte) bool {
 		}
 	}
 	return true
-}
-
-// Find searches the plain text of absolute lines for query, starting after
-// (forward) or before (backward) line from. A query without upper-case
-// letters matches case-insensitively (smart case, as in less and vim).
-func (t *Terminal) Find(query string, from int, forward bool) (line int, ok bool) {
-	if query == "" {
-		return 0, false
-	}
-	fold := strings.IndexFunc(query, unicode.IsUpper) < 0
-	if fold {
-		query = strings.ToLower(query)
-	}
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	total := t.sb.len() + t.rows
-	step := 1
-	if !forward {
-		step = -1
-	}
-	start := from + step
-	if forward {
-		start = max(start, 0)
-	} else {
-		start = min(start, total-1)
-	}
-	var buf []byte
-	for i := start; i >= 0 && i < total; i += step {
-		buf = t.appendLine(buf[:0], i, false, false)
-		s := string(buf)
-		if fold {
-			s = strings.ToLower(s)
-		}
-		if strings.Contains(s, query) {
-			return i, true
-		}
-	}
-	return 0, false
 }

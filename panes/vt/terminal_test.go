@@ -291,24 +291,6 @@ func TestTermWindowClampsAndPads(t *testing.T) {
 	assert.Equal(t, []string{"c     ", "d     ", "\x1b[31me\x1b[m     "}, tm.Window(2, true))
 }
 
-func TestTermFind(t *testing.T) {
-	tm := New(20, 3, Options{})
-	feedString(t, tm, "alpha\r\nBeta\r\ngamma\r\nalpha again\r\ndelta")
-	line, ok := tm.Find("alpha", -1, true)
-	assert.True(t, ok)
-	assert.Equal(t, 0, line)
-	line, ok = tm.Find("alpha", 0, true)
-	assert.True(t, ok)
-	assert.Equal(t, 3, line)
-	line, ok = tm.Find("beta", 99, false)
-	assert.True(t, ok, "smart case: lower-case query ignores case")
-	assert.Equal(t, 1, line)
-	_, ok = tm.Find("BETA", 99, false)
-	assert.False(t, ok, "a query with capitals is exact")
-	_, ok = tm.Find("alpha", 0, false)
-	assert.False(t, ok)
-}
-
 // Expectations from tmux 3.3a given the same bytes and resizes.
 func TestTermResizeReflowsLikeTmux(t *testing.T) {
 	tm := New(10, 4, Options{})
@@ -438,6 +420,8 @@ func TestTermConcurrentReaders(t *testing.T) {
 	data, err := os.ReadFile(corpusDir + "/top@120x40.bin")
 	require.NoError(t, err)
 	tm := New(120, 40, Options{})
+	q, err := NewQuery("top", false)
+	require.NoError(t, err)
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	for range 2 {
@@ -453,7 +437,8 @@ func TestTermConcurrentReaders(t *testing.T) {
 				_ = tm.Window(0, true)
 				_, _, _ = tm.Cursor()
 				_ = tm.Modes()
-				_, _ = tm.Find("top", 0, true)
+				tm.Search(q, func(*Match) bool { return true })
+				_ = tm.Snapshot().Copy(Pos{}, Pos{Line: 50, Col: 3}, SelectChars)
 				_ = tm.Generation()
 			}
 		}()

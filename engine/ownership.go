@@ -35,12 +35,20 @@ const (
 	PreviousDir = "previous"
 )
 
+// Names the run's server writes in its state dir (package server, cmd).
+const (
+	SocketFile    = "rostra.sock"
+	ServerLogFile = "server.log"
+)
+
 // rostraName reports whether name, an entry of a state dir, is one rostra
-// writes there. The lock note, the marker and the archive are not part of
-// a run and stay when it is archived (rostraRunName).
+// writes there. The lock note, the marker, the .gitignore, the server's
+// socket, the isolated workers' git worktrees (registered in the
+// repository, which a move would break) and the archive are not part of a
+// run's record and stay when it is archived (rostraRunName).
 func rostraName(name string) bool {
 	switch name {
-	case LockFile, MarkerFile, PreviousDir, GitignoreFile, ReserveFile:
+	case LockFile, MarkerFile, PreviousDir, GitignoreFile, ReserveFile, SocketFile, WorktreesDir:
 		return true
 	}
 	return rostraRunName(name)
@@ -48,11 +56,11 @@ func rostraName(name string) bool {
 
 // rostraRunName reports whether name is a file or folder of a run, moved to
 // previous/<time>/ with it: the state files, their temporary and kept
-// copies, the attempts and the reports.
+// copies, the attempts, the reports and the server's log.
 func rostraRunName(name string) bool {
 	switch name {
 	case TeamStateFile, TeamStateFile + PreviousSuffix, TeamStateFile + PreviousSuffix + ".tmp",
-		EventsFile, AttemptsDir, ReportsDir:
+		EventsFile, AttemptsDir, ReportsDir, ServerLogFile:
 		return true
 	}
 	return strings.HasPrefix(name, TeamStateFile+".damaged-") ||

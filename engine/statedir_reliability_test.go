@@ -134,6 +134,9 @@ func TestReliabilityArchiveMovesOnlyWhatRostraWrote(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(plan.StateDir, ReportsDir), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(plan.StateDir, ReportsDir, "report-1.md"), []byte("r\n"), 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(plan.StateDir, "agent-notes.txt"), []byte("not rostra's\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(plan.StateDir, ServerLogFile), []byte("served\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(plan.StateDir, GitignoreFile), []byte("*\n"), 0o600))
+	require.NoError(t, os.MkdirAll(filepath.Join(plan.StateDir, WorktreesDir, "a"), 0o700))
 
 	prep, err = PrepareStateDir(plan, false, t0)
 	require.NoError(t, err)
@@ -144,14 +147,15 @@ func TestReliabilityArchiveMovesOnlyWhatRostraWrote(t *testing.T) {
 	for _, e := range left {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{MarkerFile, LockFile, PreviousDir, "agent-notes.txt"}, names)
+	assert.ElementsMatch(t, []string{MarkerFile, LockFile, PreviousDir, GitignoreFile, WorktreesDir, "agent-notes.txt"}, names,
+		"git worktrees stay where the repository has them registered")
 	moved, err := os.ReadDir(prep.ArchivedTo)
 	require.NoError(t, err)
 	names = nil
 	for _, e := range moved {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{TeamStateFile, EventsFile, AttemptsDir, ReportsDir}, names)
+	assert.ElementsMatch(t, []string{TeamStateFile, EventsFile, AttemptsDir, ReportsDir, ServerLogFile}, names)
 }
 
 // TestReliabilityRunLockSurvivesAWorkerDeletingOrReplacingRunLock is item 2.

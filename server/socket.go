@@ -22,10 +22,12 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/engine"
 )
 
 // SocketName is the socket's file name in the state dir.
-const SocketName = "rostra.sock"
+const SocketName = engine.SocketFile
 
 // maxSunPath is the longest path bind and connect take (sun_path less NUL).
 const maxSunPath = 107

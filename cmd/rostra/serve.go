@@ -39,7 +39,7 @@ import (
 const serverMode = server.ProcessMode
 
 // serverLogFile is the server's stdout and stderr, in the state dir.
-const serverLogFile = "server.log"
+const serverLogFile = engine.ServerLogFile
 
 // readyLine is what the server writes on its start pipe once it listens.
 const readyLine = "rostra-server: ready"

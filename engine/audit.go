@@ -53,6 +53,7 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"golang.org/x/sys/unix"
 )
 
 // hashLimit bounds the files the background hasher reads: a same-size edit
@@ -289,9 +290,13 @@ func (hr *auditHasher) hashFile(root *os.Root, rel string, e *auditEntry) (sum [
 		return sum, false
 	}
 	defer f.Close()
+	// fstat into a stack value: a FileInfo per check would be two
+	// allocations a file over a whole workspace.
+	fd := int(f.Fd())
 	same := func() bool {
-		info, err := f.Stat()
-		return err == nil && info.Size() == e.size && info.ModTime().UnixNano() == e.mtime && info.Mode() == e.mode
+		var st unix.Stat_t
+		return unix.Fstat(fd, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG &&
+			st.Size == e.size && st.Mtim.Nano() == e.mtime && fs.FileMode(st.Mode&0o777) == e.mode.Perm()
 	}
 	if !same() {
 		return sum, false

@@ -1,0 +1,133 @@
+// docs_test.go keeps docs/runfile.md and docs/state.md true to the code:
+// every run-file key the schema knows and every placeholder is in the
+// run-file reference, whose complete example loads; every JSON key of the
+// saved structs, every event type, status, failure class and containment
+// is in the state-dir reference. The key lists and constants are read from
+// the engine's source, so a key added there without its line in the docs
+// fails here.
+package main
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+)
+
+func readDoc(t *testing.T, name string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "docs", name))
+	require.NoError(t, err)
+	return string(data)
+}
+
+// engineSource parses the engine package's non-test files.
+func engineSource(t *testing.T) []*ast.File {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join("..", "..", "engine", "*.go"))
+	require.NoError(t, err)
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, p, nil, 0)
+		require.NoError(t, err)
+		files = append(files, f)
+	}
+	return files
+}
+
+// stringValues collects the string literals of the package-level values
+// whose names match name, in constants and in slice literals alike.
+func stringValues(files []*ast.File, name *regexp.Regexp) []string {
+	var out []string
+	for _, f := range files {
+		for _, d := range f.Decls {
+			g, ok := d.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, s := range g.Specs {
+				vs, ok := s.(*ast.ValueSpec)
+				if !ok {
+					continue
+				}
+				for i, n := range vs.Names {
+					if !name.MatchString(n.Name) || i >= len(vs.Values) {
+						continue
+					}
+					ast.Inspect(vs.Values[i], func(x ast.Node) bool {
+						if lit, ok := x.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+							if v, err := strconv.Unquote(lit.Value); err == nil {
+								out = append(out, v)
+							}
+						}
+						return true
+					})
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestRunFileDocHasEveryKeyAndPlaceholder(t *testing.T) {
+	doc := readDoc(t, "runfile.md")
+	keys := stringValues(engineSource(t), regexp.MustCompile(`^[a-z]+Keys$`))
+	require.Contains(t, keys, "no_result_exit_code", "the schema's key lists were found")
+	for _, k := range keys {
+		assert.Contains(t, doc, "`"+k+"`", "docs/runfile.md does not name the run-file key %s", k)
+	}
+	for _, p := range engine.Placeholders {
+		assert.Contains(t, doc, "`{"+p+"}`", "docs/runfile.md does not name the placeholder {%s}", p)
+	}
+}
+
+func TestRunFileDocExampleLoads(t *testing.T) {
+	doc := readDoc(t, "runfile.md")
+	_, after, ok := strings.Cut(doc, "<!-- example: docs_test.go loads this block with engine.Load -->\n```yaml\n")
+	require.True(t, ok, "docs/runfile.md has its example block")
+	example, _, ok := strings.Cut(after, "```")
+	require.True(t, ok)
+	ws := runWorkspace(t, example)
+	plan, err := engine.Load(filepath.Join(ws, "rostra.yaml"))
+	require.NoError(t, err, "the example in docs/runfile.md")
+	assert.Len(t, plan.Workers, 4)
+	assert.Equal(t, "codex", plan.Workers[1].Provider)
+}
+
+func TestStateDocHasEveryFieldAndValue(t *testing.T) {
+	doc := readDoc(t, "state.md")
+	for _, v := range []any{engine.TeamState{}, engine.WorkerRow{}, engine.DispatchRow{}, engine.StatusSidecar{}, engine.Event{}} {
+		typ := reflect.TypeOf(v)
+		for i := range typ.NumField() {
+			tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
+			if tag == "" || tag == "-" {
+				continue
+			}
+			assert.Contains(t, doc, "`"+tag+"`", "docs/state.md does not describe %s.%s (%s)", typ.Name(), typ.Field(i).Name, tag)
+		}
+	}
+	values := stringValues(engineSource(t), regexp.MustCompile(`^(Event|Failure|Containment|Status|Run)[A-Z][A-Za-z]*$`))
+	require.Contains(t, values, engine.EventRunStarted, "the engine's constants were found")
+	for _, v := range values {
+		assert.Contains(t, doc, "`"+v+"`", "docs/state.md does not name %q", v)
+	}
+	for _, name := range []string{engine.TeamStateFile, engine.EventsFile, engine.LockFile, engine.MarkerFile,
+		engine.TeamStateFile + engine.PreviousSuffix, engine.AttemptsDir, engine.PreviousDir, engine.ReportsDir} {
+		assert.Contains(t, doc, name, "docs/state.md does not name %s", name)
+	}
+}

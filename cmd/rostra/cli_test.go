@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 	var wg sync.WaitGroup
 	errs := make([]error, 2)
 	for i, build := range []*exec.Cmd{
-		exec.Command("go", "build", "-o", rostraBin, "."),
+		// VCS stamping where there is a checkout (GOFLAGS may turn it off).
+		exec.Command("go", "build", "-buildvcs=auto", "-o", rostraBin, "."),
 		exec.Command("go", "build", "-tags", "rostra_testpanic", "-o", rostraTestPanicBin, "."),
 	} {
 		build.Stderr = os.Stderr

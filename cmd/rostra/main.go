@@ -1,46 +1,101 @@
 // Command rostra runs a roster of AI coding agents (or any commands) side by
-// side, each in its own pane, and supervises them to the end (SPEC §5).
+// side, each in its own pane, and supervises them to the end.
 //
 // main.go only routes a subcommand to the file that wires it; policy lives in
-// engine, mechanism in panes.
+// engine, mechanism in panes. The command table drives the routing, the
+// usage and the shell completion (completion.go): a command is one line.
 package main
 
 import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
-const usage = `usage: rostra <command> [arguments]
+// command is one subcommand: its name, its synopsis as its own usage line
+// writes it (the completion reads its flags and argument kinds there), what
+// it does, the usage group it is listed in, and the function that wires it.
+type command struct {
+	name, synopsis, what string
+	group                commandGroup
+	run                  func(args []string, stdout, stderr io.Writer) int
+}
 
-commands:
-  demo [--detach]                    run the built-in demo roster in a temp workspace
-  run [--detach | --headless | --no-server] [--resume] [RUNFILE]
-                                     run a roster (default ./rostra.yaml) in a server,
-                                     attached to this terminal unless --detach
-  attach [PATH]                      show the UI of a run whose server runs (d detaches)
-  validate RUNFILE                   check a run file and list every problem
-  status [--json] [PATH]             the roster and its attempts (live when a server runs)
-  replay [--size 120x40] [--ansi] [--scrollback] LOG
-                                     print the final screen of a pane's output.log
-  report STATE_DIR                   write a markdown report of a run
-  diff [--run PATH] WORKER           an isolated worker's work against its base commit
-  merge [--run PATH] WORKER          merge an isolated worker's branch into the workspace
+type commandGroup int
 
-control a run's server from any shell (each takes --run PATH):
-  retry WORKER                       start a manual attempt (cancels a running one)
-  cancel WORKER                      cancel the running attempt or pending retry
-  send [--enter] WORKER TEXT...      type TEXT into the worker's pane
-  logs [-f] [--screen] WORKER        the latest attempt's output (or its screen)
-  stop                               stop every worker and end the run
-  wait                               wait for the run to end; exit with its code
-  ls                                 the runs with a live server of yours
+const (
+	groupMain    commandGroup = iota
+	groupControl              // drives a run's server from any shell
+	groupHidden               // not for people: rostra starts it itself
+)
 
+// commands is rostra's command table, in the order the usage lists it. It
+// is filled in init because help and completion read it back.
+var commands []command
+
+func init() {
+	commands = []command{
+		{"init", "[RUNFILE]", "write a run file for the agent CLIs on PATH (default ./rostra.yaml)", groupMain, runInit},
+		{"demo", "[--detach]", "run the built-in demo roster in a temp workspace", groupMain, runDemo},
+		{"run", "[--detach | --headless | --no-server] [--resume] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
+		{"attach", "[--run PATH] [PATH]", "show the UI of a run whose server runs (d detaches)", groupMain, runAttach},
+		{"validate", "RUNFILE", "check a run file and list every problem", groupMain, runValidate},
+		{"status", "[--json] [--run PATH] [PATH]", "the roster and its attempts (live when a server runs)", groupMain, runStatus},
+		{"replay", "[--size 120x40] [--ansi] [--scrollback] LOG", "print the final screen of a pane's output.log", groupMain, runReplay},
+		{"report", "[--run PATH] [PATH]", "write a markdown report of a run", groupMain, runReport},
+		{"diff", "[--run PATH] WORKER", "an isolated worker's work against its base commit", groupMain, runDiff},
+		{"merge", "[--run PATH] WORKER", "merge an isolated worker's branch into the workspace", groupMain, runMerge},
+		{"completion", "bash|zsh|fish", "print the shell completion script", groupMain, runCompletion},
+		{"version", "", "print rostra's version", groupMain, runVersion},
+		{"help", "", "print this help", groupMain, runHelp},
+		{"retry", "[--run PATH] WORKER", "start a manual attempt (cancels a running one)", groupControl, runRetry},
+		{"cancel", "[--run PATH] WORKER", "cancel the running attempt or pending retry", groupControl, runCancel},
+		{"send", "[--run PATH] [--enter] WORKER TEXT...", "type TEXT into the worker's pane", groupControl, runSend},
+		{"logs", "[--run PATH] [-f] [--screen] WORKER", "the latest attempt's output (or its screen)", groupControl, runLogs},
+		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
+		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
+		{"ls", "", "the runs with a live server of yours", groupControl, runLs},
+		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
+	}
+}
+
+func usage() string {
+	var b strings.Builder
+	b.WriteString("usage: rostra <command> [arguments]\n")
+	for _, g := range []struct {
+		group commandGroup
+		title string
+	}{
+		{groupMain, "commands:"},
+		{groupControl, "control a run's server from any shell:"},
+	} {
+		b.WriteString("\n" + g.title + "\n")
+		for _, c := range commands {
+			if c.group != g.group {
+				continue
+			}
+			head := c.name
+			if c.synopsis != "" {
+				head += " " + c.synopsis
+			}
+			if len(head) > 34 {
+				fmt.Fprintf(&b, "  %s\n  %-34s %s\n", head, "", c.what)
+			} else {
+				fmt.Fprintf(&b, "  %-34s %s\n", head, c.what)
+			}
+		}
+	}
+	b.WriteString(`
 PATH is a run file or a state dir (default ./rostra.yaml).
 
 exit codes: 0 every worker completed, 1 some worker did not, 2 bad input,
 130 interrupted (quit, SIGINT, SIGTERM), 129 SIGHUP, 131 SIGQUIT
-`
+
+docs: README.md, docs/runfile.md (the run file), docs/state.md (the state dir)
+`)
+	return b.String()
+}
 
 func main() {
 	os.Exit(runCommand(os.Args[1:], os.Stdout, os.Stderr))
@@ -48,49 +103,25 @@ func main() {
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		fmt.Fprint(stderr, usage)
+		fmt.Fprint(stderr, usage())
 		return 2
 	}
 	switch args[0] {
-	case "run":
-		return runRun(args[1:], stdout, stderr)
-	case serverMode:
-		return runServe(args[1:], stdout, stderr)
-	case "attach":
-		return runAttach(args[1:], stdout, stderr)
-	case "retry":
-		return runRetry(args[1:], stdout, stderr)
-	case "cancel":
-		return runCancel(args[1:], stdout, stderr)
-	case "send":
-		return runSend(args[1:], stdout, stderr)
-	case "logs":
-		return runLogs(args[1:], stdout, stderr)
-	case "stop":
-		return runStop(args[1:], stdout, stderr)
-	case "wait":
-		return runWait(args[1:], stdout, stderr)
-	case "ls":
-		return runLs(args[1:], stdout, stderr)
-	case "demo":
-		return runDemo(args[1:], stdout, stderr)
-	case "validate":
-		return runValidate(args[1:], stdout, stderr)
-	case "status":
-		return runStatus(args[1:], stdout, stderr)
-	case "replay":
-		return runReplay(args[1:], stdout, stderr)
-	case "report":
-		return runReport(args[1:], stdout, stderr)
-	case "diff":
-		return runDiff(args[1:], stdout, stderr)
-	case "merge":
-		return runMerge(args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return 0
-	default:
-		fmt.Fprintf(stderr, "rostra: unknown command %q\n%s", args[0], usage)
-		return 2
+	case "-h", "--help":
+		return runHelp(args[1:], stdout, stderr)
+	case "--version":
+		return runVersion(args[1:], stdout, stderr)
 	}
+	for _, c := range commands {
+		if c.name == args[0] {
+			return c.run(args[1:], stdout, stderr)
+		}
+	}
+	fmt.Fprintf(stderr, "rostra: unknown command %q\n%s", args[0], usage())
+	return 2
+}
+
+func runHelp(_ []string, stdout, _ io.Writer) int {
+	fmt.Fprint(stdout, usage())
+	return 0
 }

@@ -1,9 +1,10 @@
-// report.go wires `rostra report STATE_DIR` (SPEC §5): it has the engine
+// report.go wires `rostra report [PATH]`: it has the engine
 // write <state_dir>/reports/report-<UTC timestamp>.md, prints the JSON
 // summary of the report's counts to stdout and the report's path to stderr.
 // It reads the run without its lock, so it works while another rostra
 // drives the run. Exit codes: 0 written, 2 bad input (flags, a missing or
-// invalid state dir), 1 the report could not be written.
+// invalid state dir), 1 the report could not be written. PATH is a run file
+// or a state dir, ./rostra.yaml by default (runref.go).
 package main
 
 import (
@@ -17,17 +18,19 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 )
 
-const reportUsage = `usage: rostra report STATE_DIR
+const reportUsage = `usage: rostra report [--run PATH] [PATH]
 
-Writes STATE_DIR/reports/report-<UTC timestamp>.md (the run's outcome, every
-attempt, failures by worker, surface and reason class, degradations) and
-prints a JSON summary of its counts. Changes nothing else; safe on a live run.
+Writes <state dir>/reports/report-<UTC timestamp>.md (the run's outcome,
+every attempt, failures by worker, surface and reason class, degradations)
+and prints a JSON summary of its counts. Changes nothing else; safe on a
+live run. PATH is a run file or a state dir (default ./rostra.yaml).
 `
 
 func runReport(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
+	runFlag := fs.String("run", "", "the run file or state dir")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -35,11 +38,17 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if len(rest) != 1 {
-		fmt.Fprintf(stderr, "rostra report: expected one STATE_DIR, got %d arguments\n%s", len(rest), reportUsage)
+	ref, err := runRefFrom(*runFlag, rest, 1)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra report: %v\n%s", err, reportUsage)
 		return 2
 	}
-	path, summary, err := engine.WriteReport(rest[0], time.Now())
+	r, err := resolveRun(ref)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra report: %v\n", err)
+		return 2
+	}
+	path, summary, err := engine.WriteReport(r.stateDir, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra report: %v\n", err)
 		if errors.Is(err, engine.ErrNoRunState) {

@@ -88,12 +88,18 @@ func TestRunFileDocHasEveryKeyAndPlaceholder(t *testing.T) {
 	doc := readDoc(t, "runfile.md")
 	keys := stringValues(engineSource(t), regexp.MustCompile(`^[a-z]+Keys$`))
 	require.Contains(t, keys, "no_result_exit_code", "the schema's key lists were found")
+	var missing []string
 	for _, k := range keys {
-		assert.Contains(t, doc, "`"+k+"`", "docs/runfile.md does not name the run-file key %s", k)
+		if !strings.Contains(doc, "`"+k+"`") {
+			missing = append(missing, k)
+		}
 	}
 	for _, p := range engine.Placeholders {
-		assert.Contains(t, doc, "`{"+p+"}`", "docs/runfile.md does not name the placeholder {%s}", p)
+		if !strings.Contains(doc, "`{"+p+"}`") {
+			missing = append(missing, "{"+p+"}")
+		}
 	}
+	assert.Empty(t, missing, "run-file keys and placeholders docs/runfile.md does not describe")
 }
 
 func TestRunFileDocExampleLoads(t *testing.T) {
@@ -111,6 +117,7 @@ func TestRunFileDocExampleLoads(t *testing.T) {
 
 func TestStateDocHasEveryFieldAndValue(t *testing.T) {
 	doc := readDoc(t, "state.md")
+	var missing []string
 	for _, v := range []any{engine.TeamState{}, engine.WorkerRow{}, engine.DispatchRow{}, engine.StatusSidecar{}, engine.Event{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
@@ -118,16 +125,23 @@ func TestStateDocHasEveryFieldAndValue(t *testing.T) {
 			if tag == "" || tag == "-" {
 				continue
 			}
-			assert.Contains(t, doc, "`"+tag+"`", "docs/state.md does not describe %s.%s (%s)", typ.Name(), typ.Field(i).Name, tag)
+			if !strings.Contains(doc, "`"+tag+"`") {
+				missing = append(missing, typ.Name()+"."+tag)
+			}
 		}
 	}
-	values := stringValues(engineSource(t), regexp.MustCompile(`^(Event|Failure|Containment|Status|Run)[A-Z][A-Za-z]*$`))
+	values := stringValues(engineSource(t), regexp.MustCompile(`^(Event|Failure|Containment|Status|Run|Worktree|Isolation)[A-Z][A-Za-z]*$`))
 	require.Contains(t, values, engine.EventRunStarted, "the engine's constants were found")
 	for _, v := range values {
-		assert.Contains(t, doc, "`"+v+"`", "docs/state.md does not name %q", v)
+		if !strings.Contains(doc, "`"+v+"`") {
+			missing = append(missing, v)
+		}
 	}
 	for _, name := range []string{engine.TeamStateFile, engine.EventsFile, engine.LockFile, engine.MarkerFile,
 		engine.TeamStateFile + engine.PreviousSuffix, engine.AttemptsDir, engine.PreviousDir, engine.ReportsDir} {
-		assert.Contains(t, doc, name, "docs/state.md does not name %s", name)
+		if !strings.Contains(doc, name) {
+			missing = append(missing, name)
+		}
 	}
+	assert.Empty(t, missing, "fields, values and files docs/state.md does not describe")
 }

@@ -1,3 +1,5 @@
+//go:build linux
+
 // drain_bench_test.go measures the pane pipeline against a bare pty drain
 // of the same file, interleaved in one run: `cat` of a coloured log on a
 // pty read to the end by a bare loop, and the same through StartPTY with

@@ -1,3 +1,5 @@
+//go:build linux
+
 // feed.go holds the path from the output stream to the Screen: the reader
 // only moves bytes into output.log and a bounded in-memory queue, and the
 // screen feeder consumes that queue on its own goroutine. When the feeder

@@ -1,3 +1,5 @@
+//go:build linux
+
 // feed_test.go floods both surfaces while the screen lags far behind, so
 // the reader spills to output.log and the feeder reads it back, and checks
 // the screen and scrollback end exactly as feeding every byte in order.

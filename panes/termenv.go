@@ -1,3 +1,5 @@
+//go:build linux
+
 // termenv.go gives a pane child rostra's terminal identity. The child runs
 // in rostra's emulator, not in the terminal rostra itself runs in: a child
 // that saw TERM=tmux-256color and TMUX would wrap its output in tmux

@@ -46,7 +46,7 @@ func withSocketAddr(stateDir string, f func(addr string) error) error {
 	if len(full) <= maxSunPath {
 		return f(full)
 	}
-	fd, err := unix.Open(stateDir, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	fd, err := openDirPath(stateDir)
 	if err != nil {
 		return &fs.PathError{Op: "open", Path: stateDir, Err: err}
 	}
@@ -126,23 +126,4 @@ func Dial(stateDir string) (*net.UnixConn, error) {
 		return nil, fmt.Errorf("connect to %s: permission denied (the run belongs to another user)", path)
 	}
 	return nil, fmt.Errorf("connect to %s: %w", path, err)
-}
-
-// PeerCred is the uid and pid of the process at the other end of c.
-func PeerCred(c *net.UnixConn) (uid, pid int, err error) {
-	raw, err := c.SyscallConn()
-	if err != nil {
-		return 0, 0, err
-	}
-	var cred *unix.Ucred
-	var credErr error
-	if err := raw.Control(func(fd uintptr) {
-		cred, credErr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return 0, 0, err
-	}
-	if credErr != nil {
-		return 0, 0, fmt.Errorf("SO_PEERCRED: %w", credErr)
-	}
-	return int(cred.Uid), int(cred.Pid), nil
 }

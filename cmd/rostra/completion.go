@@ -3,8 +3,8 @@
 // command or flag completes as soon as it is in the table.
 //
 // Data model: each command's synopsis is read into its flags (those that
-// take a value say so, as `[--size 120x40]` does; alternatives are split
-// at "|") and the kind of its arguments: RUNFILE completes *.yaml and *.yml
+// take a value say so, as `[--size 120x40]` does; flag alternatives are
+// split at " | ") and the kind of its arguments: RUNFILE completes *.yaml and *.yml
 // files, PATH those and folders (a run file or a state dir), LOG any file,
 // a|b|c one of the words; WORKER and TEXT are typed.
 package main
@@ -59,7 +59,7 @@ func specs() []cmdSpec {
 			if !strings.HasPrefix(inner, "-") {
 				return inner // an optional argument, as [PATH]
 			}
-			for _, alt := range strings.Split(inner, "|") {
+			for _, alt := range strings.Split(inner, " | ") { // flags one of which is given; "a|b" is a value
 				f := strings.Fields(alt)
 				if len(f) > 0 {
 					s.flags = append(s.flags, flagSpec{name: f[0], value: len(f) > 1, path: len(f) > 1 && f[1] == "PATH"})

@@ -27,7 +27,7 @@ func (s *stateFS) makeReserve() {
 		return
 	}
 	defer f.Close()
-	if err := unix.Fallocate(int(f.Fd()), 0, 0, reserveSize); err != nil {
+	if err := allocate(f, reserveSize); err != nil {
 		_ = f.Truncate(0)
 		s.freeReserve()
 	}

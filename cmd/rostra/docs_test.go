@@ -138,7 +138,8 @@ func TestStateDocHasEveryFieldAndValue(t *testing.T) {
 		}
 	}
 	for _, name := range []string{engine.TeamStateFile, engine.EventsFile, engine.LockFile, engine.MarkerFile,
-		engine.TeamStateFile + engine.PreviousSuffix, engine.AttemptsDir, engine.PreviousDir, engine.ReportsDir} {
+		engine.TeamStateFile + engine.PreviousSuffix, engine.AttemptsDir, engine.PreviousDir, engine.ReportsDir,
+		engine.WorktreesDir, engine.GitignoreFile, engine.ReserveFile} {
 		if !strings.Contains(doc, name) {
 			missing = append(missing, name)
 		}

@@ -76,6 +76,8 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		Stop:     s.stopFromUI,
 		Sizes:    s.cfg.Sizes,
 		Attached: true,
+		Width:    clampSize(h.Cols),
+		Height:   clampSize(h.Rows),
 	})
 	var model tea.Model = ss.model
 	if s.cfg.WrapModel != nil {
@@ -98,6 +100,10 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		tea.WithWindowSize(clampSize(h.Cols), clampSize(h.Rows)),
 		tea.WithoutSignalHandler(),
 		tea.WithFPS(s.cfg.FPS),
+		// Flush on change (our bubbletea patch): a key's echo is drawn at
+		// once, a flood at most FPS times a second, and an idle client
+		// costs no frame ticker.
+		tea.WithRenderOnChange(),
 		// A client cannot be suspended from the server: its own terminal
 		// would stop, not the client. Ctrl-Z is the client's business.
 		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {

@@ -37,6 +37,10 @@ type Options struct {
 	Attached bool
 	Theme    string // auto (the default), dark or light (theme.go)
 	NoColor  bool   // draw rostra's parts without colour (NO_COLOR)
+	// Width and Height, when known, are the terminal's size before the
+	// first WindowSizeMsg: the first frame is then the panes, not a
+	// placeholder a frame's time earlier (an attaching client's).
+	Width, Height int
 }
 
 type inputMode int
@@ -150,7 +154,7 @@ func New(eng Engine, opts Options) *Model {
 	m := &Model{
 		eng: eng, opts: opts, plan: eng.Plan(), byID: map[string]*pane{},
 		keys: keyMapFor(opts.Attached), panel: newPanel(), searchInput: newSearchInput(),
-		closed: make(chan struct{}),
+		closed: make(chan struct{}), width: opts.Width, height: opts.Height,
 	}
 	if opts.Activity != nil {
 		m.wake, m.unlisten = opts.Activity.listen()

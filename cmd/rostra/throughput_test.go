@@ -2,15 +2,18 @@
 // `cat` of a coloured log (100 MiB by default; ROSTRA_BENCH_MIB changes it)
 // through PTY panes with the whole UI running (engine, emulator, bubbletea
 // drawing into io.Discard), against a plain pty drain of the same file in
-// the same benchmark. The issue's targets: one pane ≥ 0.8 of the raw rate,
+// the same benchmark, and the same through a run server with one client
+// attached (issue 12: ≥ 0.9 of the UI in the process). The issue's targets: one pane ≥ 0.8 of the raw rate,
 // four panes at once ≥ 0.7 of the raw aggregate.
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +28,7 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/tui"
 )
 
@@ -79,10 +83,18 @@ func rawDrain(b *testing.B, path string, n int) {
 	wg.Wait()
 }
 
-// uiRun runs n workers that cat path in PTY panes with the UI drawing;
-// draw=false runs the same engine and emulators without the UI, which
-// tells what the emulator costs apart from the drawing.
-func uiRun(b *testing.B, path string, n int, draw bool) {
+// How uiRun draws.
+const (
+	drawNone     = "engine"   // the engine and the emulators, no UI: what the emulator costs apart from the drawing
+	drawDirect   = "ui"       // the UI in this process, as rostra run --no-server draws it
+	drawAttached = "attached" // a run server, with one client attached over its socket
+)
+
+// uiRun runs n workers that cat path in PTY panes, drawn as draw says.
+// The UI draws into io.Discard, and so does the attached client: the
+// difference is the server's own cost (a program per client, the output
+// queue, the socket, the client's reads).
+func uiRun(b *testing.B, path string, n int, draw string) {
 	ws := b.TempDir()
 	var rf bytes.Buffer
 	fmt.Fprintf(&rf, "version: 1\nname: bench\nworkspace: .\npanes: { max: 16 }\nproviders:\n  shell: { command: [\"bash\", \"-c\", \"{prompt}\"] }\ndefaults: { max_attempts: 1, timeout: 0 }\nworkers:\n")
@@ -101,11 +113,34 @@ func uiRun(b *testing.B, path string, n int, draw bool) {
 	defer sub.Close()
 	done := make(chan struct{})
 	var p *tea.Program
-	if draw {
+	var client net.Conn
+	served := make(chan int, 1)
+	switch draw {
+	case drawDirect:
 		m := tui.New(eng, tui.Options{Events: sub, Activity: act, Sizes: sizes})
-		p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 50), tea.WithoutSignalHandler())
+		p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 50), tea.WithoutSignalHandler(),
+			tea.WithFPS(uiFPS), tea.WithRenderOnChange())
 		go func() { defer close(done); _, _ = p.Run() }()
-	} else {
+	case drawAttached:
+		ln, err := server.Listen(plan.StateDir)
+		require.NoError(b, err)
+		srv := server.New(server.Config{Engine: eng, Activity: act, Sizes: sizes, Listener: ln, FPS: uiFPS})
+		go func() { served <- srv.Serve() }()
+		c, err := server.Dial(plan.StateDir)
+		require.NoError(b, err)
+		client = c
+		require.NoError(b, server.WriteJSON(c, server.FrameHello, server.Hello{Rostra: server.ProtocolVersion, Mode: server.ModeAttach,
+			Env: []string{"TERM=xterm-256color"}, Cols: 200, Rows: 50}))
+		go func() {
+			defer close(done)
+			fr := server.NewFrameReader(bufio.NewReaderSize(c, 64<<10))
+			for {
+				if _, err := fr.ReadFrame(); err != nil {
+					return
+				}
+			}
+		}()
+	default:
 		close(done)
 	}
 	require.NoError(b, eng.Start())
@@ -118,8 +153,16 @@ func uiRun(b *testing.B, path string, n int, draw bool) {
 	if p != nil {
 		p.Quit()
 	}
-	<-done
-	require.NoError(b, eng.Shutdown())
+	if client != nil {
+		// The run has finished: with its only client gone, the server
+		// ends it.
+		client.Close()
+		<-done
+		<-served
+	} else {
+		<-done
+		require.NoError(b, eng.Shutdown())
+	}
 	require.Equal(b, 0, eng.ExitCode(), "every cat completed")
 	b.StartTimer()
 }
@@ -128,7 +171,7 @@ func BenchmarkPaneThroughput(b *testing.B) {
 	dir := b.TempDir()
 	path, size := benchLog(b, dir)
 	for _, n := range []int{1, 4} {
-		var raw, ui, emu time.Duration
+		var raw, ui, emu, att time.Duration
 		b.Run("raw-"+strconv.Itoa(n), func(b *testing.B) {
 			b.SetBytes(size * int64(n))
 			start := time.Now()
@@ -141,7 +184,7 @@ func BenchmarkPaneThroughput(b *testing.B) {
 			b.SetBytes(size * int64(n))
 			start := time.Now()
 			for b.Loop() {
-				uiRun(b, path, n, false)
+				uiRun(b, path, n, drawNone)
 			}
 			emu = time.Since(start) / time.Duration(b.N)
 		})
@@ -149,14 +192,26 @@ func BenchmarkPaneThroughput(b *testing.B) {
 			b.SetBytes(size * int64(n))
 			start := time.Now()
 			for b.Loop() {
-				uiRun(b, path, n, true)
+				uiRun(b, path, n, drawDirect)
 			}
 			ui = time.Since(start) / time.Duration(b.N)
+		})
+		b.Run("attached-"+strconv.Itoa(n), func(b *testing.B) {
+			b.SetBytes(size * int64(n))
+			start := time.Now()
+			for b.Loop() {
+				uiRun(b, path, n, drawAttached)
+			}
+			att = time.Since(start) / time.Duration(b.N)
 		})
 		if raw > 0 && ui > 0 && emu > 0 {
 			rate := func(d time.Duration) float64 { return float64(size*int64(n)) / d.Seconds() / (1 << 20) }
 			fmt.Printf("%d pane(s): raw pty drain %.1f MiB/s; engine+emulator %.1f MiB/s (%.2f); with the UI %.1f MiB/s (ratio %.2f)\n",
 				n, rate(raw), rate(emu), raw.Seconds()/emu.Seconds(), rate(ui), raw.Seconds()/ui.Seconds())
+		}
+		if ui > 0 && att > 0 {
+			fmt.Printf("%d pane(s): through an attached client %.1f MiB/s, %.2f× the UI in this process (issue 12: ≥ 0.9)\n",
+				n, float64(size*int64(n))/att.Seconds()/(1<<20), ui.Seconds()/att.Seconds())
 		}
 	}
 }

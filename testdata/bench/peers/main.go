@@ -1,7 +1,12 @@
 // Command peers measures rostra beside its peers in one run, interleaved
 // round by round: a bare pty drain (this program reading `cat` on a pty),
-// rostra with its UI in an outer 200×50 tmux, tmux 3.x itself (attached in
-// the same outer tmux) and mprocs when its binary is given. testdata/bench/
+// rostra with its UI in an outer 200×50 tmux (as `rostra run` runs: a
+// server, with this terminal attached to it; its CPU is the server's and
+// the attached client's), rostra-direct (`rostra run --no-server`: the UI in
+// rostra's own process, as before the server), rostra-detached (`rostra run
+// --detach`: the server with no client; it draws nothing, so it has no
+// "shown" or echo figure), tmux 3.x itself (attached in the same outer
+// tmux) and mprocs when its binary is given. testdata/bench/
 // peers.sh builds what it needs and runs it; see the README's
 // "Performance" section.
 //
@@ -39,6 +44,7 @@ var (
 	idleSecs  = flag.Int("idle", 30, "seconds of the idle CPU window")
 	echoN     = flag.Int("echo", 150, "keystroke samples")
 	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,rss,echo); empty = all")
+	onlyPeers = flag.String("peers", "", "comma-separated peers to run (rostra,rostra-direct,rostra-detached,tmux,mprocs); empty = all")
 	work      = flag.String("dir", "", "work folder (default: a temp folder)")
 )
 
@@ -54,6 +60,10 @@ type peer struct {
 	// go to the cat.
 	echoCommand func(dir string) *exec.Cmd
 	focusKeys   []byte
+	// also lists more pids whose CPU counts (rostra's attached client).
+	also func() []int
+	// noUI: nothing is drawn in the outer terminal (a detached server).
+	noUI bool
 }
 
 func main() {
@@ -70,9 +80,12 @@ func main() {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("# peers: %d rounds, load average before: %s", *rounds, load)
 
-	peers := []peer{rostraPeer(), tmuxPeer()}
+	peers := []peer{rostraPeer("rostra", rostraServed), rostraPeer("rostra-direct", rostraDirect), rostraPeer("rostra-detached", rostraDetached), tmuxPeer()}
 	if *mprocsBin != "" {
 		peers = append(peers, mprocsPeer())
+	}
+	if *onlyPeers != "" {
+		peers = slices.DeleteFunc(peers, func(p peer) bool { return !slices.Contains(strings.Split(*onlyPeers, ","), p.name) })
 	}
 	res := map[string][]float64{}
 	add := func(k string, v float64) { res[k] = append(res[k], v) }
@@ -112,6 +125,9 @@ func main() {
 		}
 		if want("echo") {
 			for _, p := range peers {
+				if p.echoCommand == nil {
+					continue
+				}
 				med, p95 := echoRun(p, dir)
 				add("echo-med/"+p.name, med)
 				add("echo-p95/"+p.name, p95)
@@ -161,7 +177,12 @@ func report(res map[string][]float64, peers []peer) {
 			v := m("one/" + n)
 			return fmt.Sprintf("%.2f s (%.0f; %.2f×)", v, rate(v), v/b)
 		})
-		row("  last line shown after the child exits", "—", func(n string) string { return fmt.Sprintf("%.0f ms", m("one-shown/"+n)*1000) })
+		row("  last line shown after the child exits", "—", func(n string) string {
+			if v := m("one-shown/" + n); v >= 0 {
+				return fmt.Sprintf("%.0f ms", v*1000)
+			}
+			return "— (draws nothing)"
+		})
 	}
 	if b := m("four/bare"); b > 0 {
 		total := float64(4 * (*mib / 2))
@@ -179,6 +200,9 @@ func report(res map[string][]float64, peers []peer) {
 	}
 	if len(res["echo-med/"+names[0]]) > 0 {
 		row(fmt.Sprintf("keystroke echo into cat, %d samples: median, p95", *echoN), "—", func(n string) string {
+			if len(res["echo-med/"+n]) == 0 {
+				return "—"
+			}
 			return fmt.Sprintf("%.1f ms, %.1f ms", m("echo-med/"+n), m("echo-p95/"+n))
 		})
 	}
@@ -319,7 +343,7 @@ func floodRun(p peer, dir, path string, n int) (float64, float64) {
 		last = max(last, e)
 	}
 	shown := -1.0
-	if n == 1 {
+	if n == 1 && !p.noUI {
 		deadline := time.Now().Add(30 * time.Second)
 		for time.Now().Before(deadline) {
 			if strings.Contains(outerCapture(), "DONE-MARK-0") {
@@ -374,9 +398,18 @@ func idleRun(p peer, dir string) float64 {
 	must(err)
 	defer p.stop()
 	time.Sleep(5 * time.Second)
-	t0, c0 := time.Now(), cpuTicks(pid)
+	ticks := func() int64 {
+		t := cpuTicks(pid)
+		if p.also != nil {
+			for _, o := range p.also() {
+				t += cpuTicks(o)
+			}
+		}
+		return t
+	}
+	t0, c0 := time.Now(), ticks()
 	time.Sleep(time.Duration(*idleSecs) * time.Second)
-	c1 := cpuTicks(pid)
+	c1 := ticks()
 	return float64(c1-c0) / 100 / time.Since(t0).Seconds() * 100
 }
 
@@ -562,6 +595,9 @@ func rostraRunFile(dir string, cmds []string) string {
 
 // waitGone waits for pid to exit.
 func waitGone(pid int, d time.Duration) {
+	if pid <= 0 {
+		return // kill(0) would be this program's own process group
+	}
 	deadline := time.Now().Add(d)
 	for time.Now().Before(deadline) {
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
@@ -588,25 +624,90 @@ func panePID() int {
 	return 0
 }
 
-func rostraPeer() peer {
-	var pid int
-	p := peer{name: "rostra", focusKeys: []byte("i")}
+// How rostraPeer runs rostra.
+const (
+	rostraServed   = "served"   // rostra run: a server, this terminal attached
+	rostraDirect   = "direct"   // rostra run --no-server: the UI in rostra's process
+	rostraDetached = "detached" // rostra run --detach: the server, no client
+)
+
+// serverPID finds the rostra server serving the state dir of run file rf.
+func serverPID(rf string) int {
+	stateDir := filepath.Join(filepath.Dir(rf), ".rostra", "peers")
+	want := []byte("__serve\x00--state-dir\x00" + stateDir + "\x00")
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, c := range procs {
+			if b, err := os.ReadFile(c); err == nil && bytes.Contains(b, want) {
+				pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(c)))
+				return pid
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, c := range procs {
+		if b, err := os.ReadFile(c); err == nil && bytes.Contains(b, []byte("__serve")) {
+			fmt.Fprintf(os.Stderr, "peers: a server: %s: %q\n", c, b)
+		}
+	}
+	must(fmt.Errorf("no rostra server for %s (state dir %s)", rf, stateDir))
+	return 0
+}
+
+func rostraPeer(name, mode string) peer {
+	var pid, client int
+	var rf string
+	p := peer{name: name, focusKeys: []byte("i"), noUI: mode == rostraDetached}
+	if mode == rostraServed {
+		p.also = func() []int { return []int{client} }
+	}
 	p.start = func(dir string, cmds []string) (int, error) {
-		rf := rostraRunFile(dir, cmds)
-		outerStart(filepath.Dir(rf), "exec "+shellQuote(*rostraBin)+" run "+shellQuote(rf))
-		pid = panePID()
+		rf = rostraRunFile(dir, cmds)
+		switch mode {
+		case rostraDetached:
+			c := exec.Command(*rostraBin, "run", "--detach", rf)
+			c.Dir = filepath.Dir(rf)
+			if out, err := c.CombinedOutput(); err != nil {
+				return 0, fmt.Errorf("rostra run --detach: %v: %s", err, out)
+			}
+			pid = serverPID(rf)
+		case rostraDirect:
+			outerStart(filepath.Dir(rf), "exec "+shellQuote(*rostraBin)+" run --no-server "+shellQuote(rf))
+			pid = panePID()
+		default:
+			outerStart(filepath.Dir(rf), "exec "+shellQuote(*rostraBin)+" run "+shellQuote(rf))
+			client = panePID()
+			pid = serverPID(rf)
+		}
 		time.Sleep(500 * time.Millisecond) // the UI up, the workers started
 		return pid, nil
 	}
 	p.stop = func() {
-		outerStop() // SIGHUP: rostra stops every worker and exits
+		if mode != rostraDirect {
+			// The server outlives its terminal: stop it as a person would.
+			pid = serverPID(rf)
+			c := exec.Command(*rostraBin, "stop", "--run", rf)
+			_ = c.Run()
+		}
+		if mode != rostraDetached {
+			outerStop() // SIGHUP: the direct UI stops every worker and exits
+		}
 		waitGone(pid, 15*time.Second)
 	}
-	p.echoCommand = func(dir string) *exec.Cmd {
-		rf := rostraRunFile(dir, []string{"exec cat"})
-		c := exec.Command(*rostraBin, "run", rf)
-		c.Dir = filepath.Dir(rf)
-		return c
+	if mode != rostraDetached {
+		p.echoCommand = func(dir string) *exec.Cmd {
+			rf = rostraRunFile(dir, []string{"exec cat"})
+			args := []string{"run", rf}
+			if mode == rostraDirect {
+				args = []string{"run", "--no-server", rf}
+				pid = 0 // echoRun ends it; there is nothing else to wait for
+			}
+			c := exec.Command(*rostraBin, args...)
+			c.Dir = filepath.Dir(rf)
+			return c
+		}
 	}
 	return p
 }

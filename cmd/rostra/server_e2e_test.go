@@ -82,10 +82,24 @@ func stopServer(t *testing.T, ws string, pid int) {
 	for alive(pid) && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond) // the server is not our child: no wait to block on
 	}
-	if alive(pid) {
+	// Only a server of this test's workspace is killed.
+	if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); alive(pid) && strings.Contains(string(cmdline), ws) {
 		t.Errorf("server pid %d still runs after rostra stop: killing it", pid)
 		_ = syscall.Kill(pid, syscall.SIGKILL)
 	}
+}
+
+// lsServerPid is the pid rostra ls gives for the server of stateDir (and
+// only that one: other runs, a benchmark's or another test's, may be
+// listed too).
+func lsServerPid(t *testing.T, ws, stateDir string) int {
+	t.Helper()
+	ls := runBin(t, ws, "ls")
+	require.Equal(t, 0, ls.code, ls.stderr)
+	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(stateDir) + `\s.*\s(\d+)\s+\S+$`).FindStringSubmatch(ls.stdout)
+	require.NotNil(t, m, "rostra ls does not list %s:\n%s", stateDir, ls.stdout)
+	pid, _ := strconv.Atoi(m[1])
+	return pid
 }
 
 // readState reads the run's team-state.json.
@@ -163,9 +177,11 @@ func TestServerEndToEndInTmux(t *testing.T) {
 	require.Equal(t, 0, ls.code, ls.stderr)
 	require.Contains(t, ls.stdout, stateDir, "rostra ls lists the run")
 	require.Contains(t, ls.stdout, "2/2 running")
-	m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(stateDir) + `\s+served\s+running\s+2/2 running\s+\d+\s+(\d+)`).FindStringSubmatch(ls.stdout)
-	require.NotNil(t, m, "ls: %s", ls.stdout)
-	serverPid, _ := strconv.Atoi(m[1])
+	serverPid := lsServerPid(t, ws, stateDir)
+	assert.Eventually(t, func() bool {
+		ls = runBin(t, ws, "ls")
+		return regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(stateDir) + `\s+served\s+running\s+2/2 running\s+0\s`).MatchString(ls.stdout)
+	}, 10*time.Second, 20*time.Millisecond, "the closed terminal's client is gone: %s", ls.stdout)
 	t.Cleanup(func() { stopServer(t, ws, serverPid) })
 	time.Sleep(300 * time.Millisecond) // a moment for anything the closed terminal would have stopped to stop
 	assert.True(t, alive(catPid), "cat runs on without the terminal")
@@ -196,8 +212,15 @@ func TestServerEndToEndInTmux(t *testing.T) {
 	}, 10*time.Second, 20*time.Millisecond, "status shows the sleeper cancelled: %s%s", r.stdout, r.stderr)
 	assert.Contains(t, r.stdout, "live from its server")
 
+	// logs -f follows cat's output until its attempt ends (at the stop).
+	follow := exec.Command(rostraBin, "logs", "-f", "cat-echo")
+	follow.Dir = ws
+	followed := &syncBuffer{}
+	follow.Stdout = followed
+	require.NoError(t, follow.Start())
 	r = runBin(t, ws, "send", "--enter", "cat-echo", "sent", "from", "a", "shell")
 	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "cat-echo: 18 bytes typed\n", r.stdout, "cat never enabled bracketed paste: typed as is")
 	require.Eventually(t, func() bool {
 		logs := runBin(t, ws, "logs", "cat-echo")
 		return logs.code == 0 && strings.Count(logs.stdout, "sent from a shell") == 2
@@ -216,6 +239,9 @@ func TestServerEndToEndInTmux(t *testing.T) {
 	var ee *exec.ExitError
 	require.ErrorAs(t, err, &ee)
 	assert.Equal(t, 130, ee.ExitCode(), "rostra wait exits with the run's code")
+	require.NoError(t, follow.Wait(), "logs -f ends with the attempt")
+	assert.Equal(t, 2, strings.Count(followed.String(), "sent from a shell"), "logs -f saw the sent line as it came: %q", followed.String())
+	assert.Contains(t, followed.String(), "cat is ready")
 
 	// Nothing is left running, and the state is complete.
 	require.Eventually(t, func() bool { return !alive(serverPid) }, 10*time.Second, 20*time.Millisecond, "the server ended")
@@ -252,10 +278,7 @@ func TestServedUIDetachesOnSignalsAndGivesTheTerminalBack(t *testing.T) {
 				rostraBin+" run 2>"+filepath.Join(ws, "stderr")+"; echo $? > "+exitFile+"; exec sleep 60")
 			s.waitScreen("the panes open", "cat is ready", "sleeping")
 			catPid := workerPid(t, stateDir, "cat-echo")
-			ls := runBin(t, ws, "ls")
-			m := regexp.MustCompile(`\s(\d+)\s+\S+\n`).FindStringSubmatch(ls.stdout)
-			require.NotNil(t, m, ls.stdout)
-			serverPid, _ := strconv.Atoi(m[1])
+			serverPid := lsServerPid(t, ws, stateDir)
 			t.Cleanup(func() { stopServer(t, ws, serverPid) })
 
 			require.Equal(t, "1", s.paneModes()["alternate_on"])
@@ -421,4 +444,29 @@ func TestServerAnswersJSONStatusAndUnknownWorkers(t *testing.T) {
 	r = runBin(t, ws, "run", "--detach")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, fmt.Sprintf("a rostra server already runs served (state dir %s): rostra attach shows it", filepath.Join(ws, ".rostra", "served")))
+}
+
+func TestSendPastesWhenTheChildAskedForIt(t *testing.T) {
+	ws := runWorkspace(t, `version: 1
+name: paste
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s }
+workers:
+  - { id: pasty, provider: shell, prompt: "stty -echo; printf '\\033[?2004hready\\n'; exec cat -v" }
+`)
+	detachedRun(t, ws)
+	require.Eventually(t, func() bool {
+		r := runBin(t, ws, "logs", "pasty")
+		return strings.Contains(r.stdout, "ready")
+	}, 10*time.Second, 20*time.Millisecond)
+	r := runBin(t, ws, "send", "--enter", "pasty", "two\nlines")
+	require.Equal(t, 0, r.code, r.stderr)
+	assert.Equal(t, "pasty: 22 bytes pasted (bracketed)\n", r.stdout)
+	require.Eventually(t, func() bool {
+		r := runBin(t, ws, "logs", "pasty")
+		return strings.Contains(r.stdout, "^[[200~two")
+	}, 10*time.Second, 20*time.Millisecond, "cat -v shows the paste markers")
+	r = runBin(t, ws, "logs", "pasty")
+	assert.Contains(t, r.stdout, "^[[200~two\r\nlines^[[201~", "a paste, newline as CR, then Enter")
 }

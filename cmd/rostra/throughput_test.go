@@ -24,6 +24,7 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -118,8 +119,12 @@ func uiRun(b *testing.B, path string, n int, draw string) {
 	switch draw {
 	case drawDirect:
 		m := tui.New(eng, tui.Options{Events: sub, Activity: act, Sizes: sizes})
+		// In colour, as on the terminal the attached client reports: with
+		// io.Discard for output bubbletea would detect no terminal and
+		// draw no colour at all.
 		p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 50), tea.WithoutSignalHandler(),
-			tea.WithFPS(uiFPS), tea.WithRenderOnChange())
+			tea.WithFPS(uiFPS), tea.WithRenderOnChange(),
+			tea.WithEnvironment([]string{"TERM=xterm-256color"}), tea.WithColorProfile(colorprofile.ANSI256))
 		go func() { defer close(done); _, _ = p.Run() }()
 	case drawAttached:
 		ln, err := server.Listen(plan.StateDir)

@@ -70,7 +70,9 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 	if err != nil || cols <= 0 || rows <= 0 {
 		cols, rows = 80, 24
 	}
-	profile := colorprofile.Detect(out, environ)
+	// NO_COLOR drops the colours rostra adds (the server's UI reads it
+	// from Env), not the panes' own: the profile is the terminal's.
+	profile := colorprofile.Detect(out, withoutNoColor(environ))
 	fr := NewFrameReader(bufio.NewReaderSize(c, 64<<10))
 	if bye, err := hello(c, fr, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: PickEnv(environ), Cols: cols, Rows: rows, Profile: &profile}); err != nil || bye != nil {
 		if bye != nil {

@@ -264,14 +264,15 @@ type testClient struct {
 	bye    *Bye
 	err    error
 	frames int
+	raw    []byte // every output byte
 }
 
-func attachClient(t *testing.T, stateDir string, cols, rows int) *testClient {
+func attachClient(t *testing.T, stateDir string, cols, rows int, env ...string) *testClient {
 	t.Helper()
 	c, err := Dial(stateDir)
 	require.NoError(t, err)
 	tc := &testClient{t: t, c: c, term: vt.New(cols, rows, vt.Options{}), done: make(chan struct{})}
-	require.NoError(t, WriteJSON(c, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: []string{"TERM=xterm-256color"}, Cols: cols, Rows: rows}))
+	require.NoError(t, WriteJSON(c, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: append([]string{"TERM=xterm-256color"}, env...), Cols: cols, Rows: rows}))
 	fr := NewFrameReader(c)
 	bye, err := readWelcome(fr)
 	require.NoError(t, err)
@@ -296,6 +297,7 @@ func (tc *testClient) read(fr *FrameReader) {
 			_, _ = tc.term.Write(f.Payload)
 			tc.mu.Lock()
 			tc.frames++
+			tc.raw = append(tc.raw, f.Payload...)
 			tc.mu.Unlock()
 		case FrameBye:
 			var b Bye
@@ -315,6 +317,12 @@ func (tc *testClient) send(t FrameType, p []byte) {
 func (tc *testClient) keys(s string) { tc.send(FrameInput, []byte(s)) }
 
 func (tc *testClient) text() string { return tc.term.Text(false) }
+
+func (tc *testClient) rawOutput() string {
+	tc.mu.Lock()
+	defer tc.mu.Unlock()
+	return string(tc.raw)
+}
 
 // waitText waits until the client's screen shows every one of want.
 func (tc *testClient) waitText(what string, want ...string) {

@@ -51,7 +51,11 @@ type Config struct {
 	// WrapModel wraps each client's model (a test's fault injection); nil:
 	// the model as it is.
 	WrapModel func(*tui.Model) tea.Model
-	Now       func() time.Time
+	// Colours gives a client's UI its theme and NO_COLOR from the client's
+	// environment (the run file's ui.theme, ROSTRA_THEME, NO_COLOR); an
+	// error refuses the client with it. nil: the defaults.
+	Colours func(env []string) (theme string, noColor bool, err error)
+	Now     func() time.Time
 }
 
 // Server serves one run.

@@ -9,9 +9,11 @@ package server
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -237,4 +239,40 @@ func TestLeavingAFinishedRunEndsTheServer(t *testing.T) {
 	c.keys("q")
 	assert.Equal(t, Bye{Reason: ByeLeft, Code: 0}, c.waitBye(), "nothing runs: q leaves at once, with the run's code")
 	assert.Equal(t, 0, h.wait(), "the last client left a finished run: the server ends")
+}
+
+func TestEachClientHasItsOwnColours(t *testing.T) {
+	var seen []string
+	var mu sync.Mutex
+	h := startServer(t, 1, "", func(_ *harness, c *Config) {
+		c.Colours = func(env []string) (string, bool, error) {
+			mu.Lock()
+			seen = append(seen, strings.Join(env, " "))
+			mu.Unlock()
+			if envGet(env, "ROSTRA_THEME") == "plaid" {
+				return "", false, errors.New("ROSTRA_THEME=plaid is not a theme")
+			}
+			return "dark", envGet(env, "NO_COLOR") != "", nil
+		}
+	})
+	fmt.Fprintf(h.surf.handle("w00").screen, "\x1b[35mthe pane's own magenta\x1b[m\r\n")
+	coloured := attachClient(t, h.plan.StateDir, 100, 30)
+	plain := attachClient(t, h.plan.StateDir, 100, 30, "NO_COLOR=1")
+	coloured.waitText("attach", "the pane's own magenta", "1 running")
+	plain.waitText("attach", "the pane's own magenta", "1 running")
+	assert.Contains(t, plain.rawOutput(), "\x1b[35;", "NO_COLOR keeps the pane's own colours")
+	assert.Contains(t, coloured.rawOutput(), "\x1b[36;1m┃", "rostra's own colours: the running pane's frame")
+	assert.NotContains(t, plain.rawOutput(), "\x1b[36", "NO_COLOR drops the colours rostra adds, for that client only")
+
+	c, err := Dial(h.plan.StateDir)
+	require.NoError(t, err)
+	defer c.Close()
+	require.NoError(t, WriteJSON(c, FrameHello, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: []string{"TERM=xterm", "ROSTRA_THEME=plaid"}, Cols: 80, Rows: 24}))
+	bye, err := readWelcome(NewFrameReader(c))
+	require.NoError(t, err)
+	require.NotNil(t, bye)
+	assert.Equal(t, Bye{Reason: ByeRefused, Code: 2, Message: "ROSTRA_THEME=plaid is not a theme"}, *bye)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Contains(t, seen, "TERM=xterm-256color NO_COLOR=1", "the server saw the client's environment")
 }

@@ -63,6 +63,17 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		s.refuse(c, 0, "the run is stopping: "+why)
 		return
 	}
+	env := append([]string{}, h.Env...)
+	var theme string
+	var noColor bool
+	if s.cfg.Colours != nil {
+		var err error
+		if theme, noColor, err = s.cfg.Colours(env); err != nil {
+			s.mu.Unlock()
+			s.refuse(c, 0, err.Error())
+			return
+		}
+	}
 	ss := &session{s: s, conn: c, done: make(chan struct{}), attached: time.Now()}
 	ss.out = newOutbox(c, s.cfg.OutputLimit)
 	if err := ss.out.frame(FrameWelcome, mustJSON(s.welcome())); err != nil {
@@ -78,13 +89,16 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		Attached: true,
 		Width:    clampSize(h.Cols),
 		Height:   clampSize(h.Rows),
+		Theme:    theme,
+		NoColor:  noColor,
 	})
 	var model tea.Model = ss.model
 	if s.cfg.WrapModel != nil {
 		model = s.cfg.WrapModel(ss.model)
 	}
-	env := append([]string{}, h.Env...)
-	profile := colorprofile.Env(env)
+	// The client detected its profile without NO_COLOR (which drops the
+	// colours rostra adds, not the panes' own): see Attach.
+	profile := colorprofile.Env(withoutNoColor(env))
 	if h.Profile != nil && *h.Profile >= colorprofile.NoTTY && *h.Profile <= colorprofile.TrueColor {
 		profile = *h.Profile
 	}
@@ -227,6 +241,17 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 			return
 		}
 	}
+}
+
+// withoutNoColor is env less NO_COLOR.
+func withoutNoColor(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if !strings.HasPrefix(kv, "NO_COLOR=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func envGet(env []string, key string) string {

@@ -107,6 +107,10 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: runFile, Log: logf,
 		FPS:       uiFPS,
 		WrapModel: func(m *tui.Model) tea.Model { return withTestPanicKey(m) },
+		Colours: func(env []string) (string, bool, error) {
+			theme, noColor, _, err := uiColours(plan, io.Discard, env)
+			return theme, noColor, err
+		},
 	})
 	sub := eng.Subscribe()
 	printed := make(chan struct{})

@@ -46,6 +46,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -201,6 +202,7 @@ func SnapshotWorkspace(root string, exclude []string) (*WorkspaceSnapshot, error
 		if err != nil {
 			return err
 		}
+		yieldEvery(len(s.entries))
 		link := ""
 		if info.Mode()&fs.ModeSymlink != 0 {
 			if link, err = os.Readlink(p); err != nil {
@@ -223,6 +225,16 @@ func SnapshotWorkspace(root string, exclude []string) (*WorkspaceSnapshot, error
 	s.names = slices.Clone(s.names)
 	go s.hashInBackground()
 	return s, nil
+}
+
+// yieldEvery lets other goroutines run every 256 files: a walk of a big
+// tree is CPU-bound for seconds, and with both Ps busy (the walk, its
+// hasher) the UI's goroutine would otherwise wait for the scheduler's 10 ms
+// preemption to draw a frame.
+func yieldEvery(n int) {
+	if n%256 == 0 {
+		runtime.Gosched()
+	}
 }
 
 // Len is the number of files recorded.
@@ -257,6 +269,7 @@ func (s *WorkspaceSnapshot) hashInBackground() {
 		if !e.mode.IsRegular() || e.size > hashLimit {
 			continue
 		}
+		yieldEvery(i)
 		select {
 		case <-s.stop:
 			return

@@ -20,6 +20,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -81,11 +82,13 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 		return Bye{}, err
 	}
 
+	var cooked *term.State // the terminal as it was, while it is raw
 	if term.IsTerminal(in.Fd()) {
 		state, err := term.MakeRaw(in.Fd())
 		if err != nil {
 			return Bye{}, fmt.Errorf("put the terminal in raw mode: %w", err)
 		}
+		cooked = state
 		defer func() { _ = term.Restore(in.Fd(), state) }()
 	}
 
@@ -126,9 +129,10 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 		<-inDone
 	}()
 
-	// Window changes, and the signals that end a client.
+	// Window changes, the signals that end a client, and SIGTSTP (kill
+	// -TSTP), which asks the server to give the terminal back first.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
 	defer signal.Stop(sigs)
 	sigDone := make(chan struct{})
 	defer close(sigDone)
@@ -144,6 +148,10 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 					if w, h, err := term.GetSize(out.Fd()); err == nil {
 						_ = send(FrameResize, AppendResize(nil, w, h))
 					}
+					continue
+				}
+				if sig == syscall.SIGTSTP {
+					_ = send(FrameSuspend, nil)
 					continue
 				}
 				// The client goes; the session is over for the server
@@ -177,6 +185,26 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 				// The terminal is gone: leave; the server sees us go.
 				return Bye{Reason: ByeDetached, Message: "the terminal is gone: " + err.Error()}, nil
 			}
+		case FrameSuspend:
+			// The output before this frame gave the terminal back (the
+			// server's UI stopped drawing): stop as Ctrl-Z stops a
+			// program, and take the terminal again when the shell's fg
+			// continues us.
+			_, _ = io.WriteString(out, restoreTerminal)
+			if cooked != nil {
+				_ = term.Restore(in.Fd(), cooked)
+			}
+			StopSelf()
+			if cooked != nil {
+				_, _ = term.MakeRaw(in.Fd())
+			}
+			cols, rows, err := term.GetSize(out.Fd())
+			if err != nil || cols <= 0 || rows <= 0 {
+				cols, rows = 80, 24
+			}
+			if err := send(FrameResume, AppendResize(nil, cols, rows)); err != nil {
+				return Bye{}, fmt.Errorf("lost the connection to the server: %w", connErr(err))
+			}
 		case FrameBye:
 			var bye Bye
 			if err := DecodeJSON(f.Payload, &bye); err != nil {
@@ -188,6 +216,23 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 			_, _ = io.WriteString(out, restoreTerminal)
 			return Bye{}, fmt.Errorf("%w: the server sent a %s frame to an attached client", ErrFrame, f.Type)
 		}
+	}
+}
+
+// StopSelf stops rostra's process group as Ctrl-Z stops a shell's job, and
+// returns once it is continued (the shell's fg sends SIGCONT; the wait is
+// cut short when the kernel discards the stop, for an orphaned group). It
+// sends SIGSTOP, not SIGTSTP: once a Go program has caught SIGTSTP, its
+// runtime keeps a handler that ignores it, and rostra catches SIGTSTP to
+// give the terminal back first. The shell says "Stopped (signal)".
+func StopSelf() {
+	cont := make(chan os.Signal, 1)
+	signal.Notify(cont, syscall.SIGCONT)
+	defer signal.Stop(cont)
+	_ = syscall.Kill(0, syscall.SIGSTOP)
+	select {
+	case <-cont:
+	case <-time.After(time.Second):
 	}
 }
 

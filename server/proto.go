@@ -27,7 +27,7 @@ import (
 
 // ProtocolVersion is the version a client and a server must share. A
 // client of another version is refused with a Bye that names both.
-const ProtocolVersion = 1
+const ProtocolVersion = 2
 
 // MaxFrame bounds a frame's length (type byte included): a peer cannot make
 // the other side allocate more than this for one frame.
@@ -36,8 +36,9 @@ const MaxFrame = 1 << 20
 // FrameType is the first byte of a frame.
 type FrameType byte
 
-// The frame types. Hello, Input, Resize, Request and Detach go from client
-// to server; Welcome, Output, Reply and Bye from server to client.
+// The frame types. Hello, Input, Resize, Request, Detach and Resume go
+// from client to server; Welcome, Output, Reply and Bye from server to
+// client; Suspend both ways (version 2).
 const (
 	FrameHello   FrameType = 1 // JSON Hello
 	FrameWelcome FrameType = 2 // JSON Welcome
@@ -48,6 +49,13 @@ const (
 	FrameReply   FrameType = 7 // JSON Reply
 	FrameDetach  FrameType = 8 // empty: the client leaves, the run goes on
 	FrameBye     FrameType = 9 // JSON Bye: the last frame the server sends
+	// FrameSuspend, from the server: the terminal is given back (the
+	// output before it restored it), stop yourself (Ctrl-Z in the UI).
+	// From the client: please suspend me (it got SIGTSTP).
+	FrameSuspend FrameType = 10
+	// FrameResume, from the client: back in the foreground; 4 bytes,
+	// columns and rows, as Resize. The server draws everything again.
+	FrameResume FrameType = 11
 )
 
 func (t FrameType) String() string {
@@ -70,6 +78,10 @@ func (t FrameType) String() string {
 		return "detach"
 	case FrameBye:
 		return "bye"
+	case FrameSuspend:
+		return "suspend"
+	case FrameResume:
+		return "resume"
 	}
 	return fmt.Sprintf("frame type %d", byte(t))
 }
@@ -238,7 +250,7 @@ func (fr *FrameReader) ReadFrame() (Frame, error) {
 		return Frame{}, err
 	}
 	t := FrameType(b[0])
-	if t < FrameHello || t > FrameBye {
+	if t < FrameHello || t > FrameResume {
 		return Frame{}, fmt.Errorf("%w: unknown %s", ErrFrame, t)
 	}
 	return Frame{Type: t, Payload: b[1:]}, nil

@@ -177,7 +177,7 @@ func TestFramesTheServerCannotReadCloseOnlyThatClient(t *testing.T) {
 		})
 	}
 	require.Eventually(t, func() bool { return h.srv.attached() == 0 }, 10*time.Second, 5*time.Millisecond)
-	assert.Contains(t, h.log.String(), "protocol 1, the client 99")
+	assert.Contains(t, h.log.String(), fmt.Sprintf("protocol %d, the client 99", ProtocolVersion))
 }
 
 func TestDetachKeepsTheRunAndTheServerEndsWhenItFinishes(t *testing.T) {

@@ -38,6 +38,9 @@ type session struct {
 	// attached is when the client attached: the newest inherits the
 	// ptys' layout when the client that set it goes.
 	attached time.Time
+	// suspended: the client stopped itself (Ctrl-Z); nothing is drawn to
+	// it until it resumes. Used on the program's goroutine only.
+	suspended bool
 
 	mu sync.Mutex
 	// cut is why the client's side ended the session (set by the reader
@@ -118,13 +121,19 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		// once, a flood at most FPS times a second, and an idle client
 		// costs no frame ticker.
 		tea.WithRenderOnChange(),
-		// A client cannot be suspended from the server: its own terminal
-		// would stop, not the client. Ctrl-Z is the client's business.
-		tea.WithFilter(func(_ tea.Model, msg tea.Msg) tea.Msg {
-			if _, ok := msg.(tea.SuspendMsg); ok {
+		// A suspend (Ctrl-Z in the UI, or the client's own SIGTSTP) cannot
+		// stop this process: the client stops itself, once the program has
+		// given its terminal back (suspendClient).
+		tea.WithFilter(func(mod tea.Model, msg tea.Msg) tea.Msg {
+			switch msg.(type) {
+			case tea.SuspendMsg:
+				ss.suspendClient()
+				return nil
+			case clientResumedMsg:
+				ss.resumeClient()
 				return nil
 			}
-			return msg
+			return ss.model.Filter(mod, msg)
 		}),
 	)
 	s.sessions[ss] = struct{}{}
@@ -235,6 +244,17 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 			ss.prog.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
 		case FrameDetach:
 			ss.prog.Send(tui.Detach())
+		case FrameSuspend:
+			ss.prog.Send(tea.Suspend())
+		case FrameResume:
+			cols, rows, err := DecodeResize(f.Payload)
+			if err != nil {
+				ss.setCut(err, false)
+				ss.kill()
+				return
+			}
+			ss.prog.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
+			ss.prog.Send(clientResumedMsg{})
 		default:
 			ss.setCut(fmt.Errorf("%w: a client may not send a %s frame once attached", ErrFrame, f.Type), false)
 			ss.kill()
@@ -252,6 +272,31 @@ func withoutNoColor(env []string) []string {
 		}
 	}
 	return out
+}
+
+// clientResumedMsg: the client is back in the foreground (its Resume).
+type clientResumedMsg struct{}
+
+// suspendClient stops drawing to the client and gives its terminal back
+// (the renderer writes what restores it), then tells the client to stop
+// itself. It runs on the program's goroutine (the filter).
+func (ss *session) suspendClient() {
+	if ss.suspended {
+		return
+	}
+	ss.suspended = true
+	ss.prog.SuspendRenderer()
+	_ = ss.out.frame(FrameSuspend, nil)
+}
+
+// resumeClient draws again to a client back from a suspend: its modes and
+// a whole frame.
+func (ss *session) resumeClient() {
+	if !ss.suspended {
+		return
+	}
+	ss.suspended = false
+	ss.prog.ResumeRenderer()
 }
 
 func envGet(env []string, key string) string {

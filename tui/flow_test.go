@@ -317,9 +317,11 @@ func TestTypingIntoAChildThatReadsNothingNeverBlocks(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		for range keyQueue + 10 {
+		for range 100 {
 			press(m, "a")
 		}
+		// Then more than a child that reads nothing may have waiting.
+		m.Update(tea.PasteMsg{Content: strings.Repeat("x", keyPending+1)})
 	}()
 	select {
 	case <-done:

@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"strconv"
 
+	"charm.land/bubbles/v2/key"
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
@@ -155,6 +157,60 @@ func (m *Model) whyNotTypeable(p *pane) string {
 	}
 	return p.spec.ID + " cannot take keys"
 }
+
+// Filter is the program's message filter (tea.WithFilter). A key typed
+// into a pane goes to its child here, before Update, when sending it
+// changes nothing on screen, and no frame is drawn for it. A paste into a
+// terminal without bracketed paste arrives as one key per character:
+// drawn a frame each, 200 KB of them took 15–20 s before the Ctrl-] typed
+// after them was read. Anything else, or a key that changes the screen
+// (the pane is scrolled back, flagged, or its keys are dropped), goes on to
+// Update.
+func (m *Model) Filter(_ tea.Model, msg tea.Msg) tea.Msg {
+	k, ok := msg.(tea.KeyPressMsg)
+	if !ok || m.mode != modeInput || m.confirm != nil || m.stopping {
+		return msg
+	}
+	if m.opts.Sizes != nil && !m.opts.Sizes.owns(m) {
+		return msg // the key claims the ptys' sizes first (sizes.go)
+	}
+	for _, a := range m.keys.typing {
+		if key.Matches(k, a.Binding) {
+			return msg
+		}
+	}
+	p := m.focused()
+	if p.top != -1 || p.view != 0 || p.bell || p.term == nil || m.copy != nil {
+		return msg
+	}
+	kw := p.writer()
+	if kw == nil || !kw.send(vt.EncodeKey(uv.Key(k), p.term.Modes())) {
+		return msg
+	}
+	return nil
+}
+
+// sendFocus tells p's child that it gained or lost the focus (CSI I, CSI
+// O), if it asked with mode 1004: its pane became or stopped being the
+// focused one, or the outer terminal did.
+func (m *Model) sendFocus(p *pane, in bool) {
+	if p.term == nil || !p.term.Modes().FocusEvents || !p.typeable() {
+		return
+	}
+	if kw := p.writer(); kw != nil {
+		if in {
+			kw.send([]byte(ansi.Focus))
+		} else {
+			kw.send([]byte(ansi.Blur))
+		}
+	}
+}
+
+// suspend stops rostra as Ctrl-Z stops a program in a shell: the terminal
+// is given back first, and taken again with every mode and a full frame
+// when the shell's fg resumes it. An attached UI's server asks its client
+// to do the same (server/session.go).
+func (m *Model) suspend() tea.Cmd { return tea.Suspend }
 
 // sendKey forwards a key to the child, encoded as its modes ask.
 func (m *Model) sendKey(k tea.Key) tea.Cmd {

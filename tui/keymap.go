@@ -70,6 +70,7 @@ func keyMapFor(attached bool) keyMap {
 		do("events", 9, "the event log (again: close it)", (*Model).toggleEvents, "e"),
 		do("help", 1, "this help (again: close it)", (*Model).toggleHelp, "?"),
 		do("quit", 2, "quit (asks while workers run)", (*Model).askQuit, "q", "ctrl+c"),
+		do("suspend", 0, "suspend rostra to the shell (fg resumes)", (*Model).suspend, "ctrl+z"),
 	}
 	var leave []act
 	if attached {

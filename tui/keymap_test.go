@@ -164,7 +164,9 @@ func TestEveryKeyOfAnActDoesTheSame(t *testing.T) {
 				press(m, k)
 				assert.Equal(t, want, stateOf(m), "%s does not do what %s does", k, a.Keys()[0])
 			}
-			if a.name != "previous page" { // on the first page already
+			// On the first page already; a suspend is a command
+			// (TestCtrlZSuspendsOnlyOutsideTyping).
+			if a.name != "previous page" && a.name != "suspend" {
 				assert.NotEqual(t, before, want, "%s changed nothing", a.Keys()[0])
 			}
 		})

@@ -121,6 +121,7 @@ type Model struct {
 	unlisten func()
 	closed   chan struct{} // closed by Close: the program has ended
 	detached bool          // the human detached (attach.go)
+	blurred  bool          // the outer terminal lost the focus (tea.BlurMsg)
 }
 
 // Messages.
@@ -300,6 +301,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.claimSizes(), m.onPaste(msg.Content))
 	case tea.MouseMsg:
 		return tea.Batch(m.claimSizes(), m.onMouse(msg))
+	case tea.FocusMsg:
+		m.blurred = false
+		m.sendFocus(m.focused(), true)
+		return nil
+	case tea.BlurMsg:
+		m.blurred = true
+		m.sendFocus(m.focused(), false)
+		return nil
 	case detachMsg:
 		return m.detach()
 	case takeSizesMsg:
@@ -441,6 +450,10 @@ func (m *Model) setFocus(i int) tea.Cmd {
 	}
 	if m.copy != nil && m.copy.idx != i {
 		m.leaveCopy()
+	}
+	if i != m.focus && !m.blurred {
+		m.sendFocus(m.panes[m.focus], false)
+		m.sendFocus(m.panes[i], true)
 	}
 	m.focus = i
 	m.panes[i].touch()

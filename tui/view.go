@@ -20,6 +20,7 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
+	v.ReportFocus = true // the focused pane's child hears of it (sendFocus)
 	v.WindowTitle = "rostra · " + m.plan.Name
 	if m.mode == modeInput {
 		p := m.focused()

@@ -16,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -140,7 +141,7 @@ func exitCodeFile(t *testing.T, s tmuxServer, path string) string {
 	return strings.TrimSpace(string(b))
 }
 
-var tmuxSeq int
+var tmuxSeq atomic.Int64 // parallel tests make servers at once
 
 func newTmux(t *testing.T, name string) tmuxServer {
 	t.Helper()
@@ -149,8 +150,7 @@ func newTmux(t *testing.T, name string) tmuxServer {
 	}
 	// A socket of its own per test: a server being killed by the test
 	// before may still be exiting under its name.
-	tmuxSeq++
-	s := tmuxServer{t: t, socket: "rostra-" + name + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.Itoa(tmuxSeq)}
+	s := tmuxServer{t: t, socket: "rostra-" + name + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(tmuxSeq.Add(1), 10)}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	return s
 }

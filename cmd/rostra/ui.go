@@ -14,11 +14,13 @@ import (
 	"os/signal"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/tui"
 )
 
@@ -73,7 +75,39 @@ func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 		return 1
 	}
 	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes, Theme: theme, NoColor: noColor})
-	p := tea.NewProgram(withTestPanicKey(m), append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS), tea.WithRenderOnChange())...)
+	// Ctrl-Z (tea.Suspend) and a SIGTSTP from outside both suspend here:
+	// the terminal is given back first (alternate screen, mouse and
+	// keyboard modes off, cooked mode), rostra stops as a shell's job, and
+	// when the shell's fg continues it the terminal is taken again and the
+	// whole frame drawn. (Not bubbletea's own suspend: it stops the process
+	// with SIGTSTP, which rostra catches.)
+	tstp := make(chan os.Signal, 1)
+	signal.Notify(tstp, syscall.SIGTSTP)
+	defer func() {
+		signal.Stop(tstp)
+		close(tstp)
+	}()
+	var p *tea.Program
+	filter := func(mod tea.Model, msg tea.Msg) tea.Msg {
+		if _, ok := msg.(tea.SuspendMsg); ok {
+			if err := p.ReleaseTerminal(); err != nil {
+				return nil
+			}
+			server.StopSelf()
+			if err := p.RestoreTerminal(); err != nil {
+				return tea.Quit()
+			}
+			return tea.ClearScreen()
+		}
+		return m.Filter(mod, msg)
+	}
+	p = tea.NewProgram(withTestPanicKey(m), append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS), tea.WithRenderOnChange(),
+		tea.WithFilter(filter))...)
+	go func() {
+		for range tstp {
+			p.Send(tea.Suspend())
+		}
+	}()
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)

@@ -20,6 +20,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/bubbles/v2/viewport"
 	tea "charm.land/bubbletea/v2"
+	uv "github.com/charmbracelet/ultraviolet"
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
@@ -180,7 +181,7 @@ func (m *Model) Interrupted() bool { return m.interrupted }
 // children ask for); the clock is armed by Update only while something on
 // screen changes with time.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor)
+	return tea.Batch(m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -294,6 +295,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.BackgroundColorMsg:
 		m.background = msg.Color
 		m.setTheme(themeName(m.opts.Theme, m.opts.NoColor, true, msg.IsDark()))
+		m.learnColor(11, msg.Color)
+		return nil
+	case tea.ForegroundColorMsg:
+		m.learnColor(10, msg.Color)
+		return nil
+	case uv.UnknownOscEvent:
+		m.learnPalette(string(msg))
 		return nil
 	case tea.KeyPressMsg:
 		return tea.Batch(m.claimSizes(), m.onKey(msg))

@@ -45,15 +45,18 @@ type (
 	resizeHandle interface{ Resize(cols, rows int) error }
 )
 
-// Activity tells the UIs that some pane has new output.
+// Activity tells the UIs that some pane has new output. It also holds the
+// colours the panes' children are told when they ask (vt.Colors): the
+// outer terminal's, as a UI learns them (colors.go).
 type Activity struct {
 	mu      sync.Mutex                      // serialises listen and unlisten
 	waiters atomic.Pointer[[]chan struct{}] // read without a lock by poke
+	colors  *vt.Colors
 }
 
 // NewActivity returns an Activity with no listener.
 func NewActivity() *Activity {
-	a := &Activity{}
+	a := &Activity{colors: vt.NewColors()}
 	a.waiters.Store(&[]chan struct{}{})
 	return a
 }
@@ -89,7 +92,7 @@ func (a *Activity) poke() {
 // answers the child's queries through reply, counts bells and wakes the UI.
 func (a *Activity) NewScreen(cols, rows int, reply func([]byte)) vt.Screen {
 	s := &Screen{act: a}
-	s.Terminal = vt.New(cols, rows, vt.Options{OnReply: reply, OnBell: func() { s.bells.Add(1) }})
+	s.Terminal = vt.New(cols, rows, vt.Options{OnReply: reply, OnBell: func() { s.bells.Add(1) }, Colors: a.colors})
 	return s
 }
 

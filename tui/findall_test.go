@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -161,4 +162,43 @@ func BenchmarkFindAll(b *testing.B) {
 			}
 		})
 	}
+}
+
+// drain runs cmd and every command it batches, feeding their messages back.
+func drain(t *testing.T, m *Model, cmd tea.Cmd) {
+	t.Helper()
+	if cmd == nil {
+		return
+	}
+	msg := cmd()
+	if batch, ok := msg.(tea.BatchMsg); ok {
+		for _, c := range batch {
+			drain(t, m, c)
+		}
+		return
+	}
+	if msg != nil {
+		drain(t, m, m.update(msg))
+	}
+}
+
+func TestEarlierAttemptIsRebuiltAtTheNewSize(t *testing.T) {
+	m, _ := findScene(t)
+	log := m.panes[1].rows[0].OutputLogPath
+	long := strings.Repeat("word ", 20) + "END"
+	require.NoError(t, os.WriteFile(log, []byte("$ codex --task\r\n"+long+"\r\n"), 0o644))
+	press(m, "tab")
+	runCmd(t, m, press(m, "<"))
+	p := m.panes[1]
+	require.Equal(t, 1, p.view)
+	cols, _ := p.hist[1].Size()
+	require.Less(t, cols, len(long), "at 120 columns the line wraps")
+	assert.NotContains(t, ansi.Strip(m.Render()), long)
+
+	m.update(tea.WindowSizeMsg{Width: 240, Height: 24})
+	drain(t, m, m.update(resizeMsg{seq: m.resizeSeq}))
+	c, r := p.hist[1].Size()
+	wc, wr := m.historySize(1)
+	assert.Equal(t, []int{wc, wr}, []int{c, r}, "rebuilt at the pane's new size")
+	assert.Contains(t, ansi.Strip(m.Render()), long, "and the line fits in one row now")
 }

@@ -1,5 +1,6 @@
 // copy_e2e_test.go copies text out of a pane of the real binary as a
-// person would, in a tmux server of its own with set-clipboard on (tmux
+// person would (a run started with --detach, rostra attach in a tmux
+// server of its own with set-clipboard on: tmux
 // then keeps what an application sends with OSC 52 as a paste buffer):
 // a search puts copy mode on the line, V and y copy it; v and e copy a
 // word; a mouse drag copies from inside one pane. The bytes rostra wrote
@@ -50,11 +51,12 @@ func TestCopyModeReachesTheClipboardInTmux(t *testing.T) {
 	require.NoError(t, os.WriteFile(runFile, []byte(copyRunFile), 0o644))
 	raw := filepath.Join(ws, "terminal.bin")
 
+	detachedRun(t, ws)
 	s := tmuxServer{t: t, socket: "rostra-copy-" + strconv.Itoa(os.Getpid())}
 	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
 	s.run("start-server", ";", "set", "-s", "set-clipboard", "on", ";", "set", "-g", "exit-empty", "off")
 	s.run("new-session", "-d", "-s", "ui", "-x", "120", "-y", "30", "-c", ws,
-		rostraBin+" run "+runFile+" 2>"+filepath.Join(ws, "stderr")+"; sleep 60")
+		rostraBin+" attach 2>"+filepath.Join(ws, "stderr")+"; sleep 60")
 	s.run("pipe-pane", "-O", "-t", "ui", "cat >> "+raw)
 	s.waitScreen("the panes open", "the error: ELIFECYCLE 中文 tail", "the other pane")
 

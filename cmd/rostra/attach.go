@@ -48,6 +48,9 @@ func runAttach(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra attach: %v\n", err)
 		return 2
 	}
+	if !themeEnvOK("attach", stderr) {
+		return 2
+	}
 	if c, err := server.Dial(run.stateDir); err != nil {
 		fmt.Fprintf(stderr, "rostra attach: %v\n", err)
 		if errors.Is(err, server.ErrNoServer) {

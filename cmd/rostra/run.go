@@ -91,6 +91,9 @@ func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, 
 		fmt.Fprintf(stderr, "rostra run: a rostra server already runs %s (state dir %s): %s shows it\n", plan.Name, plan.StateDir, run.cmd("attach"))
 		return 2
 	}
+	if !detach && !themeEnvOK("run", stderr) {
+		return 2
+	}
 	cols, rows := 0, 0
 	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
 		cols, rows, _ = term.GetSize(f.Fd())

@@ -7,6 +7,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -47,4 +48,15 @@ func lookupEnv(environ []string, key string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// themeEnvOK says whether ROSTRA_THEME names a theme (and why not, on
+// stderr) before this terminal attaches to a run: its server would refuse
+// the client, but only after `rostra run` had started the workers.
+func themeEnvOK(cmd string, stderr io.Writer) bool {
+	if _, _, _, err := uiColours(&engine.Plan{Theme: engine.Themes[0]}, io.Discard, os.Environ()); err != nil {
+		fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
+		return false
+	}
+	return true
 }

@@ -202,3 +202,32 @@ func TestEarlierAttemptIsRebuiltAtTheNewSize(t *testing.T) {
 	assert.Equal(t, []int{wc, wr}, []int{c, r}, "rebuilt at the pane's new size")
 	assert.Contains(t, ansi.Strip(m.Render()), long, "and the line fits in one row now")
 }
+
+// BenchmarkFindAllReplayingLogs is the first search after 16 earlier
+// attempts ended: each attempt's output.log (10,000 lines) is replayed at
+// its pane's size before it is searched. Later searches find the replays
+// kept (BenchmarkFindAll's cost).
+func BenchmarkFindAllReplayingLogs(b *testing.B) {
+	dir := b.TempDir()
+	var srcs []*findSource
+	for i := range 16 {
+		var s strings.Builder
+		for j := range 10000 {
+			if j%97 == 0 {
+				fmt.Fprintf(&s, "\x1b[31m--- FAILED:\x1b[m TestCase%d\r\n", j)
+				continue
+			}
+			fmt.Fprintf(&s, "\x1b[3%dm[w%d]\x1b[m compiling \x1b[1mpkg/%d\x1b[m … ok \x1b[32m✓\x1b[m %d\r\n", j%8, i, j%97, j)
+		}
+		log := filepath.Join(dir, fmt.Sprintf("%d.log", i))
+		require.NoError(b, os.WriteFile(log, []byte(s.String()), 0o644))
+		srcs = append(srcs, &findSource{pane: i, worker: fmt.Sprintf("w%d", i), attempt: 1, earlier: true, log: log, cols: 58, rows: 10})
+	}
+	q, err := vt.NewQuery("failed", false)
+	require.NoError(b, err)
+	for b.Loop() {
+		if res := searchSources(srcs, q); res.total != 16*104 {
+			b.Fatalf("%d matches", res.total)
+		}
+	}
+}

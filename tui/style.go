@@ -7,9 +7,9 @@
 // with lipgloss (which draws the dialogs and panels, built only while
 // open): lipgloss measures, wraps and pads every line of every pane on
 // every frame. With 16 busy panes on 240×50, BenchmarkViewLipglossFrames
-// (lipgloss borders and joins over the same bodies) took 3.2–5.8 ms a
-// frame against 0.20–0.26 ms for BenchmarkView (load 12 on two cores;
-// 4.5 ms against 0.25 ms when first measured); the budget is 2 ms.
+// (lipgloss borders and joins over the same bodies) takes 2.8–3.7 ms a
+// frame against 0.29 ms for BenchmarkView (two cores at load 12–20; 4.5 ms
+// against 0.25 ms when first measured); the budget is 2 ms.
 package tui
 
 import (

@@ -95,7 +95,9 @@ const (
 // The UI draws into io.Discard, and so does the attached client: the
 // difference is the server's own cost (a program per client, the output
 // queue, the socket, the client's reads).
-func uiRun(b *testing.B, path string, n int, draw string) {
+// It returns the wall time and this process's CPU from the engine's start
+// to the run's end.
+func uiRun(b *testing.B, path string, n int, draw string) (wall, cpu time.Duration) {
 	ws := b.TempDir()
 	var rf bytes.Buffer
 	fmt.Fprintf(&rf, "version: 1\nname: bench\nworkspace: .\npanes: { max: 16 }\nproviders:\n  shell: { command: [\"bash\", \"-c\", \"{prompt}\"] }\ndefaults: { max_attempts: 1, timeout: 0 }\nworkers:\n")
@@ -148,12 +150,14 @@ func uiRun(b *testing.B, path string, n int, draw string) {
 	default:
 		close(done)
 	}
+	t0, c0 := time.Now(), processCPU()
 	require.NoError(b, eng.Start())
 	select {
 	case <-eng.Finished():
 	case <-time.After(5 * time.Minute):
 		b.Fatal("the run did not finish")
 	}
+	wall, cpu = time.Since(t0), processCPU()-c0
 	b.StopTimer()
 	if p != nil {
 		p.Quit()
@@ -170,6 +174,7 @@ func uiRun(b *testing.B, path string, n int, draw string) {
 	}
 	require.Equal(b, 0, eng.ExitCode(), "every cat completed")
 	b.StartTimer()
+	return wall, cpu
 }
 
 func BenchmarkPaneThroughput(b *testing.B) {
@@ -219,4 +224,36 @@ func BenchmarkPaneThroughput(b *testing.B) {
 				n, float64(size*int64(n))/att.Seconds()/(1<<20), ui.Seconds()/att.Seconds())
 		}
 	}
+}
+
+// BenchmarkAttachedThroughput is issue 12's throughput figure measured
+// fairly on a loaded machine: each iteration runs one pane through the UI
+// in this process and then through an attached client, so both see the
+// same load; it reports the ratio of their rates and of the CPU this
+// process spent per MiB (engine, emulator, UI, server, client; not cat),
+// from the engine's start to the run's end (setup and teardown left out).
+func BenchmarkAttachedThroughput(b *testing.B) {
+	dir := b.TempDir()
+	path, size := benchLog(b, dir)
+	var wall, cpu [2]time.Duration
+	for b.Loop() {
+		for i, draw := range []string{drawDirect, drawAttached} {
+			w, c := uiRun(b, path, 1, draw)
+			wall[i] += w
+			cpu[i] += c
+		}
+	}
+	mib := float64(size) / (1 << 20) * float64(b.N)
+	b.ReportMetric(wall[0].Seconds()/wall[1].Seconds(), "attached/direct-rate")
+	b.ReportMetric(cpu[1].Seconds()/cpu[0].Seconds(), "attached/direct-cpu")
+	fmt.Printf("one pane, %d runs each, interleaved: direct %.1f MiB/s (%.0f ms CPU/MiB), attached %.1f MiB/s (%.0f ms CPU/MiB): rate %.2f× (issue 12: ≥ 0.9), CPU %.2f×\n",
+		b.N, mib/wall[0].Seconds(), cpu[0].Seconds()*1000/mib, mib/wall[1].Seconds(), cpu[1].Seconds()*1000/mib,
+		wall[0].Seconds()/wall[1].Seconds(), cpu[1].Seconds()/cpu[0].Seconds())
+}
+
+// processCPU is the user and system CPU this process has used.
+func processCPU() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

@@ -279,6 +279,7 @@ func (m *Model) stepHistory(dir int) tea.Cmd {
 	if d := p.cur(); d != nil {
 		cur = d.Attempt
 	}
+	p.diff.on = false
 	if cur <= 1 && p.view == 0 {
 		m.note = p.spec.ID + " has no earlier attempt"
 		return nil

@@ -100,6 +100,8 @@ func keyMapFor(attached bool) keyMap {
 				do("cancel", 8, "cancel the worker (asks if it runs)", (*Model).cancelFocused, "x"),
 				do("earlier", 0, "its earlier attempt (from its log)", (*Model).earlierAttempt, "<", ","),
 				do("later", 0, "its later attempt", (*Model).laterAttempt, ">", "."),
+				do("diff", 0, "its worktree's diff (again: back)", (*Model).toggleDiff, "D"),
+				do("merge", 0, "merge its branch (asks first)", (*Model).askMerge, "M"),
 			}},
 			{"Scroll and search", []act{
 				do("up", 0, "scroll back a line (or the wheel)", (*Model).lineUp, "up", "k"),
@@ -204,6 +206,7 @@ func (km keyMap) allNormal() []act { return km.flat }
 
 // paneHints are the key hints a pane's bottom border shows.
 type paneHints struct {
+	diff    string // while a worktree's diff is shown
 	history string // while an earlier attempt is shown
 	live    string // while scrolled back
 	typing  string // while keys go to the pane
@@ -211,6 +214,7 @@ type paneHints struct {
 
 func (km keyMap) paneHints() paneHints {
 	return paneHints{
+		diff:    keyOf(km.flat, "diff") + " back · " + keyOf(km.flat, "search") + " search",
 		history: keyOf(km.flat, "earlier") + " " + keyOf(km.flat, "later") + " step · " + keyHints(km.flat, "live"),
 		live:    keyHints(km.flat, "live"),
 		typing:  hintLine(km.typing),

@@ -354,6 +354,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case findAllMsg:
 		m.onFindAll(msg)
 		return nil
+	case diffMsg:
+		m.onDiff(msg)
+		return nil
 	case controlMsg:
 		m.note = msg.note
 		m.refresh()

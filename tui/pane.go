@@ -15,6 +15,7 @@ package tui
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,8 @@ type pane struct {
 	hist    map[int]*vt.Terminal
 	histErr map[int]string
 	loading map[int]bool
+
+	diff diffView // an isolated worker's diff, shown over its screen (D)
 
 	lastGen    uint64
 	lastChange time.Time
@@ -110,7 +113,7 @@ func (p *pane) setHandle(h engine.Handle, attempt int, now time.Time) {
 }
 
 // live reports whether the pane shows the current attempt's live screen.
-func (p *pane) live() bool { return p.view == 0 && p.top < 0 }
+func (p *pane) live() bool { return p.view == 0 && !p.diff.on && p.top < 0 }
 
 // typeable reports whether keys can go to the current attempt: a pane
 // surface whose process is still running.
@@ -175,6 +178,9 @@ func (p *pane) touch() { p.bell = false }
 
 // viewTerm is the emulator of the attempt on screen (nil when it has none).
 func (p *pane) viewTerm() *vt.Terminal {
+	if p.diff.on {
+		return p.diff.term
+	}
 	if p.view != 0 {
 		return p.hist[p.view]
 	}
@@ -271,7 +277,10 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 			took = elapsed(end.Sub(d.StartedAt))
 		}
 	}
-	if p.view != 0 {
+	switch {
+	case p.diff.on:
+		manual += " (diff)"
+	case p.view != 0:
 		manual += " (history)"
 	}
 	kmax := k + "/" + strconv.Itoa(p.spec.MaxAttempts)
@@ -285,11 +294,20 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 		{id, status, took},
 		{id, status},
 	}
-	var t string
-	for _, c := range candidates {
-		if c[len(c)-1] == "" {
-			c = c[:len(c)-1]
+	// An isolated worker's diff-stat goes at the end while the surface and
+	// the attempt still fit beside it; past that, it goes first.
+	tries := candidates
+	if p.worker.Isolation == engine.IsolationWorktree {
+		stat := p.worker.DiffStat.String()
+		tries = nil
+		for _, c := range candidates[:4] {
+			tries = append(tries, append(c[:len(c):len(c)], stat))
 		}
+		tries = append(tries, candidates...)
+	}
+	var t string
+	for _, c := range tries {
+		c = slices.DeleteFunc(slices.Clone(c), func(s string) bool { return s == "" })
 		t = " " + strings.Join(c, " · ") + " "
 		if ansi.StringWidth(t) <= room {
 			return t
@@ -304,6 +322,8 @@ func (p *pane) footer(c frameCtx) string {
 	case c.copy != nil:
 		// Copy mode's own keys are in the status bar.
 		return " " + c.copy.footer() + " "
+	case p.diff.on:
+		parts = append(parts, "diff: "+c.hints.diff)
 	case p.view != 0:
 		parts = append(parts, "history: "+c.hints.history)
 	}
@@ -328,7 +348,9 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 	var tail []string
 	head := noticesFor(d, w, c.th)
 	head = head[:min(len(head), max(0, h-1))]
-	if p.view != 0 && d != nil {
+	if p.diff.on {
+		tail = append(tail, paint(c.th.dim, fit(fitText(p.diff.caption(), w), w)))
+	} else if p.view != 0 && d != nil {
 		msg := "attempt " + strconv.Itoa(d.Attempt) + " " + d.Status
 		if d.Reason != "" {
 			msg += ": " + d.Reason
@@ -399,6 +421,10 @@ func noticesFor(d *engine.DispatchRow, w int, th *theme) []string {
 // placeholder is what a pane without a screen says.
 func (p *pane) placeholder(d *engine.DispatchRow) string {
 	switch {
+	case p.diff.on && p.diff.err != "":
+		return "cannot show the diff: " + p.diff.err
+	case p.diff.on:
+		return "reading the diff of " + p.worker.Branch + "…"
 	case p.view != 0:
 		if e := p.histErr[p.view]; e != "" {
 			return "cannot show attempt " + strconv.Itoa(p.view) + ": " + e
@@ -490,4 +516,5 @@ func (p *pane) scrollBy(n, rows int) {
 // goLive returns to the live screen of the current attempt.
 func (p *pane) goLive() {
 	p.top, p.view = -1, 0
+	p.diff.on = false
 }

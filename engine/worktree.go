@@ -79,21 +79,37 @@ func (w worktree) branchTip() (string, error) {
 
 // ensure checks the worktree out when it is not (the first attempt, or a
 // resumed run whose worktree was removed): on its branch when the branch
-// exists, else on a new branch at the base commit.
+// exists, else on a new branch at the base commit. Only the worktree's
+// record is made under the repository's lock; its files are checked out
+// after, in parallel with the other workers' (checkout.workers), which on
+// a large tree is most of the time.
 func (w worktree) ensure() error {
-	if w.exists() {
+	if !w.exists() {
+		if err := w.register(); err != nil {
+			return err
+		}
+	}
+	if w.populated() {
 		return nil
 	}
+	// A worktree registered but never checked out (rostra stopped in
+	// between) has no index yet: nothing in it is anyone's work.
+	_, err := rostraGit(w.path).run("reset", "--hard", "-q")
+	return err
+}
+
+// register makes the worktree's record and branch, without its files.
+func (w worktree) register() error {
 	if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
 		return fmt.Errorf("make the worktrees folder: %w", err)
 	}
+	defer lockRepo(w.repo)()
 	tip, err := w.branchTip()
 	if err != nil {
 		return err
 	}
-	defer lockRepo(w.repo)()
 	// -f: a folder removed by hand is still registered; take its place.
-	args := []string{"worktree", "add", "-f", "--quiet"}
+	args := []string{"worktree", "add", "-f", "--quiet", "--no-checkout"}
 	if tip != "" {
 		args = append(args, w.path, w.branch)
 	} else {
@@ -101,6 +117,17 @@ func (w worktree) ensure() error {
 	}
 	_, err = rostraGit(w.repo).run(args...)
 	return err
+}
+
+// populated reports whether the worktree's files were checked out: it has
+// an index.
+func (w worktree) populated() bool {
+	index, err := readGit(w.path).line("rev-parse", "--path-format=absolute", "--git-path", "index")
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(index)
+	return err == nil
 }
 
 // commitAll commits everything in the worktree (what .gitignore does not

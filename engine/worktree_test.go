@@ -498,3 +498,32 @@ func TestLoadRefusesIsolationItCannotHave(t *testing.T) {
 		})
 	}
 }
+
+func TestMergeWaitsForTheWorkerAndForTheSharedWorkspace(t *testing.T) {
+	plan, _ := gitPlan(t, isolated(WorkerSpec{ID: "a"}), WorkerSpec{ID: "shared"})
+	lock, err := AcquireRunLock(plan.StateDir)
+	require.NoError(t, err)
+	defer lock.Release()
+	h := startHarness(t, plan)
+	opened := h.openedEach(h.pane, "a", "shared")
+	appendTo(t, filepath.Join(opened["a"].spec.Dir, "src/f1.txt"), "from a\n")
+	h.sync()
+	st := h.eng.Snapshot()
+	_, err = MergeWorktree(&st, "a")
+	require.ErrorIs(t, err, ErrReview)
+	assert.Contains(t, err.Error(), "a is running: its work is not all on rostra/t/a yet")
+
+	opened["a"].finish(0)
+	h.event(EventWorktreeCommitted)
+	st = h.eng.Snapshot()
+	_, err = MergeWorktree(&st, "a")
+	require.ErrorIs(t, err, ErrReview)
+	assert.Contains(t, err.Error(), "shared run in the workspace: a merge now would change files under them")
+
+	opened["shared"].finish(0)
+	h.event(EventRunFinished)
+	st = h.eng.Snapshot()
+	res, err := MergeWorktree(&st, "a")
+	require.NoError(t, err)
+	assert.False(t, res.Removed)
+}

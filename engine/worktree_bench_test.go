@@ -114,3 +114,23 @@ func BenchmarkWorktreeAuditWalk(b *testing.B) {
 		require.NoError(b, changes.err)
 	}
 }
+
+// BenchmarkWorktreeDiffStat is one diff-stat of a running attempt's
+// worktree of 20,000 files that changed 10 of them and added one: what a
+// pane's title costs every diffStatEvery while the attempt runs.
+func BenchmarkWorktreeDiffStat(b *testing.B) {
+	repo, base := benchRepo(b)
+	wt := worktree{worker: "w", repo: repo, path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), branch: "rostra/b/w", base: base}
+	require.NoError(b, wt.ensure())
+	for f := range 10 {
+		path := filepath.Join(wt.path, "src", fmt.Sprintf("pkg%03d", f), "file000.go")
+		require.NoError(b, os.WriteFile(path, []byte("package p\n// changed\n"), 0o644))
+	}
+	require.NoError(b, os.WriteFile(filepath.Join(wt.path, "new.go"), []byte("package p\n"), 0o644))
+	b.ResetTimer()
+	for range b.N {
+		stat, err := measure(wt)
+		require.NoError(b, err)
+		require.Equal(b, 11, stat.Files)
+	}
+}

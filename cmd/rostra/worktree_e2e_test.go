@@ -70,7 +70,10 @@ func TestUIReviewsAndMergesAWorktreeInTmux(t *testing.T) {
 	s.keys("/")
 	s.keys("-l", "hello")
 	s.keys("Enter")
-	s.waitScreen("the diff is searched", `"hello": line`)
+	s.waitScreen("the diff is searched", `"hello" (any case): match 1 of 1`)
+	s.keys("Escape") // out of the search's copy mode, before the next key (else it reads Alt-D)
+	require.Eventually(t, func() bool { return !strings.Contains(s.screen(), "COPY") }, 15*time.Second, 50*time.Millisecond,
+		"Esc leaves copy mode: %s", s.screen())
 	s.keys("D")
 	s.waitScreen("D again: the screen", "edited")
 

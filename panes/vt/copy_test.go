@@ -174,3 +174,23 @@ func TestSearchFindsCells(t *testing.T) {
 	tm.Search(q, func(*Match) bool { n++; return false })
 	assert.Equal(t, 1, n, "fn returning false stops the search")
 }
+
+// Scrollback keeps the main screen's width while the alternate screen is
+// up (it is reflowed when the main screen comes back): a narrower screen
+// shows those lines cut, and a match in the part cut off has no cells. It
+// is not reported (FuzzTerm found one reported with its start at its end,
+// on codex's recorded stream).
+func TestSearchSkipsMatchesCutOffTheScreen(t *testing.T) {
+	tm := New(40, 3, Options{Scrollback: 50})
+	feedString(t, tm, "left part ........................ zzz right part\r\n\r\n\r\n\r\n")
+	feedString(t, tm, "\x1b[?1049h")
+	tm.Resize(20, 3)
+	q, _ := NewQuery("z", false)
+	n := 0
+	tm.Search(q, func(m *Match) bool {
+		n++
+		assert.True(t, m.Start.Before(m.End), "a reported match has cells: %+v", m)
+		return true
+	})
+	assert.Zero(t, n, "the zzz is past the 20 columns shown")
+}

@@ -205,10 +205,16 @@ func (t *Terminal) Search(q *Query, fn func(*Match) bool) {
 	}
 }
 
-// report maps a match's bytes to cells and hands it to fn.
+// report maps a match's bytes to cells and hands it to fn. A match with no
+// cells is not reported: scrollback keeps the main screen's width while the
+// alternate screen is up, a narrower screen shows those lines cut, and a
+// match in the part cut off would start where it ends.
 func (t *Terminal) report(m *Match, line []byte, first int, rows []int, from, to int, row *Row, fn func(*Match) bool) bool {
 	m.Start = t.cellAt(first, rows, from, false, row)
 	m.End = t.cellAt(first, rows, to, true, row)
+	if !m.Start.Before(m.End) {
+		return true
+	}
 	m.Text, m.From, m.To = line, from, to
 	return fn(m)
 }

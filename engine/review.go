@@ -271,8 +271,7 @@ func listPaths(paths []string, max int) string {
 
 // abortMerge takes back a merge in progress, if there is one.
 func abortMerge(repo string) {
-	g := readGit(repo)
-	if p, err := g.line("rev-parse", "--path-format=absolute", "--git-path", "MERGE_HEAD"); err == nil {
+	if p, err := gitPath(repo, "MERGE_HEAD"); err == nil {
 		if _, err := os.Stat(p); err == nil {
 			_, _ = rostraGit(repo).run("merge", "--abort")
 		}

@@ -21,6 +21,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -120,14 +121,29 @@ func (w worktree) register() error {
 }
 
 // populated reports whether the worktree's files were checked out: it has
-// an index.
+// an index. When git cannot say, it counts as checked out: a reset of a
+// tree that holds an attempt's work would lose it.
 func (w worktree) populated() bool {
-	index, err := readGit(w.path).line("rev-parse", "--path-format=absolute", "--git-path", "index")
+	index, err := gitPath(w.path, "index")
 	if err != nil {
-		return false
+		return true
 	}
 	_, err = os.Stat(index)
-	return err == nil
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+// gitPath is where git keeps name (index, MERGE_HEAD) for the work tree in
+// dir, as an absolute path (rev-parse --git-path may answer relative to
+// dir; --path-format=absolute needs git 2.31).
+func gitPath(dir, name string) (string, error) {
+	p, err := readGit(dir).line("rev-parse", "--git-path", name)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(p) {
+		p = filepath.Join(dir, p)
+	}
+	return p, nil
 }
 
 // commitAll commits everything in the worktree (what .gitignore does not
@@ -177,8 +193,7 @@ func attemptMessage(worker string, attempt int, status string) string {
 // read through a scratch copy of its index so the worktree's own index is
 // never touched; new files are hashed into the repository's objects.
 func (w worktree) liveTree() (string, error) {
-	g := readGit(w.path)
-	index, err := g.line("rev-parse", "--path-format=absolute", "--git-path", "index")
+	index, err := gitPath(w.path, "index")
 	if err != nil {
 		return "", err
 	}

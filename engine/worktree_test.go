@@ -527,3 +527,21 @@ func TestMergeWaitsForTheWorkerAndForTheSharedWorkspace(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, res.Removed)
 }
+
+func TestEnsureChecksOutAWorktreeLeftUnpopulatedAndNeverResetsWork(t *testing.T) {
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	base := initRepo(t, repo)
+	wt := worktree{worker: "a", repo: repo, path: filepath.Join(repo, ".rostra", "t", "worktrees", "a"), branch: "rostra/t/a", base: base}
+	require.NoError(t, wt.register()) // rostra stopped before the checkout
+	assert.False(t, wt.populated())
+	require.NoError(t, wt.ensure())
+	assert.True(t, wt.populated())
+	assert.FileExists(t, filepath.Join(wt.path, "src", "f7.txt"))
+
+	appendTo(t, filepath.Join(wt.path, "src", "f1.txt"), "work in progress\n")
+	require.NoError(t, wt.ensure())
+	data, err := os.ReadFile(filepath.Join(wt.path, "src", "f1.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "line\nwork in progress\n", string(data), "a checked-out worktree is left as it is")
+}

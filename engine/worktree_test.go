@@ -545,3 +545,20 @@ func TestEnsureChecksOutAWorktreeLeftUnpopulatedAndNeverResetsWork(t *testing.T)
 	require.NoError(t, err)
 	assert.Equal(t, "line\nwork in progress\n", string(data), "a checked-out worktree is left as it is")
 }
+
+func TestAWorktreeRemovedByHandIsMadeAgainOnItsBranch(t *testing.T) {
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	require.NoError(t, err)
+	base := initRepo(t, repo)
+	wt := worktree{worker: "a", repo: repo, path: filepath.Join(repo, ".rostra", "t", "worktrees", "a"), branch: "rostra/t/a", base: base}
+	require.NoError(t, wt.ensure())
+	appendTo(t, filepath.Join(wt.path, "src", "f1.txt"), "attempt 1\n")
+	commit, err := wt.commitAll(attemptMessage("a", 1, StatusError))
+	require.NoError(t, err)
+	require.NoError(t, os.RemoveAll(filepath.Join(repo, ".rostra"))) // the state dir deleted, worktrees with it
+	require.NoError(t, wt.ensure())
+	assert.Equal(t, commit, gitT(t, wt.path, "rev-parse", "HEAD"), "checked out again on its branch, its commits kept")
+	data, err := os.ReadFile(filepath.Join(wt.path, "src", "f1.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "line\nattempt 1\n", string(data))
+}

@@ -12,7 +12,6 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -27,26 +26,9 @@ dir; default ./rostra.yaml). d detaches again; the run goes on.
 `
 
 func runAttach(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("attach", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, attachUsage) }
-	runFlag := fs.String("run", "", "the run file or state dir")
-	rest, err := parseArgs(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	ref, err := runRefFrom(*runFlag, rest, 1)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra attach: %v\n%s", err, attachUsage)
-		return 2
-	}
-	run, err := resolveRun(ref)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra attach: %v\n", err)
-		return 2
+	run, code, ok := newControlCmd("attach", attachUsage, stderr).parseRun(args)
+	if !ok {
+		return code
 	}
 	if !themeEnvOK("attach", stderr) {
 		return 2

@@ -22,8 +22,9 @@ import (
 	"github.com/rostra-dev/rostra/server"
 )
 
-// controlCmd is the shared shape of a control command: its flags, its
-// usage, and the run it is about once parsed.
+// controlCmd is the shared shape of a command about one run (the control
+// commands, attach, status, report, diff, merge): its flags, its usage,
+// and the run it is about once parsed.
 type controlCmd struct {
 	name, usage string
 	fs          *flag.FlagSet
@@ -42,18 +43,43 @@ func newControlCmd(name, usage string, stderr io.Writer) *controlCmd {
 // parse reads args: want is how many positional arguments the command
 // takes (-1: at least one). ok=false means exit with code.
 func (c *controlCmd) parse(args []string, want int) (rest []string, code int, ok bool) {
-	rest, err := parseArgs(c.fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, 0, false
-		}
-		return nil, 2, false
+	if rest, code, ok = c.parseFlags(args); !ok {
+		return nil, code, false
 	}
 	if (want >= 0 && len(rest) != want) || (want < 0 && len(rest) == 0) {
 		c.fs.Usage()
 		return nil, 2, false
 	}
 	return rest, 0, true
+}
+
+// parseFlags reads args' flags and returns the other arguments; -h exits
+// 0 (the usage printed), a bad flag 2.
+func (c *controlCmd) parseFlags(args []string) (rest []string, code int, ok bool) {
+	rest, err := parseArgs(c.fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return nil, 0, false
+	case err != nil:
+		return nil, 2, false
+	}
+	return rest, 0, true
+}
+
+// parseRun is parse for a command whose only argument is the run, as PATH
+// or --run PATH, and finds that run.
+func (c *controlCmd) parseRun(args []string) (runRef, int, bool) {
+	rest, code, ok := c.parseFlags(args)
+	if !ok {
+		return runRef{}, code, false
+	}
+	ref, err := runRefFrom(*c.runFlag, rest)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "rostra %s: %v\n%s", c.name, err, c.usage)
+		return runRef{}, 2, false
+	}
+	*c.runFlag = ref
+	return c.run()
 }
 
 // run finds the run of --run.

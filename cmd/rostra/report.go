@@ -10,7 +10,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -27,26 +26,9 @@ live run. PATH is a run file or a state dir (default ./rostra.yaml).
 `
 
 func runReport(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, reportUsage) }
-	runFlag := fs.String("run", "", "the run file or state dir")
-	rest, err := parseArgs(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	ref, err := runRefFrom(*runFlag, rest, 1)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra report: %v\n%s", err, reportUsage)
-		return 2
-	}
-	r, err := resolveRun(ref)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra report: %v\n", err)
-		return 2
+	r, code, ok := newControlCmd("report", reportUsage, stderr).parseRun(args)
+	if !ok {
+		return code
 	}
 	path, summary, err := engine.WriteReport(r.stateDir, time.Now())
 	if err != nil {

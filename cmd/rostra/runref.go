@@ -46,11 +46,11 @@ func shellQuote(s string) string {
 }
 
 // runRefFrom picks PATH from --run and the positional arguments (at most
-// maxPos of them): one way or the other, not both.
-func runRefFrom(flagVal string, pos []string, maxPos int) (string, error) {
+// one): one way or the other, not both.
+func runRefFrom(flagVal string, pos []string) (string, error) {
 	switch {
-	case len(pos) > maxPos:
-		return "", fmt.Errorf("expected at most %d PATH, got %d arguments", maxPos, len(pos))
+	case len(pos) > 1:
+		return "", fmt.Errorf("expected at most 1 PATH, got %d arguments", len(pos))
 	case flagVal != "" && len(pos) > 0:
 		return "", fmt.Errorf("give the run as --run PATH or as PATH, not both")
 	case len(pos) == 1:

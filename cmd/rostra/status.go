@@ -8,7 +8,6 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -27,27 +26,11 @@ else from team-state.json. PATH is a run file or a state dir (default
 `
 
 func runStatus(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("status", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	asJSON := fs.Bool("json", false, "print team-state.json as it is")
-	runFlag := fs.String("run", "", "the run file or state dir")
-	fs.Usage = func() { fmt.Fprint(stderr, statusUsage) }
-	rest, err := parseArgs(fs, args)
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return 0
-		}
-		return 2
-	}
-	ref, err := runRefFrom(*runFlag, rest, 1)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra status: %v\n%s", err, statusUsage)
-		return 2
-	}
-	r, err := resolveRun(ref)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra status: %v\n", err)
-		return 2
+	c := newControlCmd("status", statusUsage, stderr)
+	asJSON := c.fs.Bool("json", false, "print team-state.json as it is")
+	r, code, ok := c.parseRun(args)
+	if !ok {
+		return code
 	}
 	st, live, code := readStatus(r, stderr)
 	if st == nil {

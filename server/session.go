@@ -234,7 +234,8 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 			if _, err := in.Write(f.Payload); err != nil {
 				return // the program has ended
 			}
-		case FrameResize:
+		case FrameResize, FrameResume:
+			// A Resume carries the size of the terminal the client is back in.
 			cols, rows, err := DecodeResize(f.Payload)
 			if err != nil {
 				ss.setCut(err, false)
@@ -242,19 +243,13 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 				return
 			}
 			ss.prog.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
+			if f.Type == FrameResume {
+				ss.prog.Send(clientResumedMsg{})
+			}
 		case FrameDetach:
 			ss.prog.Send(tui.Detach())
 		case FrameSuspend:
 			ss.prog.Send(tea.Suspend())
-		case FrameResume:
-			cols, rows, err := DecodeResize(f.Payload)
-			if err != nil {
-				ss.setCut(err, false)
-				ss.kill()
-				return
-			}
-			ss.prog.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
-			ss.prog.Send(clientResumedMsg{})
 		default:
 			ss.setCut(fmt.Errorf("%w: a client may not send a %s frame once attached", ErrFrame, f.Type), false)
 			ss.kill()

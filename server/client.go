@@ -67,10 +67,7 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 		return Bye{}, err
 	}
 	defer c.Close()
-	cols, rows, err := term.GetSize(out.Fd())
-	if err != nil || cols <= 0 || rows <= 0 {
-		cols, rows = 80, 24
-	}
+	cols, rows := termSize(out)
 	// NO_COLOR drops the colours rostra adds (the server's UI reads it
 	// from Env), not the panes' own: the profile is the terminal's.
 	profile := colorprofile.Detect(out, withoutNoColor(environ))
@@ -198,10 +195,7 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 			if cooked != nil {
 				_, _ = term.MakeRaw(in.Fd())
 			}
-			cols, rows, err := term.GetSize(out.Fd())
-			if err != nil || cols <= 0 || rows <= 0 {
-				cols, rows = 80, 24
-			}
+			cols, rows := termSize(out)
 			if err := send(FrameResume, AppendResize(nil, cols, rows)); err != nil {
 				return Bye{}, fmt.Errorf("lost the connection to the server: %w", connErr(err))
 			}
@@ -217,6 +211,15 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 			return Bye{}, fmt.Errorf("%w: the server sent a %s frame to an attached client", ErrFrame, f.Type)
 		}
 	}
+}
+
+// termSize is the terminal's size, 80×24 when it has none to tell.
+func termSize(out *os.File) (cols, rows int) {
+	cols, rows, err := term.GetSize(out.Fd())
+	if err != nil || cols <= 0 || rows <= 0 {
+		return 80, 24
+	}
+	return cols, rows
 }
 
 // StopSelf stops rostra's process group as Ctrl-Z stops a shell's job, and

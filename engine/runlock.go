@@ -122,33 +122,42 @@ func (l *RunLock) Release() error {
 // ProcessStart names a process across pid reuse and reboots: its start time
 // in clock ticks after boot, "@", and the boot's id. "" when pid is gone.
 func ProcessStart(pid int) string {
+	start, _ := processStat(pid)
+	return start
+}
+
+// processStat is ProcessStart's name of pid and its state letter (R, S,
+// Z …); "" when pid is gone.
+func processStat(pid int) (start string, state byte) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return ""
+		return "", 0
 	}
 	// comm may hold spaces and parentheses: the fields start after the last ')'.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return ""
+		return "", 0
 	}
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return ""
+	if len(f) < 20 || len(f[0]) != 1 {
+		return "", 0
 	}
 	boot, _ := os.ReadFile("/proc/sys/kernel/random/boot_id")
-	return f[19] + "@" + strings.TrimSpace(string(boot))
+	return f[19] + "@" + strings.TrimSpace(string(boot)), f[0][0]
 }
 
 // processAlive tells whether the rostra recorded as pid (started at start,
-// from ProcessStart) is still running. Without a recorded start time (a
-// state dir of an older rostra) a live pid counts only when its program is
-// named rostra, the best a reused pid can be told apart by.
+// from ProcessStart) is still running. A zombie (state Z, or X while it is
+// reaped) is dead: a SIGKILLed rostra whose parent has not reaped it yet
+// drives nothing. Without a recorded start time (a state dir of an older
+// rostra) a live pid counts only when its program is named rostra, the best
+// a reused pid can be told apart by.
 func processAlive(pid int, start string) bool {
 	if pid <= 0 {
 		return false
 	}
-	now := ProcessStart(pid)
-	if now == "" {
+	now, state := processStat(pid)
+	if now == "" || state == 'Z' || state == 'X' {
 		return false
 	}
 	if start != "" {

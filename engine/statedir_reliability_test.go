@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -209,16 +210,26 @@ func TestReliabilityResumeRefusesWhileTheRunsRostraLives(t *testing.T) {
 	live := exec.Command("sleep", "60")
 	require.NoError(t, live.Start())
 	t.Cleanup(func() { _ = live.Process.Kill(); _ = live.Wait() })
-	pid := live.Process.Pid
+	// A SIGKILLed rostra is a zombie until its parent reaps it: dead all
+	// the same, its run is to be resumed.
+	zombie := exec.Command("sh", "-c", "exit 0")
+	require.NoError(t, zombie.Start())
+	t.Cleanup(func() { _ = zombie.Wait() })
+	require.Eventually(t, func() bool { _, state := processStat(zombie.Process.Pid); return state == 'Z' },
+		10*time.Second, 5*time.Millisecond, "the child is a zombie (nothing reaps it before Wait)")
 
 	for _, tc := range []struct {
 		name, start string
+		pid         int
 		alive       bool
 	}{
-		{"the recorded process", ProcessStart(pid), true},
-		{"another process now has its pid", "1@" + "another-boot", false},
+		{"the recorded process", ProcessStart(live.Process.Pid), live.Process.Pid, true},
+		{"another process now has its pid", "1@" + "another-boot", live.Process.Pid, false},
+		{"the recorded process, a zombie", ProcessStart(zombie.Process.Pid), zombie.Process.Pid, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			pid := tc.pid
+			require.NotEmpty(t, ProcessStart(pid), "the process is there (alive or a zombie)")
 			plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
 			st := TeamState{Version: 1, Run: "t", Status: RunRunning, Pid: pid, PidStart: tc.start,
 				Workers: []WorkerRow{{WorkerID: "a", Status: StatusRunning, Attempts: 1}}}

@@ -8,6 +8,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/server"
@@ -301,21 +303,22 @@ func TestServedUIDetachesOnSignalsAndGivesTheTerminalBack(t *testing.T) {
 func unixSignalName(sig syscall.Signal) string { return signalName(sig) }
 
 func TestServerSIGKILLedLeavesWhatResumeHandles(t *testing.T) {
+	// The killed server comes to this process and stays a zombie until the
+	// test reaps it: dead, though /proc still shows it.
+	require.NoError(t, unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 	ws := runWorkspace(t, serverRunFile)
 	stateDir := filepath.Join(ws, ".rostra", "served")
 	pid := detachedRun(t, ws)
 	catPid := workerPid(t, stateDir, "cat-echo")
 	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
-	// Gone, not only dead: rostra takes a zombie for a live rostra that
-	// still drives the run (engine.processAlive).
-	require.Eventually(t, func() bool {
-		// The test is the server's parent when another test made it a
-		// subreaper: then it must reap it.
+	t.Cleanup(func() {
 		var ws syscall.WaitStatus
-		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
-		_, err := os.Stat("/proc/" + strconv.Itoa(pid))
-		return err != nil
-	}, 20*time.Second, 20*time.Millisecond)
+		_, _ = syscall.Wait4(pid, &ws, 0, nil)
+	})
+	require.Eventually(t, func() bool {
+		b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		return err == nil && bytes.Contains(b, []byte(") Z "))
+	}, 20*time.Second, 20*time.Millisecond, "the SIGKILLed server is a zombie of this test")
 
 	// The socket is stale: clients say so.
 	r := runBin(t, ws, "status")
@@ -331,6 +334,8 @@ func TestServerSIGKILLedLeavesWhatResumeHandles(t *testing.T) {
 	// --resume starts a new server past the stale socket; what the dead one
 	// left running is stopped first.
 	pid2 := detachedRun(t, ws, "--resume")
+	b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	assert.Contains(t, string(b), ") Z ", "the dead server was still a zombie when --resume took the run")
 	require.Eventually(t, func() bool { return !alive(catPid) }, 10*time.Second, 20*time.Millisecond, "the dead server's cat is stopped")
 	st := readState(t, stateDir)
 	require.Len(t, st.Dispatches, 4)

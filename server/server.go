@@ -294,6 +294,11 @@ func (s *Server) serveConn(c *net.UnixConn) {
 	_ = c.SetReadDeadline(time.Now().Add(helloTimeout))
 	fr := NewFrameReader(c)
 	f, err := fr.ReadFrame()
+	if errors.Is(err, io.EOF) {
+		// Closed before a byte: a probe (rostra attach and run dial to
+		// see whether a server answers), not a client to refuse.
+		return
+	}
 	if err != nil {
 		s.refuse(c, pid, fmt.Sprintf("no hello: %v", err))
 		return

@@ -180,6 +180,32 @@ func TestFramesTheServerCannotReadCloseOnlyThatClient(t *testing.T) {
 	assert.Contains(t, h.log.String(), fmt.Sprintf("protocol %d, the client 99", ProtocolVersion))
 }
 
+// TestAProbeIsNotARefusal: rostra attach and run dial the socket and
+// close it to see whether a server answers; server.log does not call that a
+// refusal. A hello cut short still is one.
+func TestAProbeIsNotARefusal(t *testing.T) {
+	h := startServer(t, 1, "")
+	conns := func() int {
+		h.srv.mu.Lock()
+		defer h.srv.mu.Unlock()
+		return len(h.srv.conns)
+	}
+	probe, err := Dial(h.plan.StateDir)
+	require.NoError(t, err)
+	require.NoError(t, probe.Close())
+	// Then a hello cut short, accepted after the probe (one accept loop):
+	// once it is logged and every connection is over, so is the probe's.
+	c, err := Dial(h.plan.StateDir)
+	require.NoError(t, err)
+	_, err = c.Write([]byte{0, 0})
+	require.NoError(t, err)
+	require.NoError(t, c.Close())
+	require.Eventually(t, func() bool { return strings.Contains(h.log.String(), "no hello: unexpected EOF") }, 10*time.Second, 5*time.Millisecond,
+		"a hello cut short is refused: %s", h.log.String())
+	require.Eventually(t, func() bool { return conns() == 0 }, 10*time.Second, 5*time.Millisecond, "every connection is over")
+	assert.Equal(t, 1, strings.Count(h.log.String(), "refused"), "only the hello cut short is a refusal:\n%s", h.log.String())
+}
+
 func TestDetachKeepsTheRunAndTheServerEndsWhenItFinishes(t *testing.T) {
 	h := startServer(t, 2, "")
 	c := attachClient(t, h.plan.StateDir, 120, 40)

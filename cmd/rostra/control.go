@@ -134,7 +134,7 @@ cancelled first (SIGTERM, then SIGKILL after stop_grace).
 `
 
 func runRetry(args []string, stdout, stderr io.Writer) int {
-	return workerRequest("retry", retryUsage, server.OpRetry, args, stdout, stderr)
+	return request("retry", retryUsage, server.OpRetry, true, args, stdout, stderr)
 }
 
 const cancelUsage = `usage: rostra cancel [--run PATH] WORKER
@@ -144,12 +144,18 @@ retried automatically (rostra retry starts it again).
 `
 
 func runCancel(args []string, stdout, stderr io.Writer) int {
-	return workerRequest("cancel", cancelUsage, server.OpCancel, args, stdout, stderr)
+	return request("cancel", cancelUsage, server.OpCancel, true, args, stdout, stderr)
 }
 
-func workerRequest(name, usage, op string, args []string, stdout, stderr io.Writer) int {
+// request is a control command that sends op, with a WORKER when
+// onWorker, and prints the server's answer.
+func request(name, usage, op string, onWorker bool, args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd(name, usage, stderr)
-	rest, code, ok := c.parse(args, 1)
+	want := 0
+	if onWorker {
+		want = 1
+	}
+	rest, code, ok := c.parse(args, want)
 	if !ok {
 		return code
 	}
@@ -157,7 +163,11 @@ func workerRequest(name, usage, op string, args []string, stdout, stderr io.Writ
 	if !ok {
 		return code
 	}
-	return c.do(r, server.Request{Op: op, Worker: rest[0]}, stdout)
+	req := server.Request{Op: op}
+	if onWorker {
+		req.Worker = rest[0]
+	}
+	return c.do(r, req, stdout)
 }
 
 const sendUsage = `usage: rostra send [--run PATH] [--enter] WORKER TEXT...
@@ -193,15 +203,7 @@ state files are completed, and the server ends. Exits with the run's code
 `
 
 func runStop(args []string, stdout, stderr io.Writer) int {
-	c := newControlCmd("stop", stopUsage, stderr)
-	if _, code, ok := c.parse(args, 0); !ok {
-		return code
-	}
-	r, code, ok := c.run()
-	if !ok {
-		return code
-	}
-	return c.do(r, server.Request{Op: server.OpStop}, stdout)
+	return request("stop", stopUsage, server.OpStop, false, args, stdout, stderr)
 }
 
 const waitUsage = `usage: rostra wait [--run PATH]
@@ -211,15 +213,7 @@ Waits until the run has finished (or was stopped) and exits with its code:
 `
 
 func runWait(args []string, stdout, stderr io.Writer) int {
-	c := newControlCmd("wait", waitUsage, stderr)
-	if _, code, ok := c.parse(args, 0); !ok {
-		return code
-	}
-	r, code, ok := c.run()
-	if !ok {
-		return code
-	}
-	return c.do(r, server.Request{Op: server.OpWait}, stdout)
+	return request("wait", waitUsage, server.OpWait, false, args, stdout, stderr)
 }
 
 const logsUsage = `usage: rostra logs [--run PATH] [-f] [--screen] WORKER

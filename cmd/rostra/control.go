@@ -254,8 +254,8 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 		}
 		st = *rep.State
 	} else {
-		fromFile, err := engine.ReadTeamState(r.stateDir)
-		if err != nil && !isRecovered(err) {
+		fromFile, err := r.readState("logs", stderr)
+		if err != nil {
 			fmt.Fprintf(stderr, "rostra logs: %v\n", err)
 			fmt.Fprint(stderr, r.noServerHint())
 			return 2
@@ -280,12 +280,6 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 		return copyLog(row.OutputLogPath, stdout, stderr)
 	}
 	return followLog(r, row, stdout, stderr)
-}
-
-// isRecovered reports whether err is a damaged state file read through.
-func isRecovered(err error) bool {
-	var rec *engine.RecoveredStateError
-	return errors.As(err, &rec)
 }
 
 // latestAttempt is the worker's last dispatch row; nil (and the exit code)

@@ -107,12 +107,7 @@ func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
 	if !ok {
 		return nil, code
 	}
-	st, err := engine.ReadTeamState(r.stateDir)
-	var recovered *engine.RecoveredStateError
-	if errors.As(err, &recovered) {
-		fmt.Fprintf(c.stderr, "rostra %s: note: %v\n", c.name, recovered)
-		err = nil
-	}
+	st, err := r.readState(c.name, c.stderr)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		fmt.Fprintf(c.stderr, "rostra %s: %s has no %s: no run has started there\n", c.name, r.stateDir, engine.TeamStateFile)

@@ -7,6 +7,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -111,6 +112,19 @@ func isStateDir(dir string) bool {
 		}
 	}
 	return false
+}
+
+// readState reads the run's team-state.json without its lock. A damaged
+// file read through from its previous copy is a note on stderr, not an
+// error: the state it gives is a save older.
+func (r runRef) readState(cmd string, stderr io.Writer) (*engine.TeamState, error) {
+	st, err := engine.ReadTeamState(r.stateDir)
+	var recovered *engine.RecoveredStateError
+	if errors.As(err, &recovered) {
+		fmt.Fprintf(stderr, "rostra %s: note: %v\n", cmd, recovered)
+		return st, nil
+	}
+	return st, err
 }
 
 // noServerHint says what the state files tell about a run with no server,

@@ -93,14 +93,9 @@ func readStatus(r runRef, stderr io.Writer) (st *engine.TeamState, live bool, co
 	} else if !errors.Is(err, server.ErrNoServer) {
 		fmt.Fprintf(stderr, "rostra status: %v; reading the state files\n", err)
 	}
-	st, err = engine.ReadTeamState(r.stateDir)
-	var recovered *engine.RecoveredStateError
-	if errors.As(err, &recovered) {
-		fmt.Fprintf(stderr, "rostra status: note: %v\n", recovered)
-		err = nil
-	}
+	st, err = r.readState("status", stderr)
 	if err != nil {
-		if errors.Is(err, iofsNotExist) {
+		if errors.Is(err, fs.ErrNotExist) {
 			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", r.stateDir, engine.TeamStateFile)
 		} else {
 			fmt.Fprintf(stderr, "rostra status: %v\n", err)
@@ -112,5 +107,3 @@ func readStatus(r runRef, stderr io.Writer) (st *engine.TeamState, live bool, co
 
 // newTable is the column layout of rostra's tables.
 func newTable(w io.Writer) *tabwriter.Writer { return tabwriter.NewWriter(w, 2, 4, 2, ' ', 0) }
-
-var iofsNotExist = fs.ErrNotExist

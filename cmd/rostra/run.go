@@ -15,8 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/charmbracelet/x/term"
-
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
 	"github.com/rostra-dev/rostra/server"
@@ -94,10 +92,7 @@ func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, 
 	if !detach && !themeEnvOK("run", stderr) {
 		return 2
 	}
-	cols, rows := 0, 0
-	if f, ok := stdout.(*os.File); ok && isTerminal(stdout) {
-		cols, rows, _ = term.GetSize(f.Fd())
-	}
+	cols, rows := terminalSize(stdout)
 	pid, code := startServer(file, plan, resume, cols, rows, stderr)
 	if code != 0 {
 		return code

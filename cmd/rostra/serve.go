@@ -73,12 +73,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 // serve runs the server's engine and serves its UI until the run ends.
 func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stderr io.Writer) int {
-	act := tui.NewActivity()
-	sizes := tui.NewPaneSizes(plan, cols, rows)
-	eng, prep, code := startRun(plan, resume, stderr, engine.Options{
-		Surfaces: surfacesWith(nil, act.NewScreen),
-		PaneSize: sizes.Get,
-	})
+	opts, act, sizes := uiOptions(plan, cols, rows)
+	eng, prep, code := startRun(plan, resume, stderr, opts)
 	if eng == nil {
 		return code
 	}

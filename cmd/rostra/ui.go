@@ -37,22 +37,33 @@ func isTerminal(w io.Writer) bool {
 	return ok && term.IsTerminal(f.Fd())
 }
 
+// terminalSize is w's size in cells; 0, 0 when w is no terminal.
+func terminalSize(w io.Writer) (cols, rows int) {
+	if f, ok := w.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		cols, rows, _ = term.GetSize(f.Fd())
+	}
+	return cols, rows
+}
+
+// uiOptions are the engine options of a run a UI draws, in this process
+// or in its server: every attempt's emulator wakes the UIs (act), and an
+// attempt opens at the size its pane is drawn at (sizes, laid out for a
+// cols×rows terminal until a UI says otherwise).
+func uiOptions(plan *engine.Plan, cols, rows int) (opts engine.Options, act *tui.Activity, sizes *tui.PaneSizes) {
+	act = tui.NewActivity()
+	sizes = tui.NewPaneSizes(plan, cols, rows)
+	return engine.Options{Surfaces: surfacesWith(nil, act.NewScreen), PaneSize: sizes.Get}, act, sizes
+}
+
 func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	theme, noColor, colourOpts, err := uiColours(plan, stdout, os.Environ())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2
 	}
-	width, height := 0, 0
-	if f, ok := stdout.(*os.File); ok {
-		width, height, _ = term.GetSize(f.Fd())
-	}
-	act := tui.NewActivity()
-	sizes := tui.NewPaneSizes(plan, width, height)
-	eng, prep, code := startRun(plan, resume, stderr, engine.Options{
-		Surfaces: surfacesWith(nil, act.NewScreen),
-		PaneSize: sizes.Get,
-	})
+	width, height := terminalSize(stdout)
+	opts, act, sizes := uiOptions(plan, width, height)
+	eng, prep, code := startRun(plan, resume, stderr, opts)
 	if eng == nil {
 		return code
 	}

@@ -68,7 +68,7 @@ func attach(run runRef, stderr io.Writer) int {
 			how += " (" + bye.Message + ")"
 		}
 		fmt.Fprintf(stderr, "rostra: %s from run %s; it goes on. %s comes back; %s ends it\n",
-			how, run.name, run.cmd("attach"), run.cmd("stop"))
+			how, run.runName(), run.cmd("attach"), run.cmd("stop"))
 		if bye.Signal != 0 {
 			return signalExitCode(bye.Signal)
 		}

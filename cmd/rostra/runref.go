@@ -23,7 +23,20 @@ const defaultRunFile = "rostra.yaml"
 type runRef struct {
 	ref      string // PATH as given; "" for the default
 	stateDir string
-	name     string // the run's name
+	name     string // the run's name from its run file; "" for a state dir (runName)
+}
+
+// runName is the run's name: its run file's, or, for a state dir, the one
+// its team-state.json records (else the folder's). It is read only when a
+// message needs it, not by every command that resolves a state dir.
+func (r runRef) runName() string {
+	if r.name != "" {
+		return r.name
+	}
+	if st, err := engine.ReadTeamState(r.stateDir); err == nil && st.Run != "" {
+		return st.Run
+	}
+	return filepath.Base(r.stateDir)
 }
 
 // cmd is the rostra command line words for this run, as a hint writes it
@@ -82,11 +95,7 @@ func resolveRun(ref string) (runRef, error) {
 			if err != nil {
 				return runRef{}, err
 			}
-			r := runRef{ref: ref, stateDir: abs, name: filepath.Base(abs)}
-			if st, err := engine.ReadTeamState(abs); err == nil && st.Run != "" {
-				r.name = st.Run
-			}
-			return r, nil
+			return runRef{ref: ref, stateDir: abs}, nil
 		}
 		inner := filepath.Join(path, defaultRunFile)
 		if _, err := os.Stat(inner); err != nil {

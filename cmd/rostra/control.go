@@ -323,7 +323,8 @@ func copyLog(path string, stdout, stderr io.Writer) int {
 }
 
 // printReplayedScreen rebuilds the attempt's screen from its output.log at
-// the size it ran at (120×40 when unknown).
+// 120×40, replay's default: the state files do not record the size an
+// attempt ran at, so lines drawn for another width may wrap otherwise.
 func printReplayedScreen(row *engine.DispatchRow, stdout, stderr io.Writer) int {
 	f, err := os.Open(row.OutputLogPath)
 	if err != nil {

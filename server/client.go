@@ -26,6 +26,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 	"github.com/muesli/cancelreader"
+
+	"github.com/rostra-dev/rostra/tui"
 )
 
 // ClientEnv lists the environment a client passes to its UI in the server:
@@ -70,7 +72,7 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 	cols, rows := termSize(out)
 	// NO_COLOR drops the colours rostra adds (the server's UI reads it
 	// from Env), not the panes' own: the profile is the terminal's.
-	profile := colorprofile.Detect(out, withoutNoColor(environ))
+	profile := colorprofile.Detect(out, tui.WithoutNoColor(environ))
 	fr := NewFrameReader(bufio.NewReaderSize(c, 64<<10))
 	if bye, err := hello(c, fr, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: PickEnv(environ), Cols: cols, Rows: rows, Profile: &profile}); err != nil || bye != nil {
 		if bye != nil {

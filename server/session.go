@@ -101,7 +101,7 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 	}
 	// The client detected its profile without NO_COLOR (which drops the
 	// colours rostra adds, not the panes' own): see Attach.
-	profile := colorprofile.Env(withoutNoColor(env))
+	profile := colorprofile.Env(tui.WithoutNoColor(env))
 	if h.Profile != nil && *h.Profile >= colorprofile.NoTTY && *h.Profile <= colorprofile.TrueColor {
 		profile = *h.Profile
 	}
@@ -256,17 +256,6 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 			return
 		}
 	}
-}
-
-// withoutNoColor is env less NO_COLOR.
-func withoutNoColor(env []string) []string {
-	var out []string
-	for _, kv := range env {
-		if !strings.HasPrefix(kv, "NO_COLOR=") {
-			out = append(out, kv)
-		}
-	}
-	return out
 }
 
 // clientResumedMsg: the client is back in the foreground (its Resume).

@@ -18,6 +18,7 @@ package tui
 
 import (
 	"image/color"
+	"strings"
 
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
@@ -157,6 +158,20 @@ func themeName(asked string, noColor, darkKnown, dark bool) string {
 		return ThemeLight
 	}
 	return ThemeDark
+}
+
+// WithoutNoColor is environ less NO_COLOR, for detecting the outer
+// terminal's colour profile. NO_COLOR drops the colours rostra adds
+// (Options.NoColor), not the panes' own: a profile detected with it would
+// strip the children's colours from the screen.
+func WithoutNoColor(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if !strings.HasPrefix(kv, "NO_COLOR=") {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 // setTheme switches the palette, and what holds a copy of its styles.

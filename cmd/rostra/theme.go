@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/tui"
 )
 
 // uiColours is the theme and NO_COLOR for tui.Options, and the program
@@ -30,13 +31,7 @@ func uiColours(plan *engine.Plan, stdout io.Writer, environ []string) (theme str
 	// no-color.org: set and not empty.
 	if v, ok := lookupEnv(environ, "NO_COLOR"); ok && v != "" {
 		noColor = true
-		var rest []string
-		for _, kv := range environ {
-			if !strings.HasPrefix(kv, "NO_COLOR=") {
-				rest = append(rest, kv)
-			}
-		}
-		opts = append(opts, tea.WithColorProfile(colorprofile.Detect(stdout, rest)))
+		opts = append(opts, tea.WithColorProfile(colorprofile.Detect(stdout, tui.WithoutNoColor(environ))))
 	}
 	return theme, noColor, opts, nil
 }

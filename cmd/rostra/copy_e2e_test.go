@@ -14,7 +14,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -52,8 +51,7 @@ func TestCopyModeReachesTheClipboardInTmux(t *testing.T) {
 	raw := filepath.Join(ws, "terminal.bin")
 
 	detachedRun(t, ws)
-	s := tmuxServer{t: t, socket: "rostra-copy-" + strconv.Itoa(os.Getpid())}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := newTmux(t, "copy")
 	s.run("start-server", ";", "set", "-s", "set-clipboard", "on", ";", "set", "-g", "exit-empty", "off")
 	s.run("new-session", "-d", "-s", "ui", "-x", "120", "-y", "30", "-c", ws,
 		rostraBin+" attach 2>"+filepath.Join(ws, "stderr")+"; sleep 60")

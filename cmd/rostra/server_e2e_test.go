@@ -17,7 +17,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -141,20 +140,6 @@ func exitCodeFile(t *testing.T, s tmuxServer, path string) string {
 	}, 30*time.Second, 20*time.Millisecond, "rostra did not exit; screen:\n%s", s.screen())
 	b, _ := os.ReadFile(path)
 	return strings.TrimSpace(string(b))
-}
-
-var tmuxSeq atomic.Int64 // parallel tests make servers at once
-
-func newTmux(t *testing.T, name string) tmuxServer {
-	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
-	}
-	// A socket of its own per test: a server being killed by the test
-	// before may still be exiting under its name.
-	s := tmuxServer{t: t, socket: "rostra-" + name + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(tmuxSeq.Add(1), 10)}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	return s
 }
 
 func TestServerEndToEndInTmux(t *testing.T) {

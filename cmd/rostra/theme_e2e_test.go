@@ -42,8 +42,7 @@ func TestThemeInTmux(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(themeRunFile), 0o644))
 	detachedRun(t, ws)
 
-	s := tmuxServer{t: t, socket: "rostra-theme-" + strconv.Itoa(os.Getpid())}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := newTmux(t, "theme")
 	s.run("start-server", ";", "set", "-g", "exit-empty", "off")
 	// The focused frame's colour, as the SGR before its corner.
 	frame := regexp.MustCompile(`\x1b\[([0-9;]*)m┏`)

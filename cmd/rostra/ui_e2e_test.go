@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -47,9 +48,27 @@ workers:
     completion: { result: out/pipe.txt }
 `
 
+// tmuxServer is a tmux server of a test's own, driven as a person would
+// drive the terminal rostra runs in: send-keys in, capture-pane out.
 type tmuxServer struct {
 	t      *testing.T
 	socket string
+}
+
+var tmuxSeq atomic.Int64 // parallel tests make servers at once
+
+// newTmux makes a tmux server for the test (it fails without tmux: these
+// tests never skip) and kills it when the test ends.
+func newTmux(t *testing.T, name string) tmuxServer {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
+	}
+	// A socket of its own per test: a server being killed by the test
+	// before may still be exiting under its name.
+	s := tmuxServer{t: t, socket: "rostra-" + name + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(tmuxSeq.Add(1), 10)}
+	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
 }
 
 func (s tmuxServer) run(args ...string) string {
@@ -86,16 +105,12 @@ func (s tmuxServer) keys(keys ...string) {
 
 func TestUIEndToEndInTmux(t *testing.T) {
 	t.Parallel()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("the UI end-to-end test needs tmux (apt-get install -y tmux); it never skips")
-	}
 	ws := t.TempDir()
 	runFile := filepath.Join(ws, "rostra.yaml")
 	require.NoError(t, os.WriteFile(runFile, []byte(e2eRunFile), 0o644))
 	exitFile := filepath.Join(ws, "exit-code")
 
-	s := tmuxServer{t: t, socket: "rostra-e2e-" + strconv.Itoa(os.Getpid())}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := newTmux(t, "e2e")
 	shell := rostraBin + " run " + runFile + " 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; sleep 60"
 	s.run("new-session", "-d", "-s", "ui", "-x", "200", "-y", "50", "-c", ws, shell)
 

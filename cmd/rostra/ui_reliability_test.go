@@ -124,8 +124,7 @@ workers:
     prompt: "echo piper is up; exec sleep 300"
 `)
 	exitFile := filepath.Join(ws, "exit-code")
-	s := tmuxServer{t: t, socket: "rostra-rel-" + strconv.Itoa(os.Getpid()) + "-" + panicKey}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := newTmux(t, "rel-"+panicKey)
 	shell := testPanicEnv + "=" + panicKey + " " + bin + " run --no-server rostra.yaml 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + exitFile + "; exec sleep 60"
 	s.run("new-session", "-d", "-s", "ui", "-x", "160", "-y", "45", "-c", ws, shell)
 	s.waitScreen("the panes open", "stubborn is up", "piper is up", "2 running")

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -56,8 +55,7 @@ func TestUIReviewsAndMergesAWorktreeInTmux(t *testing.T) {
 	runFile := filepath.Join(ws, "rostra.yaml")
 	require.NoError(t, os.WriteFile(runFile, []byte(worktreeRunFile), 0o644))
 
-	s := tmuxServer{t: t, socket: "rostra-e2e-wt-" + strconv.Itoa(os.Getpid())}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	s := newTmux(t, "e2e-wt")
 	shell := rostraBin + " run --no-server " + runFile + " 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + filepath.Join(ws, "exit-code") + "; sleep 60"
 	s.run("new-session", "-d", "-s", "ui", "-x", "200", "-y", "50", "-c", ws, shell)
 

@@ -128,7 +128,7 @@ func TestUIEndToEndInTmux(t *testing.T) {
 	s.waitScreen("input mode", "INPUT → cat-echo")
 	s.keys("-l", "hello rostra")
 	s.keys("Enter")
-	screen = s.waitScreen("cat echoes", "hello rostra")
+	s.waitScreen("cat echoes", "hello rostra")
 	require.Eventually(t, func() bool { return strings.Count(s.screen(), "hello rostra") == 2 }, 10*time.Second, 50*time.Millisecond,
 		"the typed line and cat's copy of it: %s", s.screen())
 	s.keys("C-]")

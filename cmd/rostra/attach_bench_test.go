@@ -9,7 +9,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,8 +29,7 @@ func BenchmarkAttachShowsEveryPane(b *testing.B) {
 	for i := range panes {
 		fmt.Fprintf(&rf, "  - { id: w%02d, role: busy, provider: shell, prompt: \"i=0; while :; do i=$((i+1)); printf '\\\\033[3%%dmw%02d busy %%d\\\\033[m\\\\n' $((i%%7+1)) $i; sleep 0.02; done\" }\n", i, i)
 	}
-	ws := b.TempDir()
-	require.NoError(b, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(rf.String()), 0o644))
+	ws := runWorkspace(b, rf.String())
 	r := runBin(&testing.T{}, ws, "run", "--detach")
 	require.Equal(b, 0, r.code, "%s%s", r.stdout, r.stderr)
 	stateDir := filepath.Join(ws, ".rostra", "busy")

@@ -42,12 +42,7 @@ workers:
 `
 
 func TestCopyModeReachesTheClipboardInTmux(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Fatal("the copy end-to-end test needs tmux (apt-get install -y tmux); it never skips")
-	}
-	ws := t.TempDir()
-	runFile := filepath.Join(ws, "rostra.yaml")
-	require.NoError(t, os.WriteFile(runFile, []byte(copyRunFile), 0o644))
+	ws := runWorkspace(t, copyRunFile)
 	raw := filepath.Join(ws, "terminal.bin")
 
 	detachedRun(t, ws)

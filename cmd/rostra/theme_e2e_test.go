@@ -38,8 +38,7 @@ func TestThemeInTmux(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatal("the theme end-to-end test needs tmux (apt-get install -y tmux); it never skips")
 	}
-	ws := t.TempDir()
-	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(themeRunFile), 0o644))
+	ws := runWorkspace(t, themeRunFile)
 	detachedRun(t, ws)
 
 	s := newTmux(t, "theme")

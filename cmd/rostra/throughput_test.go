@@ -98,18 +98,16 @@ const (
 // It returns the wall time and this process's CPU from the engine's start
 // to the run's end.
 func uiRun(b *testing.B, path string, n int, draw string) (wall, cpu time.Duration) {
-	ws := b.TempDir()
 	var rf bytes.Buffer
 	fmt.Fprintf(&rf, "version: 1\nname: bench\nworkspace: .\npanes: { max: 16 }\nproviders:\n  shell: { command: [\"bash\", \"-c\", \"{prompt}\"] }\ndefaults: { max_attempts: 1, timeout: 0 }\nworkers:\n")
 	for i := range n {
 		fmt.Fprintf(&rf, "  - { id: cat%d, role: cat, provider: shell, prompt: \"exec cat %s\" }\n", i, path)
 	}
-	require.NoError(b, os.WriteFile(filepath.Join(ws, "rostra.yaml"), rf.Bytes(), 0o644))
+	ws := runWorkspace(b, rf.String())
 	plan, err := engine.Load(filepath.Join(ws, "rostra.yaml"))
 	require.NoError(b, err)
-	act := tui.NewActivity()
-	sizes := tui.NewPaneSizes(plan, 200, 50)
-	eng, prep, code := startRun(plan, false, io.Discard, engine.Options{Surfaces: surfacesWith(nil, act.NewScreen), PaneSize: sizes.Get})
+	opts, act, sizes := uiOptions(plan, 200, 50)
+	eng, prep, code := startRun(plan, false, io.Discard, opts)
 	require.NotNil(b, eng, "start the run: exit %d", code)
 	defer prep.Lock.Release()
 	sub := eng.Subscribe()

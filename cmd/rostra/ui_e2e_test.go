@@ -105,9 +105,8 @@ func (s tmuxServer) keys(keys ...string) {
 
 func TestUIEndToEndInTmux(t *testing.T) {
 	t.Parallel()
-	ws := t.TempDir()
+	ws := runWorkspace(t, e2eRunFile)
 	runFile := filepath.Join(ws, "rostra.yaml")
-	require.NoError(t, os.WriteFile(runFile, []byte(e2eRunFile), 0o644))
 	exitFile := filepath.Join(ws, "exit-code")
 
 	s := newTmux(t, "e2e")

@@ -1189,8 +1189,7 @@ func (e *Engine) checkFinished() {
 		return // a quit is an interruption, whatever the workers' rows say
 	}
 	for _, w := range e.workers {
-		switch e.st.Workers[w.idx].Status {
-		case StatusPending, StatusRunning, StatusRetrying:
+		if Unsettled(e.st.Workers[w.idx].Status) {
 			return
 		}
 	}

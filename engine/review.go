@@ -142,8 +142,7 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 	res := MergeResult{Branch: wt.branch, Stat: wr.DiffStat}
 	live := runDriven(st.StateDir)
 	if live {
-		switch wr.Status {
-		case StatusRunning, StatusRetrying, StatusPending:
+		if Unsettled(wr.Status) {
 			return res, refused("%s is %s: its work is not all on %s yet; merge once it has settled (or cancel it)", worker, wr.Status, wt.branch)
 		}
 		var shared []string

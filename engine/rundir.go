@@ -180,7 +180,7 @@ func markInterrupted(st *TeamState, now time.Time) int {
 	}
 	for i := range st.Workers {
 		w := &st.Workers[i]
-		if w.Status == StatusRunning || w.Status == StatusRetrying || w.Status == StatusPending {
+		if Unsettled(w.Status) {
 			w.Status = StatusError
 			w.Reason = reason
 		}

@@ -17,6 +17,13 @@ const (
 	StatusCancelled = "cancelled"
 )
 
+// Unsettled reports whether a worker of this status is not done yet: not
+// dispatched, an attempt open, or a retry pending. A run finishes when no
+// worker is unsettled.
+func Unsettled(status string) bool {
+	return status == StatusPending || status == StatusRunning || status == StatusRetrying
+}
+
 // Run statuses in team-state.json.
 const (
 	RunRunning     = "running"

@@ -109,8 +109,7 @@ func (s *Server) info() *Info {
 	st := s.eng.Snapshot()
 	running := 0
 	for _, w := range st.Workers {
-		switch w.Status {
-		case engine.StatusRunning, engine.StatusRetrying, engine.StatusPending:
+		if engine.Unsettled(w.Status) {
 			running++
 		}
 	}

@@ -425,8 +425,7 @@ func (m *Model) focused() *pane { return m.panes[m.focus] }
 func (m *Model) running() int {
 	n := 0
 	for _, wr := range m.st.Workers {
-		switch wr.Status {
-		case engine.StatusRunning, engine.StatusRetrying, engine.StatusPending:
+		if engine.Unsettled(wr.Status) {
 			n++
 		}
 	}

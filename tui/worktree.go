@@ -108,7 +108,7 @@ func (m *Model) askMerge() tea.Cmd {
 	case p.worker.Isolation != engine.IsolationWorktree:
 		m.note = id + " runs in the shared workspace (isolation: none): its changes are in the workspace already"
 		return nil
-	case p.worker.Status == engine.StatusRunning || p.worker.Status == engine.StatusRetrying || p.worker.Status == engine.StatusPending:
+	case engine.Unsettled(p.worker.Status):
 		m.note = id + " is " + p.worker.Status + ": merge once it has settled"
 		return nil
 	}

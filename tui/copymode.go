@@ -183,8 +183,8 @@ func cellClass(s string) int {
 	return 2
 }
 
-// cellAt is the class of the cell at p and whether p is the end of its
-// (wrapped) line, where words end too.
+// classAt is the class of the cell at p (cellClass); past the row's last
+// cell it is blank, so words end at a line's end.
 func (cm *copyMode) classAt(p vt.Pos) int {
 	cm.term.ReadRow(p.Line, &cm.row)
 	if p.Col >= cm.row.Cols() {

@@ -1,9 +1,11 @@
 // dialog.go holds what is drawn over the panes: the confirmation dialog
-// (retry or cancel a running attempt, quit while workers run) and the two
-// panels, the ? help (every key of the key map, through bubbles help) and
-// the event log. A panel is a bubbles viewport, so it scrolls when it does
-// not fit; each is a lipgloss box spliced into the frame at the centre of
-// the screen, and is built only while it is open.
+// (retry or cancel a running attempt, quit or leave while workers run,
+// merge a worktree's branch) and the two panels, the ? help (every key of
+// the key map, through bubbles help) and the event log. A panel is a
+// bubbles viewport, so it scrolls when it does not fit; each is a lipgloss
+// box spliced into the frame at the centre of the screen, and is built
+// only while it is open (as is the list of every pane's matches, drawn by
+// findall.go).
 package tui
 
 import (

@@ -67,7 +67,7 @@ func (pm *paneMatches) position() string {
 	return fmt.Sprintf("match %d of %s", pm.cur+1, n)
 }
 
-// describe is the query as the status bar names it.
+// describeQuery is the query as the status bar names it.
 func describeQuery(q *vt.Query) string {
 	s := fmt.Sprintf("%q", q.String())
 	if q.Regex() {

@@ -96,7 +96,7 @@ func (s *Server) answer(req Request) Reply {
 			return r
 		}
 		h, _ := s.eng.Handle(req.Worker)
-		t := terminalOf(h)
+		t := tui.TerminalOf(h)
 		if t == nil {
 			return Reply{Code: 1, Error: req.Worker + " has no screen in the server (no attempt has opened, or it ended)"}
 		}
@@ -164,7 +164,7 @@ func (s *Server) send(req Request) Reply {
 		return Reply{Code: 1, Error: req.Worker + " attempt " + strconv.Itoa(attempt) + " has ended: rostra retry starts a new one"}
 	}
 	w, ok := h.(interface{ Write([]byte) (int, error) })
-	t := terminalOf(h)
+	t := tui.TerminalOf(h)
 	if !ok || t == nil {
 		return Reply{Code: 1, Error: req.Worker + " cannot take keys"}
 	}
@@ -274,19 +274,4 @@ func (s *Server) waitState(gone <-chan struct{}, done func(engine.TeamState) boo
 			return 0, false
 		}
 	}
-}
-
-// terminalOf is the emulator behind an attempt's handle, if it has one.
-func terminalOf(h engine.Handle) *vt.Terminal {
-	sh, ok := h.(interface{ Screen() vt.Screen })
-	if !ok || h == nil {
-		return nil
-	}
-	switch t := sh.Screen().(type) {
-	case *tui.Screen:
-		return t.Terminal
-	case *vt.Terminal:
-		return t
-	}
-	return nil
 }

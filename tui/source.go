@@ -115,7 +115,15 @@ func (s *Screen) Write(p []byte) (int, error) {
 // Bells counts BEL characters the child has written.
 func (s *Screen) Bells() int64 { return s.bells.Load() }
 
-// emulatorOf finds the Term behind a handle, if it has one.
+// TerminalOf is the emulator behind an attempt's handle, nil when it has
+// none (a rostra server reads a worker's screen and modes through it).
+func TerminalOf(h engine.Handle) *vt.Terminal {
+	t, _ := emulatorOf(h)
+	return t
+}
+
+// emulatorOf finds the emulator behind a handle, if it has one, and its
+// bell count when the UI made it.
 func emulatorOf(h engine.Handle) (*vt.Terminal, func() int64) {
 	sh, ok := h.(screenHandle)
 	if !ok {

@@ -26,6 +26,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
 	"github.com/muesli/cancelreader"
+	"golang.org/x/sys/unix"
 
 	"github.com/rostra-dev/rostra/tui"
 )
@@ -172,7 +173,7 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 			sigMu.Unlock()
 			_, _ = io.WriteString(out, restoreTerminal)
 			if sig != nil {
-				bye := Bye{Reason: ByeDetached, Message: "rostra attach got " + signalName(sig)}
+				bye := Bye{Reason: ByeDetached, Message: "rostra attach got " + SignalName(sig)}
 				bye.Signal, _ = sig.(syscall.Signal)
 				return bye, nil
 			}
@@ -248,16 +249,14 @@ func connErr(err error) error {
 	return err
 }
 
-func signalName(sig os.Signal) string {
-	switch sig {
-	case syscall.SIGHUP:
-		return "SIGHUP"
-	case syscall.SIGTERM:
-		return "SIGTERM"
-	case syscall.SIGINT:
-		return "SIGINT"
-	case syscall.SIGQUIT:
-		return "SIGQUIT"
+// SignalName names a signal as people write it (SIGTERM), not as Go
+// prints it ("terminated"): in a detached client's message and in the
+// reason a server's run was stopped.
+func SignalName(sig os.Signal) string {
+	if s, ok := sig.(syscall.Signal); ok {
+		if n := unix.SignalName(s); n != "" {
+			return n
+		}
 	}
 	return sig.String()
 }

@@ -140,7 +140,7 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 			if sig == syscall.SIGHUP {
 				continue
 			}
-			srv.Stop(signalName(sig))
+			srv.Stop(server.SignalName(sig))
 		}
 	}()
 	code = srv.Serve()
@@ -148,15 +148,6 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 	<-printed
 	fmt.Fprintf(logf, "rostra: state in %s\n", plan.StateDir)
 	return code
-}
-
-func signalName(sig os.Signal) string {
-	if s, ok := sig.(syscall.Signal); ok {
-		if n := unix.SignalName(s); n != "" {
-			return n
-		}
-	}
-	return sig.String()
 }
 
 // parseSize reads WxH; 0, 0 when it cannot.

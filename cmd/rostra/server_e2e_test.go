@@ -278,14 +278,12 @@ func TestServedUIDetachesOnSignalsAndGivesTheTerminalBack(t *testing.T) {
 				"keypad_flag": "0", "keypad_cursor_flag": "0", "cursor_flag": "1",
 			}, s.paneModes(), "the terminal is given back")
 			stderr, _ := os.ReadFile(filepath.Join(ws, "stderr"))
-			assert.Contains(t, string(stderr), "detached (rostra attach got "+unixSignalName(tc.sig)+") from run served; it goes on")
+			assert.Contains(t, string(stderr), "detached (rostra attach got "+server.SignalName(tc.sig)+") from run served; it goes on")
 			assert.True(t, alive(catPid), "the run goes on")
 			assert.Equal(t, engine.RunRunning, readState(t, stateDir).Status)
 		})
 	}
 }
-
-func unixSignalName(sig syscall.Signal) string { return signalName(sig) }
 
 func TestServerSIGKILLedLeavesWhatResumeHandles(t *testing.T) {
 	// The killed server comes to this process and stays a zombie until the

@@ -53,8 +53,9 @@ func specs() []cmdSpec {
 			continue
 		}
 		s := cmdSpec{name: c.name, what: c.what}
-		var positional []string
-		for _, tok := range strings.Fields(bracketed.ReplaceAllStringFunc(c.synopsis, func(group string) string {
+		// The synopsis less its flags (read into s.flags on the way) is
+		// its arguments.
+		positional := strings.Fields(bracketed.ReplaceAllStringFunc(c.synopsis, func(group string) string {
 			inner := strings.Trim(group, "[]")
 			if !strings.HasPrefix(inner, "-") {
 				return inner // an optional argument, as [PATH]
@@ -66,9 +67,7 @@ func specs() []cmdSpec {
 				}
 			}
 			return ""
-		})) {
-			positional = append(positional, tok)
-		}
+		}))
 		for _, tok := range positional {
 			switch {
 			case tok == "RUNFILE":

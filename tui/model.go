@@ -1,11 +1,11 @@
 // model.go is the root of the bubbletea program: it owns the panes (one per
 // worker, in roster order), the focus, zoom and page, the mode keys are in
 // (normal, typing into a pane, search, copy), the open dialog or panel
-// (help, event log, every pane's matches), and the event log's lines. Update only
-// routes: engine events and snapshots to the panes, keys to input.go,
-// mouse to the pane under it, sizes to sizes.go, the results of work done
-// off the UI goroutine (history, searches, diffs) to their files; each
-// pane draws itself (pane.go).
+// (help, event log, every pane's matches), and the event log's lines.
+// Update only routes: engine events and snapshots to the panes, keys to
+// input.go, mouse to the pane under it, sizes to sizes.go, the results of
+// work done off the UI goroutine (history, searches, diffs) to their
+// files; each pane draws itself (pane.go).
 //
 // Data model: the engine is read through Snapshot (rows) and Handle (each
 // worker's attempt and its Screen) whenever an event, a frame or the clock

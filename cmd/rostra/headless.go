@@ -1,5 +1,6 @@
 // headless.go prints the engine's events one line each, for a run without
-// the UI. A degradation prints exactly the line SPEC §4.1 fixes:
+// the UI (on stdout) and a run's server (in server.log). A degradation
+// prints exactly the line SPEC §4.1 fixes:
 // `DEGRADED <role>: <from> -> <to> (<reason>)`.
 package main
 
@@ -11,34 +12,37 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 )
 
-type eventPrinter struct {
-	w      io.Writer
-	plan   *engine.Plan
-	roles  map[string]string
-	failed bool // a write failed (stdout closed): print no more
-}
-
-func newEventPrinter(plan *engine.Plan, w io.Writer) *eventPrinter {
+// printEvents prints the events of sub to w, one line each, until sub is
+// closed; the channel it returns closes once the last line is written.
+// The first failed write is handed to failed (nil: dropped) and nothing
+// more is written, since a closed stdout stays closed.
+func printEvents(plan *engine.Plan, sub *engine.Subscription, w io.Writer, failed func(error)) <-chan struct{} {
 	roles := map[string]string{}
 	for _, wk := range plan.Workers {
 		roles[wk.ID] = wk.Role
 	}
-	return &eventPrinter{w: w, plan: plan, roles: roles}
-}
-
-// print writes ev's line. The first failed write is returned; after it
-// nothing more is written, since a closed stdout stays closed.
-func (p *eventPrinter) print(ev engine.Event) error {
-	if p.failed {
-		return nil
-	}
-	if line := formatEvent(ev, p.roles[ev.WorkerID], p.plan.StateDir); line != "" {
-		if _, err := fmt.Fprintln(p.w, line); err != nil {
-			p.failed = true
-			return err
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		broken := false
+		for {
+			ev, ok := sub.Next()
+			if !ok {
+				return
+			}
+			line := formatEvent(ev, roles[ev.WorkerID], plan.StateDir)
+			if broken || line == "" {
+				continue
+			}
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				broken = true
+				if failed != nil {
+					failed(err)
+				}
+			}
 		}
-	}
-	return nil
+	}()
+	return done
 }
 
 // formatEvent is one event as a line of the headless log: its time, then

@@ -212,21 +212,10 @@ func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	defer signal.Stop(pipes)
 
 	sub := eng.Subscribe()
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		p := newEventPrinter(plan, stdout)
-		for {
-			ev, ok := sub.Next()
-			if !ok {
-				return
-			}
-			if err := p.print(ev); err != nil {
-				fmt.Fprintf(stderr, "rostra: stdout: %v; no more event lines are printed, the run goes on (events in %s)\n",
-					err, filepath.Join(plan.StateDir, engine.EventsFile))
-			}
-		}
-	}()
+	printed := printEvents(plan, sub, stdout, func(err error) {
+		fmt.Fprintf(stderr, "rostra: stdout: %v; no more event lines are printed, the run goes on (events in %s)\n",
+			err, filepath.Join(plan.StateDir, engine.EventsFile))
+	})
 	if err := eng.Start(); err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 1

@@ -109,18 +109,7 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 		},
 	})
 	sub := eng.Subscribe()
-	printed := make(chan struct{})
-	go func() {
-		defer close(printed)
-		p := newEventPrinter(plan, logf)
-		for {
-			ev, ok := sub.Next()
-			if !ok {
-				return
-			}
-			_ = p.print(ev)
-		}
-	}()
+	printed := printEvents(plan, sub, logf, nil)
 	if err := eng.Start(); err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

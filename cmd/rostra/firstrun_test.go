@@ -30,15 +30,21 @@ printf '%s\n' "$@" > "argv-$(basename "$0")"
 mkdir -p "out/$ROSTRA_WORKER" && echo done > "out/$ROSTRA_WORKER/summary.md"
 `
 
-// agentPath is a PATH holding fake agent CLIs named names, and the folders
-// of sh and bash.
+// agentPath is a PATH holding fake agent CLIs named names and the few
+// programs the fakes and a run need, and nothing else: a real agent CLI
+// installed on the machine (in /usr/bin, say) must not count.
 func agentPath(t *testing.T, names ...string) string {
 	t.Helper()
 	bin := t.TempDir()
 	for _, n := range names {
 		require.NoError(t, os.WriteFile(filepath.Join(bin, n), []byte(fakeAgent), 0o755))
 	}
-	return "PATH=" + bin + ":/usr/bin:/bin"
+	for _, tool := range []string{"sh", "bash", "mkdir", "basename"} {
+		p, err := exec.LookPath(tool)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(p, filepath.Join(bin, tool)))
+	}
+	return "PATH=" + bin
 }
 
 func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {

@@ -51,9 +51,12 @@ type Launch struct {
 	// then closed; nil gives it /dev/null. A pty child's stdin is the pty.
 	Stdin []byte
 	// TypePrompt, when not nil, is typed into a pty once its output has been
-	// quiet for TypeQuiet (0 = DefaultTypeQuiet). Wrappers ignore it.
-	TypePrompt []byte
-	TypeQuiet  time.Duration
+	// quiet for TypeQuiet (0 = DefaultTypeQuiet) and the child is ready for
+	// it, or after TypeReadyLimit (0 = DefaultTypeReadyLimit); see
+	// PTYProcess.typePrompt. Wrappers ignore it.
+	TypePrompt     []byte
+	TypeQuiet      time.Duration
+	TypeReadyLimit time.Duration
 	// PromptFile is the prompt's file, typed in its place when the child
 	// reads in canonical mode and a line of TypePrompt is longer than the
 	// kernel keeps (4095 bytes).

@@ -54,6 +54,11 @@ type PTYOptions struct {
 // TypePrompt is typed, when Launch.TypeQuiet is zero.
 const DefaultTypeQuiet = 300 * time.Millisecond
 
+// DefaultTypeReadyLimit is how long a TypePrompt waits for the child to be
+// ready for it (see typePrompt) before it is typed anyway, when
+// Launch.TypeReadyLimit is zero.
+const DefaultTypeReadyLimit = 30 * time.Second
+
 const replyQueue = 64
 
 // PTYProcess is an attempt running on a pty.
@@ -138,8 +143,12 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		if quiet <= 0 {
 			quiet = DefaultTypeQuiet
 		}
+		limit := l.TypeReadyLimit
+		if limit <= 0 {
+			limit = DefaultTypeReadyLimit
+		}
 		p.helpers.Add(1)
-		go p.typePrompt(append([]byte(nil), l.TypePrompt...), l.PromptFile, quiet)
+		go p.typePrompt(append([]byte(nil), l.TypePrompt...), l.PromptFile, quiet, limit)
 	} else {
 		close(p.delivered)
 	}
@@ -252,8 +261,25 @@ func (p *PTYProcess) writeReplies() {
 // included, and drops what comes after.
 const maxCanonLine = 4095
 
-// typePrompt types the prompt once the output has been quiet for quiet,
-// then Enter; exactly once. How depends on how the child reads:
+// typeSettle is how many times the quiet spell a raw child that has not
+// turned bracketed paste on must be quiet before a prompt is typed.
+const typeSettle = 6
+
+// typePrompt types the prompt once the child is ready for it, then Enter
+// once the child has quietened after the text; exactly once. Ready means its output has been quiet for quiet and either
+//   - its tty is raw and it has drawn something: every agent CLI is a TUI
+//     that goes raw, then draws its prompt, and may take many seconds to
+//     start (gemini and qwen went raw after 13 and 18 s on a loaded
+//     machine, claude drew 8 s after it went raw). Typed before that, the
+//     prompt meets the line discipline: it is echoed, its Enter becomes a
+//     newline, and the TUI later reads it as text without an Enter (claude,
+//     qwen) or flushes it (gemini);
+//   - or it is blocked reading the tty: a program that reads lines and
+//     prints nothing first (cat, a read loop);
+//   - or limit has passed since it started (a child that reads some other
+//     way, or never looks ready).
+//
+// How the prompt is written depends on how the child reads:
 //   - "paste": it enabled bracketed paste (the Screen says so);
 //   - "keys": the prompt as typed keys; in canonical mode only when no
 //     line of it is longer than the line buffer;
@@ -263,7 +289,7 @@ const maxCanonLine = 4095
 // Writes block while the child does not read (the Go poller waits, the
 // kernel's flow control holds the bytes back), so a long prompt goes in as
 // fast as the child takes it and none of it is dropped.
-func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet time.Duration) {
+func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet, limit time.Duration) {
 	defer p.helpers.Done()
 	defer close(p.delivered)
 	t := time.NewTimer(quiet)
@@ -274,21 +300,72 @@ func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet time.Dur
 			return
 		case <-t.C:
 		}
-		idle := time.Since(p.startedAt) - time.Duration(p.lastOut.Load())
+		running := time.Since(p.startedAt)
+		idle := running - time.Duration(p.lastOut.Load())
 		if idle < quiet {
 			t.Reset(quiet - idle)
 			continue
+		}
+		if running < limit {
+			tty := p.ttyState()
+			drawn := !tty.canonical && p.outputBytes.Load() > 0
+			// A TUI turns bracketed paste on once its input is live
+			// (claude, codex, gemini and qwen all do); keys typed before
+			// can be dropped (gemini). One that never does gets them
+			// after a longer quiet spell.
+			settled := p.screenModes().BracketedPaste || idle >= typeSettle*quiet
+			if !(drawn && settled) && !tty.reading {
+				// Look again a little later: going raw or blocking in a
+				// read makes no event rostra could wait on.
+				t.Reset(min(quiet, limit-running))
+				continue
+			}
 		}
 		how, data := p.promptBytes(prompt, promptFile)
 		if _, err := p.master.Write(data); err != nil {
 			return
 		}
-		// Enter as its own write, after the paste has ended.
+		written := p.outputBytes.Load()
+		// Enter as its own write, once the child has taken the text in (it
+		// echoes it) and quietened: a TUI that reads its input only once it
+		// has finished starting (gemini, qwen) reads a CR that waits in the
+		// tty with the text as part of a paste, and does not submit.
+		if !p.waitEcho(written, quiet, 10*quiet) {
+			return
+		}
 		if _, err := p.master.Write([]byte("\r")); err != nil {
 			return
 		}
 		p.delivered <- how
 		return
+	}
+}
+
+// waitEcho waits until the child has written something since its output
+// counter stood at since, then until its output has been quiet for quiet;
+// limit bounds each of the two waits (a child that echoes nothing, one that
+// never stops drawing). False when the attempt ended first.
+func (p *PTYProcess) waitEcho(since int64, quiet, limit time.Duration) bool {
+	deadline := time.Now().Add(limit)
+	for p.outputBytes.Load() == since && time.Now().Before(deadline) {
+		select {
+		case <-p.quit:
+			return false
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	deadline = time.Now().Add(limit)
+	for {
+		idle := time.Since(p.startedAt) - time.Duration(p.lastOut.Load())
+		wait := min(quiet-idle, time.Until(deadline))
+		if wait <= 0 {
+			return true
+		}
+		select {
+		case <-p.quit:
+			return false
+		case <-time.After(wait):
+		}
 	}
 }
 
@@ -313,28 +390,9 @@ func (p *PTYProcess) screenModes() vt.Modes {
 }
 
 // canonical says whether the child's side of the pty reads in canonical
-// (line) mode, asking the slave through the master (TIOCGPTPEER): the
-// master has a termios of its own. When it cannot tell, it says yes, the
-// case where typing could lose bytes.
-func (p *PTYProcess) canonical() bool {
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return true
-	}
-	canon := true
-	_ = rc.Control(func(fd uintptr) {
-		peer, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.TIOCGPTPEER, uintptr(unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC))
-		if errno != 0 {
-			return
-		}
-		defer unix.Close(int(peer))
-		tio, err := unix.IoctlGetTermios(int(peer), unix.TCGETS)
-		if err == nil {
-			canon = tio.Lflag&unix.ICANON != 0
-		}
-	})
-	return canon
-}
+// (line) mode; yes when it cannot tell, the case where typing could lose
+// bytes.
+func (p *PTYProcess) canonical() bool { return p.ttyState().canonical }
 
 // longestLine is the length of the longest run of b without CR or LF.
 func longestLine(b []byte) int {

@@ -216,6 +216,94 @@ func TestPTYTypePromptWaitsForQuiet(t *testing.T) {
 	require.NoError(t, p.Close())
 }
 
+// TestPTYTypePromptWaitsForRawMode: a TUI (every agent CLI) starts in
+// canonical mode, silent, and goes raw before it reads keys. The prompt is
+// typed once it is raw: not echoed by the line discipline before, and its
+// Enter arrives as CR, not as the newline canonical mode makes of it.
+func TestPTYTypePromptWaitsForRawMode(t *testing.T) {
+	l := newLaunch(t, sh(`sleep 1; stty raw -echo; printf 'ready\r\n'; head -c 7 | od -An -c; stty sane`))
+	l.TypePrompt = []byte("say hi")
+	l.TypeQuiet = 100 * time.Millisecond
+	p, err := StartPTY(l, PTYOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	select {
+	case how := <-p.PromptDelivered():
+		assert.Equal(t, "keys", how)
+	case <-time.After(10 * time.Second):
+		t.Fatal("prompt never delivered")
+	}
+	waitDone(t, p, 10*time.Second)
+	require.NoError(t, p.Close())
+	log, err := os.ReadFile(l.OutputLog)
+	require.NoError(t, err)
+	before, after, ok := strings.Cut(string(log), "ready")
+	require.True(t, ok, "log: %q", log)
+	assert.NotContains(t, before, "say hi", "typed before the child went raw: echoed by the line discipline")
+	assert.Regexp(t, `s +a +y +h +i +\\r`, after, "the prompt, then Enter as CR")
+}
+
+// TestPTYTypePromptWaitsForAStartingTUI: a TUI that is busy starting
+// (neither raw nor reading) for longer than its output is quiet gets the
+// prompt only once it has gone raw and drawn.
+func TestPTYTypePromptWaitsForAStartingTUI(t *testing.T) {
+	// Busy for 1.5 s in canonical mode, as node is while a CLI loads.
+	l := newLaunch(t, sh(`end=$((SECONDS+2)); while [ $SECONDS -lt $end ]; do :; done; stty raw -echo; printf 'drawn\r\n'; head -c 7 | od -An -c; stty sane`))
+	l.TypePrompt = []byte("say hi")
+	l.TypeQuiet = 100 * time.Millisecond
+	p, err := StartPTY(l, PTYOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	waitDone(t, p, 20*time.Second)
+	require.NoError(t, p.Close())
+	log, err := os.ReadFile(l.OutputLog)
+	require.NoError(t, err)
+	before, after, ok := strings.Cut(string(log), "drawn")
+	require.True(t, ok, "log: %q", log)
+	assert.NotContains(t, before, "say hi", "typed while the child was starting")
+	assert.Regexp(t, `s +a +y +h +i +\\r`, after)
+}
+
+// TestPTYTypePromptWaitsForTheInputToBeSetUp: a TUI that draws, then sets
+// its input up, dropping what was typed meanwhile (gemini), and turns
+// bracketed paste on, gets the prompt after that.
+func TestPTYTypePromptWaitsForTheInputToBeSetUp(t *testing.T) {
+	l := newLaunch(t, []string{"bash", "-c", `stty raw -echo; printf 'drawn\r\n'; sleep 0.5; read -r -t 0.1 -n 100000 junk; printf 'dropped:%s\r\n' "$junk"; printf '\033[?2004h'; head -c 19 | od -An -c; stty sane`})
+	l.TypePrompt = []byte("say hi")
+	l.TypeQuiet = 200 * time.Millisecond
+	p, err := StartPTY(l, PTYOptions{NewScreen: paneTerm})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	waitDone(t, p, 20*time.Second)
+	require.NoError(t, p.Close())
+	log, err := os.ReadFile(l.OutputLog)
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "dropped:\r\n", "nothing typed before the input was set up")
+	assert.Regexp(t, `033\s+\[\s+2\s+0\s+0\s+~\s+s\s+a\s+y\s+h\s+i\s+033\s+\[\s+2\s+0\s+1\s+~\s+\\r`, string(log), "the prompt, pasted, then Enter")
+}
+
+// TestPTYTypePromptIntoALineReaderThatStaysSilent: a child that reads lines
+// and writes nothing gets its prompt as soon as it blocks reading the tty.
+func TestPTYTypePromptIntoALineReaderThatStaysSilent(t *testing.T) {
+	l := newLaunch(t, sh(`IFS= read -r l; echo "got:$l"`))
+	l.TypePrompt = []byte("hello")
+	l.TypeQuiet = 50 * time.Millisecond
+	p, err := StartPTY(l, PTYOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	select {
+	case how := <-p.PromptDelivered():
+		assert.Equal(t, "keys", how)
+	case <-time.After(DefaultTypeReadyLimit / 2):
+		t.Fatal("the prompt waited for the limit: the read was not seen")
+	}
+	waitDone(t, p, 10*time.Second)
+	require.NoError(t, p.Close())
+	log, err := os.ReadFile(l.OutputLog)
+	require.NoError(t, err)
+	assert.Contains(t, string(log), "got:hello")
+}
+
 func TestPTYTypePromptBracketedPaste(t *testing.T) {
 	scr, newScreen := newRecScreen()
 	l := newLaunch(t, sh(`printf '\033[?1;2004h'; `+readLoop))

@@ -105,9 +105,8 @@ func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 	// Orphans of the killed rostra come to this process, so the test can
 	// see how each of them ended.
 	require.NoError(t, unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
-	ws := t.TempDir()
+	ws := runWorkspace(t, crashRun)
 	runFile := filepath.Join(ws, "rostra.yaml")
-	require.NoError(t, os.WriteFile(runFile, []byte(crashRun), 0o644))
 	stateDir := filepath.Join(ws, ".rostra", "crash")
 
 	cmd, out := startBin(t, ws, "sh-quick#1 completed", "run", "--headless")

@@ -79,9 +79,7 @@ func graceBound(stopGrace, ref time.Duration) time.Duration {
 // left (the reader ended).
 func TestReliabilityGrandchildHoldingThePtyLeaksNothing(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreTopFunction(panes.SpawnLoopFunc), goleak.IgnoreCurrent())
-	ws := t.TempDir()
-	file := filepath.Join(ws, "rostra.yaml")
-	require.NoError(t, os.WriteFile(file, []byte(shellRun(`
+	plan, prep := prepareRun(t, shellRun(`
   - id: sh-holder
     role: holder
     prompt: "trap '' HUP; sleep 300 & echo $! > gc.pid; echo parent done"
@@ -90,11 +88,7 @@ func TestReliabilityGrandchildHoldingThePtyLeaksNothing(t *testing.T) {
     role: plain
     prompt: "echo parent done"
     surfaces: [pane]
-`)), 0o644))
-	plan, err := engine.Load(file)
-	require.NoError(t, err)
-	prep, err := engine.PrepareStateDir(plan, false, time.Now())
-	require.NoError(t, err)
+`))
 	eng := engine.New(plan, engine.Options{Surfaces: surfaces(nil)})
 	require.NoError(t, eng.Start())
 	waitFinished(t, eng, 10*time.Second)

@@ -65,7 +65,7 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	m.note = ""
-	cmd, _ := m.dispatch(m.keys.allNormal(), k)
+	cmd, _ := m.dispatch(m.keys.flat, k)
 	return cmd
 }
 
@@ -153,7 +153,7 @@ func (m *Model) whyNotTypeable(p *pane) string {
 	case d.Surface == engine.SurfaceWrapper:
 		return p.spec.ID + " runs on a WRAPPER (pipes, no terminal): it cannot be typed into"
 	case d.EndedAt != nil:
-		return p.spec.ID + " attempt " + strconv.Itoa(d.Attempt) + " has ended: " + keyOf(m.keys.allNormal(), "retry") + " starts a new one"
+		return p.spec.ID + " attempt " + strconv.Itoa(d.Attempt) + " has ended: " + keyOf(m.keys.flat, "retry") + " starts a new one"
 	}
 	return p.spec.ID + " cannot take keys"
 }

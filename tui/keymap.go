@@ -201,9 +201,6 @@ func (km keyMap) sections() []keySection {
 	return s
 }
 
-// allNormal is the normal keys in order, sections flattened.
-func (km keyMap) allNormal() []act { return km.flat }
-
 // paneHints are the key hints a pane's bottom border shows.
 type paneHints struct {
 	diff    string // while a worktree's diff is shown

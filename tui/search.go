@@ -224,7 +224,7 @@ func (m *Model) newerMatch() tea.Cmd { m.stepMatch(true); return nil }
 
 func (m *Model) stepMatch(newer bool) {
 	if m.query == nil {
-		m.note = "no search yet: " + keyOf(m.keys.allNormal(), "search") + " starts one"
+		m.note = "no search yet: " + keyOf(m.keys.flat, "search") + " starts one"
 		return
 	}
 	m.searchPane(m.query, newer)

@@ -170,16 +170,16 @@ func (m *Model) statusBar() string {
 	}
 	var extra, extraShort string
 	if attn > 0 {
-		extra += "  " + paint(m.th.attn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(m.th.dim, " "+keyOf(m.keys.allNormal(), "attention")+" jumps")
+		extra += "  " + paint(m.th.attn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(m.th.dim, " "+keyOf(m.keys.flat, "attention")+" jumps")
 		extraShort += " " + paint(m.th.attn, "⚑"+strconv.Itoa(attn))
 	}
 	if n := m.pages(); n > 1 && !m.zoom {
 		pg := "page " + strconv.Itoa(m.page+1) + "/" + strconv.Itoa(n)
-		extra += "  " + paint(m.th.barKey, pg) + paint(m.th.dim, " "+keyOf(m.keys.allNormal(), "previous page")+" "+keyOf(m.keys.allNormal(), "next page"))
+		extra += "  " + paint(m.th.barKey, pg) + paint(m.th.dim, " "+keyOf(m.keys.flat, "previous page")+" "+keyOf(m.keys.flat, "next page"))
 		extraShort += " " + paint(m.th.barKey, strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n))
 	}
 	if m.zoom {
-		extra += "  " + paint(m.th.barKey, "ZOOM") + paint(m.th.dim, " "+keyOf(m.keys.allNormal(), "zoom")+" back")
+		extra += "  " + paint(m.th.barKey, "ZOOM") + paint(m.th.dim, " "+keyOf(m.keys.flat, "zoom")+" back")
 		extraShort += " " + paint(m.th.barKey, "ZOOM")
 	}
 	left := " " + strings.Join(long, "  ") + extra + "  │ "
@@ -210,7 +210,7 @@ func (m *Model) statusBar() string {
 		prefix = paint(m.th.barKey, "run finished · ")
 	}
 	right := paint(m.th.dim, m.st.StateDir+" ")
-	normal := m.keys.allNormal()
+	normal := m.keys.flat
 	ranks := 0
 	for _, a := range normal {
 		ranks = max(ranks, a.rank)

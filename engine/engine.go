@@ -467,9 +467,8 @@ type openResult struct {
 	log         *outputLog // nil when the attempt folder could not be made
 	failure     string     // why no process was started
 	final       bool       // and another attempt would fail the same way
-	aborted     bool
-	degradedWhy string // the last surface's reason when a later one opened
-	prevCommit  string // the previous attempt's leftovers, committed before this one
+	degradedWhy string     // the last surface's reason when a later one opened
+	prevCommit  string     // the previous attempt's leftovers, committed before this one
 }
 
 func (j openJob) run() openResult {

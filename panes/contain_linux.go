@@ -525,10 +525,6 @@ func (c *cgroupParent) close() error {
 	return nil
 }
 
-func (a *attemptCgroup) kill() error {
-	return os.WriteFile(filepath.Join(a.dir, "cgroup.kill"), []byte("1"), 0)
-}
-
 // populated reports whether a live process is in the cgroup (a zombie is
 // not: it left the cgroup when it exited).
 func (a *attemptCgroup) populated() bool { return cgroupPopulated(a.dir) }

@@ -182,13 +182,6 @@ func (q *feedQueue) close() {
 	q.mu.Unlock()
 }
 
-// behind is how many bytes were read but not yet taken by the feeder.
-func (q *feedQueue) behind() int64 {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return q.end - q.fed
-}
-
 // next waits for the feeder's next piece of the stream: a queued chunk
 // (give it back with putChunk), or the extent of a spilled run to read from
 // the log (b == nil, n bytes at off). ok is false at the end of the stream.

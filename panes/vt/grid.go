@@ -69,7 +69,7 @@ func (t *Terminal) printASCII(b []byte) {
 	style := t.penID
 	for len(b) > 0 {
 		if t.x >= t.cols {
-			t.wrapForPrint(1)
+			t.wrapForPrint()
 		}
 		line := &t.scr.lines[t.y]
 		cells := line.cells
@@ -109,7 +109,7 @@ func (t *Terminal) bgID() uint32 {
 
 // wrapForPrint moves to the start of the next row for a character that
 // does not fit (autowrap is on), marking the row soft-wrapped.
-func (t *Terminal) wrapForPrint(w int) {
+func (t *Terminal) wrapForPrint() {
 	t.scr.lines[t.y].wrapped = true
 	t.x = 0
 	t.lineFeedBg(0)
@@ -170,7 +170,7 @@ func (t *Terminal) printCell(r rune, w int) {
 		t.insertCellsStyled(w, 0)
 	}
 	if t.autoWrap && t.x > t.cols-w {
-		t.wrapForPrint(w)
+		t.wrapForPrint()
 	}
 	if t.x > t.cols-w {
 		return

@@ -341,14 +341,12 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 
 // lineReader walks an encoded scrollback line run by run.
 type lineReader struct {
-	hdr    []byte // remaining run headers
-	text   []byte // remaining text
-	runs   int
-	used   int // cells in use
-	width  int // columns they span
-	wraps  bool
-	curLen int
-	cur    cellStyle
+	hdr   []byte // remaining run headers
+	text  []byte // remaining text
+	runs  int
+	used  int // cells in use
+	width int // columns they span
+	wraps bool
 }
 
 func readLine(s string) lineReader {

@@ -203,18 +203,26 @@ func (s *stateFS) mkdirAll(rel string) error {
 	return nil
 }
 
-// writeAtomic replaces rel with data as WriteFileAtomic does (temp file,
-// fsync, rename, fsync of the folder; team-state.json keeps its previous
-// copy), every step relative to rel's folder descriptor: a symlink at rel
-// is replaced, never followed.
+// writeAtomic is WriteFileAtomic for rel, every step relative to rel's
+// folder descriptor: a symlink at rel is replaced, never followed.
 func (s *stateFS) writeAtomic(rel string, data []byte, perm os.FileMode) error {
 	dfd, name, err := s.parent(rel)
 	if err != nil {
 		return s.planted("write", rel, err)
 	}
 	defer unix.Close(dfd)
+	return writeAtomicAt(dfd, name, s.abs(rel), data, perm)
+}
+
+// writeAtomicAt replaces name in the folder open as dfd with data: a temp
+// file beside it (created O_EXCL, never through a link), fsync, rename,
+// fsync of the folder; team-state.json keeps its previous copy. On any
+// error the old file is left as it was. path is the file's full name, for
+// messages.
+func writeAtomicAt(dfd int, name, path string, data []byte, perm os.FileMode) error {
 	var tmp string
 	var fd int
+	var err error
 	for range 10 {
 		var b [6]byte
 		_, _ = rand.Read(b[:])
@@ -225,13 +233,13 @@ func (s *stateFS) writeAtomic(rel string, data []byte, perm os.FileMode) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("write %s: %w", s.abs(rel), err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	f := os.NewFile(uintptr(fd), tmp)
 	fail := func(err error) error {
 		f.Close()
 		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", s.abs(rel), err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if _, err := f.Write(data); err != nil {
 		return fail(err)
@@ -244,24 +252,27 @@ func (s *stateFS) writeAtomic(rel string, data []byte, perm os.FileMode) error {
 	}
 	if err := f.Close(); err != nil {
 		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", s.abs(rel), err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if keepsPrevious[name] {
 		keepPreviousAt(dfd, name)
 	}
 	if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
 		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", s.abs(rel), err)
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := unix.Fsync(dfd); err != nil {
-		return fmt.Errorf("sync %s: %w", filepath.Dir(s.abs(rel)), err)
+		return fmt.Errorf("sync %s: %w", filepath.Dir(path), err)
 	}
 	return nil
 }
 
-// keepPreviousAt is keepPrevious relative to a folder descriptor: name+".prev"
-// becomes a hard link to name (a link to a planted symlink is a link, not
-// a write through it).
+// keepPreviousAt makes name+".prev" in the folder dfd a hard link to the
+// current name, replacing the older copy atomically (link to a temp name,
+// rename over; a link to a planted symlink is a link, not a write through
+// it). A copy that cannot be kept is removed rather than left stale:
+// falling back to a state many writes old would be worse than having none.
+// Best effort: the write itself goes on either way.
 func keepPreviousAt(dfd int, name string) {
 	prev := name + PreviousSuffix
 	tmp := prev + ".tmp"

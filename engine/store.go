@@ -21,6 +21,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // State file names inside a state dir.
@@ -39,62 +41,17 @@ var keepsPrevious = map[string]bool{TeamStateFile: true}
 
 // WriteFileAtomic replaces path with data so that a reader sees either the
 // old file or the new one: temp file in the same folder, fsync, rename, fsync
-// of the folder. On any error the old file is left as it was. For
-// team-state.json the old file is first hard-linked to team-state.json.prev.
+// of the folder (writeAtomicAt, statefs.go). On any error the old file is
+// left as it was. For team-state.json the old file is first hard-linked to
+// team-state.json.prev.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	dfd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: open %s: %w", path, dir, err)
 	}
-	tmpName := tmp.Name()
-	fail := func(err error) error {
-		tmp.Close()
-		os.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if keepsPrevious[filepath.Base(path)] {
-		keepPrevious(path)
-	}
-	if err := os.Rename(tmpName, path); err != nil {
-		os.Remove(tmpName)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return syncDir(dir)
-}
-
-// keepPrevious makes path+".prev" a hard link to the current path, replacing
-// the older copy atomically (link to a temp name, rename over). A copy that
-// cannot be kept is removed rather than left stale: falling back to a state
-// many writes old would be worse than having none. Best effort: the write
-// itself goes on either way.
-func keepPrevious(path string) {
-	prev := path + PreviousSuffix
-	tmp := prev + ".tmp"
-	_ = os.Remove(tmp)
-	if err := os.Link(path, tmp); err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
-			_ = os.Remove(prev)
-		}
-		return
-	}
-	if err := os.Rename(tmp, prev); err != nil {
-		_ = os.Remove(tmp)
-		_ = os.Remove(prev)
-	}
+	defer unix.Close(dfd)
+	return writeAtomicAt(dfd, filepath.Base(path), path, data, perm)
 }
 
 func syncDir(dir string) error {

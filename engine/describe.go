@@ -46,35 +46,34 @@ func (ev Event) Describe(role, stateDir string) string {
 		return "run finished: " + ev.Reason
 	case EventRunInterrupted:
 		return "run interrupted: " + ev.Reason
-	case EventWorkerCompleted:
-		msg = id + " completed"
-	case EventWorkerFailed:
-		msg = id + " failed"
-	case EventWorkerTimeout:
-		msg = id + " timed out"
-	case EventWorkerCancelled:
-		msg = id + " cancelled"
-	case EventWorkerWatchFailed:
-		msg = id + " cannot watch its completion files"
-	case EventWorktreeBase:
+	case EventWorktreeBase, EventWorktreeArchived:
 		return "worktrees: " + ev.Reason
 	case EventWorkspaceDirty:
 		return "warning: " + ev.Reason
-	case EventWorktreeArchived:
-		return "worktrees: " + ev.Reason
 	case EventWorktreeCommitted:
 		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, shortCommit(ev.Commit))
-	case EventWorktreeFailed:
-		msg = id + " worktree"
-	case EventWorktreeRemoved:
-		msg = id + " worktree removed"
-	case EventWorktreeKept:
-		msg = id + " worktree kept"
 	default:
-		msg = strings.TrimSpace(ev.Type + " " + id)
+		if words, ok := attemptWords[ev.Type]; ok {
+			msg = id + " " + words
+		} else {
+			msg = strings.TrimSpace(ev.Type + " " + id)
+		}
 	}
 	if ev.Reason != "" {
 		msg += ": " + ev.Reason
 	}
 	return msg
+}
+
+// attemptWords is what follows the attempt's id in the line of an event
+// that says no more than that (and its reason, after a colon).
+var attemptWords = map[string]string{
+	EventWorkerCompleted:   "completed",
+	EventWorkerFailed:      "failed",
+	EventWorkerTimeout:     "timed out",
+	EventWorkerCancelled:   "cancelled",
+	EventWorkerWatchFailed: "cannot watch its completion files",
+	EventWorktreeFailed:    "worktree",
+	EventWorktreeRemoved:   "worktree removed",
+	EventWorktreeKept:      "worktree kept",
 }

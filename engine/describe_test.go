@@ -27,6 +27,10 @@ func TestDescribe(t *testing.T) {
 		{Event{Type: EventWorkerRetry, WorkerID: "a", Attempt: 1, Manual: true}, "a retried by hand"},
 		{Event{Type: EventWorkerPromptDelivered, WorkerID: "a", Attempt: 1, Delivery: "paste"}, "a#1 prompt delivered (paste)"},
 		{Event{Type: EventRunFinished, Reason: "1 of 2 workers completed"}, "run finished: 1 of 2 workers completed"},
+		{Event{Type: EventWorkerTimeout, WorkerID: "a", Attempt: 3, Reason: "no output for 1m0s"}, "a#3 timed out: no output for 1m0s"},
+		{Event{Type: EventWorktreeKept, WorkerID: "a", Reason: "unmerged work on rostra/r/a"}, "a worktree kept: unmerged work on rostra/r/a"},
+		{Event{Type: EventWorktreeArchived, Reason: "rostra/r/a renamed aside"}, "worktrees: rostra/r/a renamed aside"},
+		{Event{Type: EventWorktreeBase, Reason: "a, b branch from abc1234"}, "worktrees: a, b branch from abc1234"},
 		{Event{Type: "something-new", WorkerID: "a", Reason: "why"}, "something-new a: why"},
 	}
 	for _, tc := range cases {

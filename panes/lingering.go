@@ -55,7 +55,6 @@ func (p *process) Lingering() bool {
 // found and those still present at the end (another user's, say). Call it
 // before the resumed run starts its own attempts: they carry the same entry.
 func StopRunLeftovers(key, value string, grace time.Duration) (found, left []int) {
-	want := []byte(key + "=" + value)
 	spare := map[int]bool{}
 	for pid := os.Getpid(); pid > 1 && !spare[pid]; {
 		spare[pid] = true
@@ -71,7 +70,7 @@ func StopRunLeftovers(key, value string, grace time.Duration) (found, left []int
 			continue
 		}
 		st, ok := readProcStat(pid)
-		if !ok || dead(st) || !environHas(pid, want) {
+		if !ok || dead(st) || !environHas(pid, key, func(v []byte) bool { return string(v) == value }) {
 			continue
 		}
 		starts[pid] = st.start
@@ -136,20 +135,6 @@ func hasChildren(pid int) bool {
 	}
 	for _, c := range listPIDs() {
 		if st, ok := readProcStat(c); ok && st.ppid == pid {
-			return true
-		}
-	}
-	return false
-}
-
-// environHas reports whether pid's initial environment holds the entry kv.
-func environHas(pid int, kv []byte) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	for e := range bytes.SplitSeq(b, []byte{0}) {
-		if bytes.Equal(e, kv) {
 			return true
 		}
 	}

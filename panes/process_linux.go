@@ -130,27 +130,34 @@ func listPIDs() []int {
 	return pids
 }
 
-// environHasToken reports whether pid's initial environment carries token
-// in ROSTRA_ATTEMPT_TOKEN. (/proc/<pid>/environ is the environment the
-// process was exec'd with; setenv in the process does not change it.)
-func environHasToken(pid int, token string) bool {
+// environHas reports whether pid's initial environment sets key to a
+// value match accepts. (/proc/<pid>/environ is the environment the process
+// was exec'd with; setenv in the process does not change it.)
+func environHas(pid int, key string, match func(value []byte) bool) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	if err != nil {
 		return false
 	}
-	prefix := []byte(AttemptTokenEnv + "=")
+	prefix := []byte(key + "=")
 	for kv := range bytes.SplitSeq(b, []byte{0}) {
-		v, ok := bytes.CutPrefix(kv, prefix)
-		if !ok {
-			continue
-		}
-		for t := range strings.SplitSeq(string(v), ",") {
-			if t == token {
-				return true
-			}
+		if v, ok := bytes.CutPrefix(kv, prefix); ok && match(v) {
+			return true
 		}
 	}
 	return false
+}
+
+// environHasToken reports whether pid's initial environment carries token
+// in ROSTRA_ATTEMPT_TOKEN (a nested rostra's tokens are comma separated).
+func environHasToken(pid int, token string) bool {
+	return environHas(pid, AttemptTokenEnv, func(v []byte) bool {
+		for t := range bytes.SplitSeq(v, []byte{','}) {
+			if string(t) == token {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // found is what one pass over /proc found of an attempt.

@@ -79,14 +79,6 @@ func StopRunLeftovers(key, value string, grace time.Duration) (found, left []int
 	if len(found) == 0 {
 		return nil, nil
 	}
-	signal := func(sig syscall.Signal) {
-		for pid, start := range starts {
-			// The same process, not one that took its pid since the scan.
-			if st, ok := readProcStat(pid); ok && st.start == start && !dead(st) {
-				_ = syscall.Kill(pid, sig)
-			}
-		}
-	}
 	remaining := func() []int {
 		var out []int
 		for pid, start := range starts {
@@ -115,9 +107,9 @@ func StopRunLeftovers(key, value string, grace time.Duration) (found, left []int
 			time.Sleep(10 * time.Millisecond) // no event tells a stranger's exit
 		}
 	}
-	signal(syscall.SIGTERM)
+	signalEach(starts, syscall.SIGTERM)
 	if len(waitGone(grace)) > 0 {
-		signal(syscall.SIGKILL)
+		signalEach(starts, syscall.SIGKILL)
 	}
 	return found, waitGone(goneLimit)
 }

@@ -275,6 +275,16 @@ func (p *process) scan(reap bool) found {
 
 func dead(st procStat) bool { return st.state == 'Z' || st.state == 'X' }
 
+// signalEach signals each process of procs (pid -> start time) that is
+// alive and still that process, not one that took its pid since.
+func signalEach(procs map[int]uint64, sig syscall.Signal) {
+	for pid, start := range procs {
+		if st, ok := readProcStat(pid); ok && st.start == start && !dead(st) {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
 // startTime is pid's start time, 0 if it is already gone.
 func startTime(pid int) uint64 {
 	st, _ := readProcStat(pid)

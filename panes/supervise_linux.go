@@ -238,14 +238,10 @@ func (s *supervisor) stopLocked(pid int, o *orphan, grace time.Duration) {
 			s.doomed[p] = start
 		}
 	}
-	signalTree(tree, syscall.SIGTERM)
+	signalEach(tree, syscall.SIGTERM)
 	time.AfterFunc(grace, func() {
-		signalTree(subtree(pid, o.start), syscall.SIGKILL)
-		for p, start := range tree {
-			if st, ok := readProcStat(p); ok && st.start == start && !dead(st) {
-				_ = syscall.Kill(p, syscall.SIGKILL)
-			}
-		}
+		signalEach(subtree(pid, o.start), syscall.SIGKILL)
+		signalEach(tree, syscall.SIGKILL) // those that left the subtree meanwhile
 	})
 }
 
@@ -365,13 +361,4 @@ func subtree(pid int, start uint64) map[int]uint64 {
 		}
 	}
 	return out
-}
-
-// signalTree signals each process of tree that is still the same process.
-func signalTree(tree map[int]uint64, sig syscall.Signal) {
-	for pid, start := range tree {
-		if st, ok := readProcStat(pid); ok && st.start == start && !dead(st) {
-			_ = syscall.Kill(pid, sig)
-		}
-	}
 }

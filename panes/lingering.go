@@ -7,11 +7,8 @@
 package panes
 
 import (
-	"bytes"
 	"errors"
 	"os"
-	"path/filepath"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -29,7 +26,7 @@ func (p *process) Lingering() bool {
 		case <-p.leaderGone:
 			return false // the namespace died with its init
 		default:
-			return hasChildren(p.pid) // every process of the namespace descends from the init
+			return len(childrenOf(p.pid)) > 0 // every process of the namespace descends from the init
 		}
 	}
 	p.mu.Lock()
@@ -112,23 +109,4 @@ func StopRunLeftovers(key, value string, grace time.Duration) (found, left []int
 		signalEach(starts, syscall.SIGKILL)
 	}
 	return found, waitGone(goneLimit)
-}
-
-// hasChildren reports whether pid has a child.
-func hasChildren(pid int) bool {
-	files, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && len(bytes.TrimSpace(b)) > 0 {
-			return true
-		}
-	}
-	if len(files) > 0 {
-		return false
-	}
-	for _, c := range listPIDs() {
-		if st, ok := readProcStat(c); ok && st.ppid == pid {
-			return true
-		}
-	}
-	return false
 }

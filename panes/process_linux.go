@@ -25,6 +25,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -128,6 +129,36 @@ func listPIDs() []int {
 		}
 	}
 	return pids
+}
+
+// childrenOf lists pid's children: /proc/<pid>/task/*/children (each
+// thread's own), or, on a kernel built without it, every process whose
+// parent is pid.
+func childrenOf(pid int) []int {
+	files, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
+	var out []int
+	readAny := false
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		readAny = true
+		for _, field := range strings.Fields(string(b)) {
+			if c, err := strconv.Atoi(field); err == nil {
+				out = append(out, c)
+			}
+		}
+	}
+	if readAny {
+		return out
+	}
+	for _, c := range listPIDs() {
+		if st, ok := readProcStat(c); ok && st.ppid == pid {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // environHas reports whether pid's initial environment sets key to a

@@ -26,7 +26,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -173,7 +172,7 @@ func (s *supervisor) sweepLocked() {
 	if !s.reaping {
 		return
 	}
-	children := listChildren()
+	children := childrenOf(os.Getpid())
 	seen := make(map[int]bool, len(children))
 	group := syscall.Getpgrp()
 	for _, pid := range children {
@@ -300,37 +299,6 @@ func pidList(pids []int) string {
 		s[i] = strconv.Itoa(p)
 	}
 	return strings.Join(s, ", ")
-}
-
-// listChildren lists this process's children: /proc/self/task/*/children
-// (each thread's own), or, on a kernel built without it, every process
-// whose parent is this one.
-func listChildren() []int {
-	files, _ := filepath.Glob("/proc/self/task/*/children")
-	var out []int
-	readAny := false
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		readAny = true
-		for _, field := range strings.Fields(string(b)) {
-			if pid, err := strconv.Atoi(field); err == nil {
-				out = append(out, pid)
-			}
-		}
-	}
-	if readAny {
-		return out
-	}
-	self := os.Getpid()
-	for _, pid := range listPIDs() {
-		if st, ok := readProcStat(pid); ok && st.ppid == self {
-			out = append(out, pid)
-		}
-	}
-	return out
 }
 
 // subtree is pid (if it is still the process that started at start) and

@@ -191,6 +191,45 @@ func environHasToken(pid int, token string) bool {
 	})
 }
 
+// procTable is one pass over /proc: each process's stat, and the children
+// of each pid.
+type procTable struct {
+	stats    map[int]procStat
+	children map[int][]int
+}
+
+// readProcTable reads every process but skip (0: none).
+func readProcTable(skip int) procTable {
+	t := procTable{stats: map[int]procStat{}, children: map[int][]int{}}
+	for _, pid := range listPIDs() {
+		if pid == skip {
+			continue
+		}
+		if st, ok := readProcStat(pid); ok {
+			t.stats[pid] = st
+			t.children[st.ppid] = append(t.children[st.ppid], pid)
+		}
+	}
+	return t
+}
+
+// descend calls add for each descendant of the pids in queue, depth first
+// (queue is the walk's own: give it a fresh slice); add reports whether the
+// pid is new, and only new ones are descended into. stop (0: none) is
+// neither added nor gone through: a reaped leader's pid may name another
+// process by now.
+func (t procTable) descend(queue []int, stop int, add func(pid int) bool) {
+	for len(queue) > 0 {
+		parent := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
+		for _, c := range t.children[parent] {
+			if c != stop && add(c) {
+				queue = append(queue, c)
+			}
+		}
+	}
+}
+
 // found is what one pass over /proc found of an attempt.
 type found struct {
 	live    []int // to signal one by one (the group, while the leader is unreaped, is signalled whole)
@@ -215,15 +254,8 @@ func (p *process) linked() []int { return p.scan(false).live }
 // started and will wait for.
 func (p *process) scan(reap bool) found {
 	self := os.Getpid()
-	stats := map[int]procStat{}
-	for _, pid := range listPIDs() {
-		if pid == self {
-			continue
-		}
-		if st, ok := readProcStat(pid); ok {
-			stats[pid] = st
-		}
-	}
+	procs := readProcTable(self)
+	stats := procs.stats
 	p.mu.Lock()
 	reaped := p.reaped
 	p.mu.Unlock()
@@ -255,24 +287,17 @@ func (p *process) scan(reap bool) found {
 			in[pid] = true
 		}
 	}
-	children := map[int][]int{}
-	for pid, st := range stats {
-		children[st.ppid] = append(children[st.ppid], pid)
-	}
-	queue := make([]int, 0, len(in))
+	roots := make([]int, 0, len(in))
 	for pid := range in {
-		queue = append(queue, pid)
+		roots = append(roots, pid)
 	}
-	for len(queue) > 0 {
-		parent := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, c := range children[parent] {
-			if !in[c] && c != p.pid {
-				in[c] = true
-				queue = append(queue, c)
-			}
+	procs.descend(roots, p.pid, func(c int) bool {
+		if in[c] {
+			return false
 		}
-	}
+		in[c] = true
+		return true
+	})
 
 	var f found
 	p.mu.Lock()

@@ -308,25 +308,14 @@ func subtree(pid int, start uint64) map[int]uint64 {
 	if !ok || st.start != start {
 		return nil
 	}
-	children := map[int][]int{}
-	stats := map[int]procStat{}
-	for _, p := range listPIDs() {
-		if s, ok := readProcStat(p); ok {
-			stats[p] = s
-			children[s.ppid] = append(children[s.ppid], p)
-		}
-	}
+	procs := readProcTable(0)
 	out := map[int]uint64{pid: start}
-	queue := []int{pid}
-	for len(queue) > 0 {
-		p := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, c := range children[p] {
-			if _, in := out[c]; !in {
-				out[c] = stats[c].start
-				queue = append(queue, c)
-			}
+	procs.descend([]int{pid}, 0, func(c int) bool {
+		if _, in := out[c]; in {
+			return false
 		}
-	}
+		out[c] = procs.stats[c].start
+		return true
+	})
 	return out
 }

@@ -324,27 +324,22 @@ func (p *process) drain() {
 		close(p.screenFed)
 		return
 	}
+	var q *feedQueue // nil without a screen
 	if p.screen == nil {
 		close(p.screenFed)
-		for {
-			b, ok := p.readChunk(rc)
-			if b != nil {
-				p.consume(b)
-				putChunk(b)
-			}
-			if !ok {
-				return
-			}
-		}
+	} else {
+		q = newFeedQueue(p.log, feedQueueBytes)
+		p.feed = q
+		go p.feedScreen(q)
+		defer q.close()
 	}
-	q := newFeedQueue(p.log, feedQueueBytes)
-	p.feed = q
-	go p.feedScreen(q)
-	defer q.close()
 	for {
 		b, ok := p.readChunk(rc)
 		if b != nil {
-			q.push(b, p.consume(b))
+			logged := p.consume(b)
+			if q != nil {
+				q.push(b, logged)
+			}
 			putChunk(b)
 		}
 		if !ok {
@@ -421,19 +416,23 @@ func (p *process) feedScreen(q *feedQueue) {
 			if err != nil && p.feedErr == nil {
 				p.feedErr = err
 			}
-			if rb != nil {
-				start := time.Now()
-				p.toScreenWrite(rb)
-				q.fedIn(len(rb), time.Since(start))
-			}
+			p.feedTimed(q, rb)
 			putChunk(buf)
 			continue
 		}
-		start := time.Now()
-		p.toScreenWrite(b)
-		q.fedIn(len(b), time.Since(start))
+		p.feedTimed(q, b)
 		putChunk(b)
 	}
+}
+
+// feedTimed writes b to the screen and tells q how long it took.
+func (p *process) feedTimed(q *feedQueue, b []byte) {
+	if b == nil {
+		return
+	}
+	start := time.Now()
+	p.toScreenWrite(b)
+	q.fedIn(len(b), time.Since(start))
 }
 
 // toScreenWrite writes a chunk to the screen, translated as the surface

@@ -6,7 +6,6 @@
 package vt
 
 import (
-	"slices"
 	"sync"
 	"unicode/utf8"
 )
@@ -118,22 +117,12 @@ func (t *Terminal) appendCells(buf []byte, cells []gridCell, ansi, pad bool) []b
 			cur, curID = st, c.s
 		}
 		if c.r >= 0 && c.r < 0x80 {
-			// A run of ASCII (or blank) cells in one style: size it, then
-			// copy without per-byte growth checks.
+			// A run of ASCII (or blank) cells in one style.
 			j := i + 1
 			for j < n && cells[j].r >= 0 && cells[j].r < 0x80 && (!ansi || cells[j].s == curID) {
 				j++
 			}
-			k := len(buf)
-			buf = slices.Grow(buf, j-i)[:k+j-i]
-			dst := buf[k:]
-			for m, cc := range cells[i:j] {
-				if cc.r == 0 {
-					dst[m] = ' '
-				} else {
-					dst[m] = byte(cc.r)
-				}
-			}
+			buf = appendASCIICells(buf, cells[i:j])
 			i = j
 			continue
 		}

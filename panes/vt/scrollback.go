@@ -219,6 +219,23 @@ func trimmedLen(cells []gridCell) int {
 	return n
 }
 
+// appendASCIICells appends cells that hold ASCII (or nothing, drawn as a
+// space) as their bytes: the fast path of rendering and of encoding a line.
+// It sizes dst once, then copies without per-byte growth checks.
+func appendASCIICells(dst []byte, cells []gridCell) []byte {
+	k := len(dst)
+	dst = slices.Grow(dst, len(cells))[:k+len(cells)]
+	out := dst[k:]
+	for m, c := range cells {
+		if c.r == 0 {
+			out[m] = ' '
+		} else {
+			out[m] = byte(c.r)
+		}
+	}
+	return dst
+}
+
 // Cells tmux leaves half a wide character in (an overwritten or erased
 // other half) keep their place through scrollback with two marker runes,
 // Unicode noncharacters no program prints: a left half alone is followed by
@@ -275,15 +292,7 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 			for j < len(cells) && cells[j].s == c.s && cells[j].r >= 0 && cells[j].r < 0x80 {
 				j++
 			}
-			text = slices.Grow(text, j-i)[:start+j-i]
-			dst := text[start:]
-			for m, cc := range cells[i:j] {
-				if cc.r == 0 {
-					dst[m] = ' '
-				} else {
-					dst[m] = byte(cc.r)
-				}
-			}
+			text = appendASCIICells(text, cells[i:j])
 			i = j
 		} else {
 			if i < used {

@@ -356,29 +356,24 @@ func setRGB(s *cellStyle, which, r, g, b int) bool {
 	if r < 0 || r > 255 || g < 0 || g > 255 || b < 0 || b > 255 {
 		return false
 	}
-	c := rGB(r, g, b)
-	switch which {
-	case 38:
-		s.fg = c
-	case 48:
-		s.bg = c
-	default:
-		s.ulColor = c
-	}
+	setColor(s, which, rGB(r, g, b))
 	return true
 }
 
+// set256 sets a palette colour; an index out of range is the default
+// colour, except for the underline colour, which it leaves as it was.
 func set256(s *cellStyle, which, n int) {
 	if n < 0 || n > 255 {
-		switch which {
-		case 38:
-			s.fg = 0
-		case 48:
-			s.bg = 0
+		if which != 58 {
+			setColor(s, which, 0)
 		}
 		return
 	}
-	c := colorIndexed | color(n)
+	setColor(s, which, colorIndexed|color(n))
+}
+
+// setColor sets the colour SGR code which (38, 48 or 58) introduces.
+func setColor(s *cellStyle, which int, c color) {
 	switch which {
 	case 38:
 		s.fg = c

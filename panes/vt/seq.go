@@ -73,11 +73,14 @@ func (t *Terminal) tab(n int) {
 	}
 }
 
+// leavePendingWrap moves the cursor off the pending-wrap column (one past
+// the last) onto the last, where CUU, CUD, CUF and CBT count from (CUB
+// counts from the pending-wrap column itself, as tmux does).
+func (t *Terminal) leavePendingWrap() { t.x = min(t.x, t.cols-1) }
+
 func (t *Terminal) backTab(n int) {
 	t.changed = true
-	if t.x >= t.cols {
-		t.x = t.cols - 1
-	}
+	t.leavePendingWrap()
 	for ; n > 0 && t.x > 0; n-- {
 		for {
 			t.x--
@@ -165,8 +168,8 @@ func (t *Terminal) handleEsc(cmd ansi.Cmd) {
 	}
 }
 
-// csiParam returns parameter i, def when missing; zero counts as def when
-// zeroIsDef (cursor motion treats 0 as 1).
+// csiParam returns parameter i, def when missing or zero (cursor motion
+// treats 0 as 1).
 func csiParam(params ansi.Params, i, def int) int {
 	if i >= len(params) {
 		return def
@@ -424,9 +427,7 @@ func (t *Terminal) cursorTo(x, y int) {
 }
 
 func (t *Terminal) cursorUp(n int) {
-	if t.x >= t.cols {
-		t.x = t.cols - 1
-	}
+	t.leavePendingWrap()
 	lim := 0
 	if t.y >= t.top {
 		lim = t.top
@@ -435,9 +436,7 @@ func (t *Terminal) cursorUp(n int) {
 }
 
 func (t *Terminal) cursorDown(n int) {
-	if t.x >= t.cols {
-		t.x = t.cols - 1
-	}
+	t.leavePendingWrap()
 	lim := t.rows - 1
 	if t.y <= t.bot {
 		lim = t.bot
@@ -446,9 +445,7 @@ func (t *Terminal) cursorDown(n int) {
 }
 
 func (t *Terminal) cursorRight(n int) {
-	if t.x >= t.cols {
-		t.x = t.cols - 1
-	}
+	t.leavePendingWrap()
 	t.x = min(t.x+n, t.cols-1)
 }
 

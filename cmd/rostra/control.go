@@ -279,7 +279,7 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 	if !*follow || !live || row.EndedAt != nil {
 		return copyLog(row.OutputLogPath, stdout, stderr)
 	}
-	return followLog(r, row, stdout, stderr)
+	return followLog(cc, row, stdout, stderr)
 }
 
 // latestAttempt is the worker's last dispatch row; nil (and the exit code)
@@ -342,8 +342,9 @@ func printReplayedScreen(row *engine.DispatchRow, stdout, stderr io.Writer) int 
 }
 
 // followLog prints the attempt's output.log as it grows, until the server
-// says the attempt has ended (then what is left), or the server is gone.
-func followLog(r runRef, row *engine.DispatchRow, stdout, stderr io.Writer) int {
+// says on cc, the connection logs opened, that the attempt has ended (then
+// what is left), or the server is gone.
+func followLog(cc *server.Conn, row *engine.DispatchRow, stdout, stderr io.Writer) int {
 	f, err := os.Open(row.OutputLogPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
@@ -353,11 +354,6 @@ func followLog(r runRef, row *engine.DispatchRow, stdout, stderr io.Writer) int 
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		cc, err := server.Control(r.stateDir)
-		if err != nil {
-			return
-		}
-		defer cc.Close()
 		_, _ = cc.Do(server.Request{Op: server.OpFollow, Worker: row.WorkerID, Attempt: row.Attempt})
 	}()
 	// Wake on writes to the log; a timer covers file systems without

@@ -37,7 +37,7 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
-	cols, rows, err := parseReplaySize(*size)
+	cols, rows, err := parseSize(*size)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra replay: %v\n", err)
 		return 2
@@ -66,8 +66,9 @@ func runReplay(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parseReplaySize reads "COLSxROWS".
-func parseReplaySize(s string) (cols, rows int, err error) {
+// parseSize reads "COLSxROWS" (replay's --size, and the server's, which
+// the rostra that starts it passes); 0, 0 and why when it cannot.
+func parseSize(s string) (cols, rows int, err error) {
 	c, r, ok := strings.Cut(strings.ToLower(s), "x")
 	if ok {
 		cols, err = strconv.Atoi(c)

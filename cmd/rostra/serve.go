@@ -23,7 +23,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 
@@ -67,7 +66,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra run: %s changed while the server started (state dir %s, not %s)\n", rest[0], plan.StateDir, *stateDir)
 		return 2
 	}
-	cols, rows := parseSize(*size)
+	// The size of the terminal that started the run, if it had one; 0, 0
+	// (laid out when a client attaches) when it is absent or off.
+	cols, rows, _ := parseSize(*size)
 	return supervised(plan, stderr, func() int { return serve(plan, rest[0], *resume, cols, rows, stderr) })
 }
 
@@ -137,20 +138,6 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 	<-printed
 	fmt.Fprintf(logf, "rostra: state in %s\n", plan.StateDir)
 	return code
-}
-
-// parseSize reads WxH; 0, 0 when it cannot.
-func parseSize(s string) (int, int) {
-	w, h, ok := strings.Cut(s, "x")
-	if !ok {
-		return 0, 0
-	}
-	cols, err1 := strconv.Atoi(w)
-	rows, err2 := strconv.Atoi(h)
-	if err1 != nil || err2 != nil || cols <= 0 || rows <= 0 {
-		return 0, 0
-	}
-	return cols, rows
 }
 
 // startServer starts the server process for runFile and waits until it

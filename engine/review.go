@@ -308,3 +308,17 @@ func KeptWorktrees(st *TeamState) []string {
 	}
 	return out
 }
+
+// Diff is WorktreeDiff of the run this engine drives, from its current
+// state: what the UI shows for an isolated worker.
+func (e *Engine) Diff(worker string, color bool) ([]byte, DiffInfo, error) {
+	st := e.Snapshot()
+	return WorktreeDiff(&st, worker, color)
+}
+
+// Merge is MergeWorktree of the run this engine drives, from its current
+// state.
+func (e *Engine) Merge(worker string) (MergeResult, error) {
+	st := e.Snapshot()
+	return MergeWorktree(&st, worker)
+}

@@ -105,6 +105,16 @@ func (f *fakeEngine) Handle(worker string) (engine.Handle, int) {
 	return h, n
 }
 
+func (f *fakeEngine) Diff(worker string, color bool) ([]byte, engine.DiffInfo, error) {
+	st := f.Snapshot()
+	return engine.WorktreeDiff(&st, worker, color)
+}
+
+func (f *fakeEngine) Merge(worker string) (engine.MergeResult, error) {
+	st := f.Snapshot()
+	return engine.MergeWorktree(&st, worker)
+}
+
 func (f *fakeEngine) Retry(worker string) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

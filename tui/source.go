@@ -29,6 +29,10 @@ type Engine interface {
 	Handle(worker string) (engine.Handle, int)
 	Retry(worker string) error
 	Cancel(worker string) error
+	// Diff and Merge review an isolated worker's branch (git runs in the
+	// engine, not in the UI).
+	Diff(worker string, color bool) ([]byte, engine.DiffInfo, error)
+	Merge(worker string) (engine.MergeResult, error)
 }
 
 // Events is the engine's event queue (*engine.Subscription).

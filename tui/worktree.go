@@ -2,9 +2,9 @@
 // D shows the focused worker's diff against the run's base commit in its
 // pane, scrollable and searchable as scrollback is (the coloured `git diff`
 // fed through an emulator of the pane's width), and M merges its branch
-// into the workspace after a confirmation. Both run git off the UI
-// goroutine (engine/review.go) and come back as messages tagged with the
-// worker they were made for.
+// into the workspace after a confirmation. Both ask the engine, which runs
+// git (engine/review.go), off the UI goroutine, and come back as messages
+// tagged with the worker they were made for.
 package tui
 
 import (
@@ -66,10 +66,10 @@ func (m *Model) toggleDiff() tea.Cmd {
 	p.diff = diffView{on: true, seq: p.diff.seq + 1}
 	p.view, p.top = 0, -1
 	cols, rows := m.historySize(m.focus)
-	st := m.eng.Snapshot()
+	eng := m.eng
 	worker, seq := p.spec.ID, p.diff.seq
 	return func() tea.Msg {
-		out, info, err := engine.WorktreeDiff(&st, worker, true)
+		out, info, err := eng.Diff(worker, true)
 		if err != nil {
 			return diffMsg{worker: worker, seq: seq, info: info, err: err}
 		}
@@ -130,8 +130,7 @@ func (m *Model) merge(worker string) tea.Cmd {
 	eng := m.eng
 	m.note = "merging " + worker + "…"
 	return func() tea.Msg {
-		st := eng.Snapshot()
-		res, err := engine.MergeWorktree(&st, worker)
+		res, err := eng.Merge(worker)
 		switch {
 		case errors.Is(err, engine.ErrReview):
 			return controlMsg{note: "not merged: " + err.Error()}

@@ -19,9 +19,14 @@ import (
 )
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
+	const usage = "usage: rostra demo [--detach]\n"
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help" || args[0] == "-help") {
+		fmt.Fprint(stdout, usage)
+		return 0 // as every command's -h
+	}
 	detach := len(args) == 1 && args[0] == "--detach"
 	if len(args) > 0 && !detach {
-		fmt.Fprint(stderr, "usage: rostra demo [--detach]\n")
+		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	ws, err := copyDemo()

@@ -238,6 +238,7 @@ func TestCommandTableMatchesEachUsage(t *testing.T) {
 		first, _, _ := strings.Cut(r.stdout+r.stderr, "\n")
 		want := strings.TrimSpace("usage: rostra " + c.name + " " + c.synopsis)
 		assert.Equal(t, want, first, "rostra %s --help", c.name)
+		assert.Equal(t, 0, r.code, "rostra %s --help is not an error", c.name)
 	}
 }
 

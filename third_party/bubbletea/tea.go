@@ -561,7 +561,8 @@ type Program struct {
 	// last flush is a frame old (WithRenderOnChange).
 	renderOnChange bool
 	renderReq      chan struct{}
-	lastView       View // the last view that asked for a flush
+	seqReq         chan struct{} // a queued sequence (a query at start-up) to write now
+	lastView       View          // the last view that asked for a flush
 
 	// once is used to stop the renderer.
 	once sync.Once
@@ -1267,7 +1268,12 @@ func (p *Program) execute(seq string) {
 	p.mu.Lock()
 	_, _ = p.outputBuf.WriteString(seq)
 	p.mu.Unlock()
-	p.requestFlush()
+	if p.seqReq != nil { // rostra: written at once, not counted as a frame
+		select {
+		case p.seqReq <- struct{}{}:
+		default:
+		}
+	}
 }
 
 // requestFlush asks the on-change renderer for a flush (rostra).
@@ -1513,6 +1519,7 @@ func (p *Program) startRenderer() {
 func (p *Program) startRendererOnChange(framerate time.Duration) {
 	if p.renderReq == nil {
 		p.renderReq = make(chan struct{}, 1)
+		p.seqReq = make(chan struct{}, 1)
 	}
 	p.once = sync.Once{}
 	p.renderer.start()
@@ -1526,6 +1533,11 @@ func (p *Program) startRendererOnChange(framerate time.Duration) {
 			case <-p.rendererDone:
 				timer.Stop()
 				return
+			case <-p.seqReq:
+				// Sequences alone (the start-up queries) are not a frame:
+				// they must not hold the first view back a frame time.
+				_ = p.flush()
+				continue
 			case <-p.renderReq:
 				if armed {
 					continue

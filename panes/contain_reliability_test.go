@@ -192,6 +192,58 @@ func TestSupervisedOrphanAttribution(t *testing.T) {
 	require.NoError(t, Shutdown(time.Second))
 }
 
+// TestReliabilityAQuietSupervisorMakesNoSystemCall: while an attempt is
+// live and quiet the supervisor does not look at /proc (nothing can be
+// handed over that is not that attempt's, and its settle looks first);
+// once none is live, a backstop looks again a second after the settle.
+func TestReliabilityAQuietSupervisorMakesNoSystemCall(t *testing.T) {
+	t.Log(runSupervised(t, "TestSupervisedQuiet", ContainTracking))
+}
+
+func TestSupervisedQuiet(t *testing.T) {
+	supervised(t)
+	scr, newScreen := newRecScreen()
+	l := newLaunch(t, sh(`echo up; exec sleep 1000`))
+	a, err := StartWrapper(l, WrapperOptions{NewScreen: newScreen})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
+	scr.waitFor(t, `up`, 5*time.Second)
+	before := sup.sweeps.Load()
+	time.Sleep(2500 * time.Millisecond) // the ticker this replaced swept twice here
+	assert.Equal(t, before, sup.sweeps.Load(), "passes over /proc while an attempt is live and quiet")
+
+	require.NoError(t, a.Signal(syscall.SIGTERM))
+	waitDone(t, a, 5*time.Second)
+	require.NoError(t, a.Close())
+	settled := sup.sweeps.Load()
+	require.Eventually(t, func() bool { return sup.sweeps.Load() > settled }, 5*time.Second, 10*time.Millisecond,
+		"a backstop pass after the last settle")
+	require.NoError(t, Shutdown(time.Second))
+}
+
+// TestBackstopDelays: none while an attempt is live; after a settle from a
+// second, doubling to a minute, then ending when no orphan is left to
+// watch; a pass that finds an orphan starts it over.
+func TestBackstopDelays(t *testing.T) {
+	s := &supervisor{live: map[*attemptRef]bool{}, orphans: map[int]*orphan{}, doomed: map[int]uint64{}}
+	ref := &attemptRef{}
+	s.live[ref] = true
+	s.backstop = backstopFirst
+	assert.Zero(t, s.nextBackstopLocked(3), "an attempt is live")
+	delete(s.live, ref)
+	var got []time.Duration
+	for range 9 {
+		got = append(got, s.nextBackstopLocked(0))
+	}
+	sec := time.Second
+	assert.Equal(t, []time.Duration{sec, 2 * sec, 4 * sec, 8 * sec, 16 * sec, 32 * sec, time.Minute, 0, 0}, got)
+	assert.Equal(t, sec, s.nextBackstopLocked(1), "a pass found an orphan")
+	s.orphans[42] = &orphan{}
+	s.backstop = time.Minute
+	assert.Equal(t, time.Minute, s.nextBackstopLocked(0))
+	assert.Equal(t, time.Minute, s.nextBackstopLocked(0), "an orphan is still watched")
+}
+
 // TestReliabilityNothingSurvivesASIGKILLedRostra: the helper starts an
 // attempt whose escapee tracking cannot find, and is SIGKILLed. Contained,
 // the escapee dies with it (the cgroup watchdog, or the kernel emptying the

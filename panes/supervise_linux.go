@@ -17,8 +17,17 @@
 // (SIGTERM, SIGKILL after the attempt's stop_grace) when the last of them
 // settles. The live set only changes at a start or a settle, and each sweeps
 // the children first, so "live when first seen" is "live when reparented"
-// whenever the sweep came: a reparenting sends no signal, so besides
-// SIGCHLD a ticker sweeps once a second to stop a late orphan in time.
+// whenever the sweep came. Sweeps come on SIGCHLD (an orphan ended, or a
+// child of rostra died and its children were handed over), at each start
+// and settle, and from a backstop timer that runs only while no attempt is
+// live: a reparenting sends rostra no signal when the parent that died was
+// not rostra's child, and an orphan reparented then (to no attempt) must be
+// stopped in time. While attempts are live nothing needs a timer: whatever
+// is reparented then is theirs, and their settles sweep first. The backstop
+// starts a second after a settle, doubles while a pass finds nothing new,
+// and ends after its once-a-minute pass when no orphan is left to watch
+// (nothing is left that could hand one over): a quiet rostra makes no
+// system call here.
 package panes
 
 import (
@@ -29,6 +38,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -56,7 +66,18 @@ type supervisor struct {
 	contain  containment          // how new attempts are contained (contain_linux.go)
 	cgParent *cgroupParent        // when contain.kind is cgroup
 	loopDone chan struct{}
+	// backstop is the delay of the next backstop pass while no attempt is
+	// live; 0 when none is due. poke wakes orphanLoop to arm it.
+	backstop time.Duration
+	poke     chan struct{}
+	sweeps   atomic.Int64 // passes over the children, for tests
 }
+
+// The backstop's first delay after a settle, and its longest.
+const (
+	backstopFirst = time.Second
+	backstopLast  = time.Minute
+)
 
 var sup = &supervisor{
 	leaders: map[int]*exec.Cmd{},
@@ -89,7 +110,8 @@ func Supervise(mode string) (kind, why string, err error) {
 	sup.reaping = true
 	if first {
 		sup.loopDone = make(chan struct{})
-		go orphanLoop(sup.loopDone)
+		sup.poke = make(chan struct{}, 1)
+		go orphanLoop(sup.loopDone, sup.poke)
 	}
 	sup.mu.Unlock()
 	return c.kind, c.why, nil
@@ -99,24 +121,55 @@ func Supervise(mode string) (kind, why string, err error) {
 // process, for goleak.IgnoreTopFunction in tests.
 const OrphanLoopFunc = "github.com/rostra-dev/rostra/panes.orphanLoop"
 
-// orphanLoop sweeps on every SIGCHLD (an orphan ended: reap it) and once a
-// second (an orphan was reparented: stop it if its attempts are over).
-func orphanLoop(done <-chan struct{}) {
+// orphanLoop sweeps on every SIGCHLD (an orphan ended: reap it; a child
+// ended: its children are rostra's now) and on the backstop timer while
+// no attempt is live (an orphan handed over silently: stop it).
+func orphanLoop(done <-chan struct{}, poke <-chan struct{}) {
 	chld := make(chan os.Signal, 1)
 	signal.Notify(chld, syscall.SIGCHLD)
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	backstop := time.NewTimer(time.Hour)
+	backstop.Stop()
 	for {
 		select {
 		case <-chld:
-		case <-tick.C:
+		case <-poke:
+		case <-backstop.C:
 		case <-done:
+			backstop.Stop()
 			return
 		}
 		sup.mu.Lock()
-		sup.sweepLocked()
+		found := sup.sweepLocked()
+		next := sup.nextBackstopLocked(found)
 		sup.mu.Unlock()
+		backstop.Stop()
+		if next > 0 {
+			backstop.Reset(next)
+		}
 	}
+}
+
+// nextBackstopLocked is the delay of the next backstop pass after a sweep
+// that registered found new orphans, or 0 for none: none while an attempt
+// is live, else from backstopFirst (after a settle, or when a pass found
+// something) doubling to backstopLast, after which the passes end if no
+// orphan is left to watch.
+func (s *supervisor) nextBackstopLocked(found int) time.Duration {
+	if len(s.live) > 0 {
+		return 0
+	}
+	if found > 0 {
+		s.backstop = backstopFirst
+	}
+	next := s.backstop
+	switch {
+	case next == 0:
+	case next < backstopLast:
+		s.backstop = min(2*next, backstopLast)
+	case len(s.orphans) == 0 && len(s.doomed) == 0:
+		s.backstop = 0 // this pass is the last
+	}
+	return next
 }
 
 // start forks cmd with the supervisor locked (leaders from the spawn thread), so
@@ -156,6 +209,13 @@ func (s *supervisor) settle(ref *attemptRef) {
 		s.sweepLocked()
 	}
 	delete(s.live, ref)
+	if s.reaping && len(s.live) == 0 {
+		s.backstop = backstopFirst
+		select {
+		case s.poke <- struct{}{}:
+		default:
+		}
+	}
 	for pid, o := range s.orphans {
 		if !o.owners[ref] {
 			continue
@@ -167,11 +227,13 @@ func (s *supervisor) settle(ref *attemptRef) {
 	}
 }
 
-// sweepLocked reaps the orphans that ended and registers the new ones.
-func (s *supervisor) sweepLocked() {
+// sweepLocked reaps the orphans that ended and registers the new ones; it
+// returns how many it registered.
+func (s *supervisor) sweepLocked() (found int) {
 	if !s.reaping {
-		return
+		return 0
 	}
+	s.sweeps.Add(1)
 	children := childrenOf(os.Getpid())
 	seen := make(map[int]bool, len(children))
 	group := syscall.Getpgrp()
@@ -195,6 +257,7 @@ func (s *supervisor) sweepLocked() {
 		if start == 0 {
 			continue // gone meanwhile
 		}
+		found++
 		o := &orphan{start: start, owners: make(map[*attemptRef]bool, len(s.live))}
 		for ref := range s.live {
 			o.owners[ref] = true
@@ -220,6 +283,7 @@ func (s *supervisor) sweepLocked() {
 			delete(s.doomed, pid) // ended without coming to rostra
 		}
 	}
+	return found
 }
 
 // stopLocked sends SIGTERM to an orphan and its descendants, and SIGKILL

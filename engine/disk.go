@@ -19,7 +19,6 @@ import (
 	"fmt"
 	"sync"
 	"syscall"
-	"time"
 )
 
 type diskJob struct {
@@ -33,11 +32,14 @@ type diskJob struct {
 type diskWriter struct {
 	writeState func([]byte) error
 	stateErr   func(error)
-	// guard, when set, is asked before each batch, once a second when idle
-	// and after a failed write whether the state dir is still there, and
-	// makes it again from the last state when it is not (recreate.go). It
-	// reports whether it did; its error stops the run like a failed write.
+	// guard, when set, is asked before each batch, when guardWake
+	// receives (the state dir may be gone: an inotify event, or a timer
+	// where there is none) and after a failed write whether the state dir
+	// is still there, and makes it again from the last state when it is not
+	// (recreate.go). It reports whether it did; its error stops the run
+	// like a failed write.
 	guard     func(lastState []byte) (bool, error)
+	guardWake <-chan struct{}
 	lastState []byte
 	// freeReserve, when set, gives back the disk space rostra set aside at
 	// the start (reserve.go); it reports whether there was any. The first
@@ -102,12 +104,6 @@ func (d *diskWriter) barrier(waiters []chan struct{}) {
 
 func (d *diskWriter) run() {
 	defer close(d.done)
-	var tick <-chan time.Time
-	if d.guard != nil {
-		t := time.NewTicker(time.Second)
-		defer t.Stop()
-		tick = t.C
-	}
 	for {
 		d.mu.Lock()
 		jobs := d.jobs
@@ -120,7 +116,7 @@ func (d *diskWriter) run() {
 			}
 			select {
 			case <-d.wake:
-			case <-tick:
+			case <-d.guardWake:
 				d.runGuard()
 			}
 			continue

@@ -66,6 +66,13 @@ type Engine struct {
 	disk     *diskWriter
 	sfs      *stateFS // the state dir, opened once; no name below it is followed through a link
 	relock   *RunLock // the lock on a state dir made again during the run (recreate.go)
+	// stateWake wakes the disk writer's guard (recreate.go): stateWatch
+	// hears the state dir go; where inotify cannot be had, stateTimer
+	// looks once a second.
+	stateWake  chan struct{}
+	stateWatch *stateWatch
+	stateMu    sync.Mutex
+	stateTimer Timer
 
 	shutdownOnce sync.Once
 	shutdownErr  error
@@ -270,6 +277,7 @@ func (e *Engine) Start() error {
 	e.sfs.makeReserve()
 	e.disk = newDiskWriter(e.writeState, func(err error) { e.post(func() { e.failPersist(err) }) }, e.guardStateDir)
 	e.disk.freeReserve = e.sfs.freeReserve
+	e.disk.guardWake = e.watchStateDir()
 	e.disk.start()
 	e.publish()
 	go e.loop()
@@ -1310,6 +1318,7 @@ func (e *Engine) shutdown() error {
 	close(e.quit)
 	<-e.loopDone
 	e.disk.close()
+	e.stopStateWatch()
 	e.sfs.freeReserve()
 	e.sfs.close()
 	if e.relock != nil {

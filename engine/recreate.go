@@ -3,8 +3,10 @@
 // state in memory is the truth, so the folder is made again and filled
 // from it, and the run goes on.
 //
-// Data model: the disk writer (disk.go) asks stateDirGone before each batch
-// of writes, once a second when idle, and again after a write fails. A
+// Data model: the disk writer (disk.go) asks stateFS.gone before each batch
+// of writes, when an inotify event says the folder or its name in its
+// parent went (statewatch_linux.go; a timer once a second where inotify
+// cannot be had), and again after a write fails. A
 // folder deleted while rostra holds it open has no links left (or its path
 // now names another folder). recreateStateDir then, on the disk writer's
 // goroutine: makes the folder again with its marker, its .gitignore and a
@@ -24,6 +26,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -92,6 +95,9 @@ type recreated struct {
 	failed  []string // what could not be made again, with why
 	relock  *RunLock
 	lockErr error
+	// unwatched: the new folder could not be watched (it is looked at
+	// once a second instead).
+	unwatched error
 }
 
 // recreateStateDir makes the state dir again and fills it from what rostra
@@ -170,8 +176,67 @@ func (e *Engine) guardStateDir(state []byte) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	if e.stateWatch != nil {
+		if err := e.stateWatch.rearm(); err != nil {
+			e.stateWatch.close()
+			e.stateWatch = nil
+			e.pollStateDir()
+			r.unwatched = err
+		}
+	}
 	e.post(func() { e.stateDirRecreated(r) })
 	return true, nil
+}
+
+// stateDirCheckEvery is how often the state dir is looked at when no
+// inotify watch can be had.
+const stateDirCheckEvery = time.Second
+
+// watchStateDir returns what wakes the disk writer's guard while no write
+// comes: an inotify watch on the state dir and its parent
+// (statewatch_linux.go), or, where that cannot be had (inotify limits
+// reached), a timer once a second.
+func (e *Engine) watchStateDir() <-chan struct{} {
+	e.stateWake = make(chan struct{}, 1)
+	if w, err := watchStateDir(e.plan.StateDir, e.stateWake); err == nil {
+		e.stateWatch = w
+	} else {
+		e.pollStateDir()
+	}
+	return e.stateWake
+}
+
+// pollStateDir wakes the guard once a second from now on.
+func (e *Engine) pollStateDir() {
+	var tick func()
+	tick = func() {
+		select {
+		case e.stateWake <- struct{}{}:
+		default:
+		}
+		e.stateMu.Lock()
+		if e.stateTimer != nil {
+			e.stateTimer = e.clock.AfterFunc(stateDirCheckEvery, tick)
+		}
+		e.stateMu.Unlock()
+	}
+	e.stateMu.Lock()
+	e.stateTimer = e.clock.AfterFunc(stateDirCheckEvery, tick)
+	e.stateMu.Unlock()
+}
+
+// stopStateWatch ends what watchStateDir started, once the disk writer is
+// closed.
+func (e *Engine) stopStateWatch() {
+	if e.stateWatch != nil {
+		e.stateWatch.close()
+	}
+	e.stateMu.Lock()
+	if e.stateTimer != nil {
+		e.stateTimer.Stop()
+		e.stateTimer = nil
+	}
+	e.stateMu.Unlock()
 }
 
 // moveTo copies the log's file (deleted with its folder, still open) into
@@ -228,6 +293,9 @@ func (e *Engine) stateDirRecreated(r recreated) {
 	}
 	if r.lockErr != nil {
 		b.WriteString("; the new folder is not locked: " + r.lockErr.Error())
+	}
+	if r.unwatched != nil {
+		b.WriteString("; rostra looks for it once a second from now on, since it cannot watch it: " + r.unwatched.Error())
 	}
 	e.emit(Event{Type: EventStateDirRecreated, Reason: b.String()})
 	e.dirty = true

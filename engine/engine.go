@@ -146,6 +146,7 @@ type attemptRT struct {
 	idleTimer   Timer
 	killTimer   Timer
 	stableTimer Timer
+	statTimer   Timer // a diff-stat measurement asked for by output (isolation.go)
 	lastBytes   int64
 	lastOutput  time.Time
 	stableSig   string

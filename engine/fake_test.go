@@ -29,6 +29,17 @@ type fakeHandle struct {
 	leftover   bool // a group member outlives the child
 	closed     bool
 	out        atomic.Int64
+	outWake    atomic.Pointer[func()]
+}
+
+func (h *fakeHandle) NotifyOutput(f func()) { h.outWake.Store(&f) }
+
+// output is the child writing n bytes.
+func (h *fakeHandle) output(n int64) {
+	h.out.Add(n)
+	if f := h.outWake.Swap(nil); f != nil {
+		(*f)()
+	}
 }
 
 func (h *fakeHandle) Pid() int              { return h.pid }

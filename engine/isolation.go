@@ -24,8 +24,8 @@ import (
 	"time"
 )
 
-// diffStatEvery is how often a running isolated attempt's diff-stat is
-// measured for its pane's title.
+// diffStatEvery is how long after output a running isolated attempt's
+// diff-stat is measured for its pane's title (at most this often).
 var diffStatEvery = 5 * time.Second
 
 // isoRT is an isolated worker's worktree at run time.
@@ -33,7 +33,11 @@ type isoRT struct {
 	wt       worktree
 	tail     chan struct{} // the loop's: closed when the last job queued is done
 	statBusy bool          // the loop's: a diff-stat job is queued
-	holder   int           // the jobs': the attempt the tree was made ready for
+	// statAgain: measure again once it is done (asked while it ran), then
+	// close statNext.
+	statAgain bool
+	statNext  []chan struct{}
+	holder    int // the jobs': the attempt the tree was made ready for
 }
 
 func (p *Plan) hasIsolated() bool {
@@ -203,35 +207,104 @@ func (e *Engine) setDiffStat(w *workerRT, stat DiffStat) {
 	}
 }
 
-// measureWhileRunning measures a running isolated attempt's diff-stat
-// every diffStatEvery, one measurement at a time.
+// measureWhileRunning follows a running isolated attempt's output for its
+// pane's diff-stat: output asks for a measurement diffStatEvery later (all
+// the output of that window makes one), so a quiet attempt costs no git
+// call, and one that prints is measured at most once per diffStatEvery.
+// commitWork measures when the attempt ends, RefreshDiffStats when a
+// client asks.
 func (e *Engine) measureWhileRunning(a *attemptRT) {
-	iso := a.w.iso
-	if iso == nil {
+	if a.w.iso == nil {
 		return
 	}
-	e.clock.AfterFunc(diffStatEvery, func() {
+	e.armOutputWake(a)
+}
+
+// armOutputWake asks a's surface to tell the loop of a's next output.
+func (e *Engine) armOutputWake(a *attemptRT) {
+	a.handle.NotifyOutput(func() { e.post(func() { e.outputCame(a) }) })
+}
+
+func (e *Engine) outputCame(a *attemptRT) {
+	if a.statTimer != nil || !e.measurable(a) {
+		return
+	}
+	a.statTimer = e.clock.AfterFunc(diffStatEvery, func() {
 		e.post(func() {
-			if a.exited || a.settled || e.shuttingDown || a.w.cur != a {
-				return
-			}
-			if !iso.statBusy {
-				iso.statBusy = true
-				e.startBackground()
-				e.queueGit(iso, func() {
-					stat, err := measure(iso.wt)
-					e.post(func() {
-						iso.statBusy = false
-						if err == nil && a.w.cur == a && !a.decided {
-							e.setDiffStat(a.w, stat)
-						}
-						e.endBackground()
-					})
-				})
-			}
-			e.measureWhileRunning(a)
+			a.statTimer = nil
+			e.measureRunning(a, nil)
 		})
 	})
+}
+
+// measurable: a is its worker's running attempt, its diff-stat live.
+func (e *Engine) measurable(a *attemptRT) bool {
+	return a != nil && a.handle != nil && !a.exited && !a.settled && !a.decided && !e.shuttingDown && a.w.cur == a
+}
+
+// measureRunning measures a's diff-stat now, or right after the
+// measurement under way (which may have begun before what is asked for);
+// waiters are closed once the result is saved and published (at once when
+// a is no longer running).
+func (e *Engine) measureRunning(a *attemptRT, waiters []chan struct{}) {
+	if !e.measurable(a) {
+		e.afterBatch = append(e.afterBatch, waiters...)
+		return
+	}
+	iso := a.w.iso
+	if iso.statBusy {
+		iso.statAgain = true
+		iso.statNext = append(iso.statNext, waiters...)
+		return
+	}
+	iso.statBusy = true
+	// Output from now on asks for the next one.
+	e.armOutputWake(a)
+	e.startBackground()
+	e.queueGit(iso, func() {
+		stat, err := measure(iso.wt)
+		e.post(func() {
+			iso.statBusy = false
+			if err == nil && a.w.cur == a && !a.decided {
+				e.setDiffStat(a.w, stat)
+			}
+			e.afterBatch = append(e.afterBatch, waiters...)
+			if iso.statAgain {
+				next := iso.statNext
+				iso.statAgain, iso.statNext = false, nil
+				e.measureRunning(a.w.cur, next)
+			}
+			e.endBackground()
+		})
+	})
+}
+
+// RefreshDiffStats measures the diff-stat of every running isolated
+// attempt now, for a client that asked for the roster; the channel is
+// closed once the new figures are published.
+func (e *Engine) RefreshDiffStats() <-chan struct{} {
+	all := make(chan struct{})
+	e.post(func() {
+		var waits []chan struct{}
+		for _, w := range e.workers {
+			if w.iso == nil || !e.measurable(w.cur) {
+				continue
+			}
+			c := make(chan struct{})
+			waits = append(waits, c)
+			e.measureRunning(w.cur, []chan struct{}{c})
+		}
+		go func() {
+			for _, c := range waits {
+				select {
+				case <-c:
+				case <-e.loopDone:
+				}
+			}
+			close(all)
+		}()
+	})
+	return all
 }
 
 // endWorktrees starts the run's end for every isolated worker once nothing

@@ -78,6 +78,9 @@ type Handle interface {
 	Signal(sig syscall.Signal) error
 	// OutputBytes counts the bytes read from the child so far.
 	OutputBytes() int64
+	// NotifyOutput calls f once, from the surface's reader, when output is
+	// read after the call (a later call replaces f). f must not block.
+	NotifyOutput(f func())
 	// Lingering reports, after Done, whether any process of the attempt is
 	// left (a daemonised grandchild, say) that must still be stopped.
 	Lingering() bool

@@ -117,7 +117,7 @@ func BenchmarkWorktreeAuditWalk(b *testing.B) {
 
 // BenchmarkWorktreeDiffStat is one diff-stat of a running attempt's
 // worktree of 20,000 files that changed 10 of them and added one: what a
-// pane's title costs every diffStatEvery while the attempt runs.
+// pane's title costs at most every diffStatEvery while the attempt prints.
 func BenchmarkWorktreeDiffStat(b *testing.B) {
 	repo, base := benchRepo(b)
 	wt := worktree{worker: "w", repo: repo, path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), branch: "rostra/b/w", base: base}

@@ -562,3 +562,42 @@ func TestAWorktreeRemovedByHandIsMadeAgainOnItsBranch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "line\nattempt 1\n", string(data))
 }
+
+// TestTheLiveDiffStatFollowsOutputNotATimer: a running isolated attempt's
+// diff-stat is measured diffStatEvery after it prints (one measurement for
+// all the output of that window), never while it is quiet however long,
+// and at once when a client asks (RefreshDiffStats).
+func TestTheLiveDiffStatFollowsOutputNotATimer(t *testing.T) {
+	plan, _ := gitPlan(t, isolated(withResult(WorkerSpec{ID: "a"})))
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	h.sync()
+	stat := func() DiffStat { return h.worker("a").DiffStat }
+
+	h.writeIn(fh.spec.Dir, "one.txt", "1\n")
+	h.advance(10 * diffStatEvery)
+	assert.Zero(t, stat(), "quiet: not measured, however long")
+
+	fh.output(10)
+	h.advance(diffStatEvery / 2)
+	fh.output(10) // the same window
+	h.writeIn(fh.spec.Dir, "two.txt", "2\n")
+	h.advance(diffStatEvery / 2)
+	assert.Equal(t, DiffStat{Files: 2, Additions: 2}, stat(), "measured after the output, once its window is over")
+
+	h.writeIn(fh.spec.Dir, "three.txt", "3\n")
+	h.advance(10 * diffStatEvery)
+	assert.Equal(t, DiffStat{Files: 2, Additions: 2}, stat(), "quiet again: not measured")
+
+	select {
+	case <-h.eng.RefreshDiffStats():
+	case <-time.After(10 * time.Second):
+		t.Fatal("RefreshDiffStats did not end")
+	}
+	assert.Equal(t, DiffStat{Files: 3, Additions: 3}, h.eng.Snapshot().Workers[0].DiffStat, "a client asked: measured, and published before the answer")
+
+	h.writeIn(fh.spec.Dir, "out/a/result.json", "{}")
+	fh.finish(0)
+	h.event(EventRunFinished)
+	assert.Equal(t, DiffStat{Files: 4, Additions: 4}, stat(), "measured when it ends")
+}

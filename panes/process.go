@@ -137,7 +137,8 @@ type process struct {
 	feedErr   error         // set by the feeder only: a spilled run it could not read back
 
 	outputBytes atomic.Int64
-	logErr      error // set by the reader only; read after readerDone
+	outputWake  atomic.Pointer[func()] // NotifyOutput's f, called once by the reader
+	logErr      error                  // set by the reader only; read after readerDone
 
 	readerDone chan struct{} // closed when the read loop has ended
 	exited     chan struct{}
@@ -395,6 +396,11 @@ func (p *process) consume(b []byte) bool {
 	}
 	p.outputBytes.Add(int64(len(b)))
 	p.lastOut.Store(int64(time.Since(p.startedAt)))
+	if p.outputWake.Load() != nil {
+		if f := p.outputWake.Swap(nil); f != nil {
+			(*f)()
+		}
+	}
 	if p.onOutput != nil {
 		p.onOutput(b)
 	}
@@ -581,6 +587,10 @@ func (p *process) Exit() Exit {
 
 // OutputBytes counts the bytes read from the child so far.
 func (p *process) OutputBytes() int64 { return p.outputBytes.Load() }
+
+// NotifyOutput calls f once, from the reader, when output is read after
+// the call; a later call replaces f. f must not block.
+func (p *process) NotifyOutput(f func()) { p.outputWake.Store(&f) }
 
 // OutputLogErr is the first error writing output.log, valid after Done. The
 // drain goes on after one (the child must never block on rostra's disk).

@@ -27,6 +27,10 @@ import (
 // not read its input.
 const sendTimeout = 5 * time.Second
 
+// freshTimeout bounds how long a fresh status waits for its measurements
+// (git, on a large worktree behind a commit); the last figures go out then.
+const freshTimeout = 3 * time.Second
+
 func (s *Server) control(c net.Conn, fr *FrameReader) {
 	if err := WriteJSON(c, FrameWelcome, s.welcome()); err != nil {
 		return
@@ -67,6 +71,12 @@ func (s *Server) answer(req Request) Reply {
 	case OpInfo:
 		return Reply{Info: s.info()}
 	case OpStatus:
+		if req.Fresh {
+			select {
+			case <-s.eng.RefreshDiffStats():
+			case <-time.After(freshTimeout):
+			}
+		}
 		st := s.eng.Snapshot()
 		return Reply{State: &st}
 	case OpRetry:

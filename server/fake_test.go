@@ -42,6 +42,7 @@ func (h *fakeHandle) Pid() int                    { return 1 << 22 }
 func (h *fakeHandle) Containment() string         { return engine.ContainmentTracking }
 func (h *fakeHandle) Done() <-chan struct{}       { return h.done }
 func (h *fakeHandle) OutputBytes() int64          { return 0 }
+func (h *fakeHandle) NotifyOutput(func())         {}
 func (h *fakeHandle) Lingering() bool             { return false }
 func (h *fakeHandle) Close() error                { return nil }
 func (h *fakeHandle) Screen() vt.Screen           { return h.screen }

@@ -148,6 +148,9 @@ type Request struct {
 	Attempt int    `json:"attempt,omitempty"`
 	Text    string `json:"text,omitempty"`
 	Enter   bool   `json:"enter,omitempty"`
+	// Fresh, with OpStatus: measure first what is only measured when
+	// something asks (the diff-stats of running isolated workers).
+	Fresh bool `json:"fresh,omitempty"`
 }
 
 // Request ops.

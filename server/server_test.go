@@ -302,3 +302,15 @@ func TestEachClientHasItsOwnColours(t *testing.T) {
 	defer mu.Unlock()
 	assert.Contains(t, seen, "TERM=xterm-256color NO_COLOR=1", "the server saw the client's environment")
 }
+
+// TestAFreshStatusAnswers: `rostra status` asks for a fresh status (the
+// running isolated workers' diff-stats measured first); with none to
+// measure it is answered at once, like any status.
+func TestAFreshStatusAnswers(t *testing.T) {
+	h := startServer(t, 2, "")
+	start := time.Now()
+	rep := control(t, h.plan.StateDir, Request{Op: OpStatus, Fresh: true})
+	require.NotNil(t, rep.State)
+	assert.Len(t, rep.State.Workers, 2)
+	assert.Less(t, time.Since(start), freshTimeout, "nothing to measure: no wait for the timeout")
+}

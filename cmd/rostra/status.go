@@ -85,7 +85,7 @@ func readStatus(r runRef, stderr io.Writer) (st *engine.TeamState, live bool, co
 	cc, err := server.Control(r.stateDir)
 	if err == nil {
 		defer cc.Close()
-		rep, err := cc.Do(server.Request{Op: server.OpStatus})
+		rep, err := cc.Do(server.Request{Op: server.OpStatus, Fresh: true})
 		if err == nil && rep.State != nil {
 			return rep.State, true, 0
 		}

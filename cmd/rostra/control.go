@@ -356,8 +356,8 @@ func followLog(cc *server.Conn, row *engine.DispatchRow, stdout, stderr io.Write
 		defer close(ended)
 		_, _ = cc.Do(server.Request{Op: server.OpFollow, Worker: row.WorkerID, Attempt: row.Attempt})
 	}()
-	// Wake on writes to the log; a timer covers file systems without
-	// events.
+	// Wake on writes to the log; a timer only where the file cannot be
+	// watched (a quiet worker costs nothing).
 	var events <-chan fsnotify.Event
 	if w, err := fsnotify.NewWatcher(); err == nil {
 		defer w.Close()
@@ -365,8 +365,12 @@ func followLog(cc *server.Conn, row *engine.DispatchRow, stdout, stderr io.Write
 			events = w.Events
 		}
 	}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	var tick <-chan time.Time
+	if events == nil {
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		tick = t.C
+	}
 	buf := make([]byte, 64<<10)
 	drain := func() error {
 		for {
@@ -397,7 +401,7 @@ func followLog(cc *server.Conn, row *engine.DispatchRow, stdout, stderr io.Write
 			}
 			return 0
 		case <-events:
-		case <-tick.C:
+		case <-tick:
 		}
 	}
 }

@@ -10,15 +10,22 @@
 // peers.sh builds what it needs and runs it; see the README's
 // "Performance" section.
 //
+// With -before, a second rostra binary runs as before/rostra,
+// before/rostra-direct and before/rostra-detached, interleaved with the
+// first: a change measured side by side in one run (testdata/bench/idle.sh).
+//
 // Workloads (issue 14): one pane cat of a coloured log; four panes at
-// once; 16 quiet panes' CPU over a window; RSS of 16 panes holding 10,000
-// coloured 120-column lines over 16 empty panes; keystroke echo into cat.
+// once; 16 quiet panes' CPU over a window; 4 quiet isolated panes' CPU,
+// with the git processes rostra runs for them (idle-iso, rostra only); RSS
+// of 16 panes holding 10,000 coloured 120-column lines over 16 empty
+// panes; keystroke echo into cat.
 // Times of a child are taken by the child itself (date before and after
 // cat), so every peer is timed the same way.
 package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,13 +45,15 @@ import (
 
 var (
 	rostraBin = flag.String("rostra", "", "rostra binary")
+	beforeBin = flag.String("before", "", "another rostra binary (the code before a change): its peers run too, interleaved, named before/<peer>")
+	isoFiles  = flag.Int("iso-files", 5000, "files in the repository of the idle-iso workload")
 	mprocsBin = flag.String("mprocs", "", "mprocs binary (optional)")
 	rounds    = flag.Int("rounds", 3, "rounds of each workload")
 	mib       = flag.Int("mib", 64, "MiB for one pane (four panes get half each)")
 	idleSecs  = flag.Int("idle", 30, "seconds of the idle CPU window")
 	echoN     = flag.Int("echo", 150, "keystroke samples")
-	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,rss,echo); empty = all")
-	onlyPeers = flag.String("peers", "", "comma-separated peers to run (rostra,rostra-direct,rostra-detached,tmux,mprocs); empty = all")
+	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,idle-iso,rss,echo); empty = all")
+	onlyPeers = flag.String("peers", "", "comma-separated peers to run (rostra,rostra-direct,rostra-detached,tmux,mprocs; a before/ peer runs with its own); empty = all")
 	work      = flag.String("dir", "", "work folder (default: a temp folder)")
 )
 
@@ -64,6 +73,9 @@ type peer struct {
 	also func() []int
 	// noUI: nothing is drawn in the outer terminal (a detached server).
 	noUI bool
+	// startIsolated is start with every worker in a git worktree of its
+	// own, in a repository of -iso-files files (rostra only).
+	startIsolated func(dir string, cmds []string) (pid int, err error)
 }
 
 func main() {
@@ -80,12 +92,22 @@ func main() {
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("# peers: %d rounds, load average before: %s", *rounds, load)
 
-	peers := []peer{rostraPeer("rostra", rostraServed), rostraPeer("rostra-direct", rostraDirect), rostraPeer("rostra-detached", rostraDetached), tmuxPeer()}
+	peers := []peer{}
+	for _, bin := range []struct{ prefix, path string }{{"before/", *beforeBin}, {"", *rostraBin}} {
+		if bin.path == "" {
+			continue
+		}
+		peers = append(peers, rostraPeer(bin.prefix+"rostra", rostraServed, bin.path), rostraPeer(bin.prefix+"rostra-direct", rostraDirect, bin.path),
+			rostraPeer(bin.prefix+"rostra-detached", rostraDetached, bin.path))
+	}
+	peers = append(peers, tmuxPeer())
 	if *mprocsBin != "" {
 		peers = append(peers, mprocsPeer())
 	}
 	if *onlyPeers != "" {
-		peers = slices.DeleteFunc(peers, func(p peer) bool { return !slices.Contains(strings.Split(*onlyPeers, ","), p.name) })
+		peers = slices.DeleteFunc(peers, func(p peer) bool {
+			return !slices.Contains(strings.Split(*onlyPeers, ","), strings.TrimPrefix(p.name, "before/"))
+		})
 	}
 	res := map[string][]float64{}
 	add := func(k string, v float64) { res[k] = append(res[k], v) }
@@ -114,6 +136,13 @@ func main() {
 		if want("idle") {
 			for _, p := range peers {
 				add("idle/"+p.name, idleRun(p, dir))
+			}
+		}
+		if want("idle-iso") {
+			for _, p := range peers {
+				if p.startIsolated != nil {
+					add("idle-iso/"+p.name, idleIsoRun(p, dir))
+				}
 			}
 		}
 		if want("rss") {
@@ -192,7 +221,15 @@ func report(res map[string][]float64, peers []peer) {
 		})
 	}
 	if len(res["idle/"+names[0]]) > 0 {
-		row(fmt.Sprintf("16 quiet panes, CPU over %d s", *idleSecs), "—", func(n string) string { return fmt.Sprintf("%.3f %%", m("idle/"+n)) })
+		row(fmt.Sprintf("16 quiet panes (12 sleep, 4 cat), CPU over %d s", *idleSecs), "—", func(n string) string { return fmt.Sprintf("%.3f %%", m("idle/"+n)) })
+	}
+	if len(res["idle-iso/"+names[0]]) > 0 {
+		row(fmt.Sprintf("4 quiet isolated panes, %d-file repository, CPU with git's over %d s", *isoFiles, *idleSecs), "—", func(n string) string {
+			if len(res["idle-iso/"+n]) == 0 {
+				return "—"
+			}
+			return fmt.Sprintf("%.3f %%", m("idle-iso/"+n))
+		})
 	}
 	if len(res["rss-line/"+names[0]]) > 0 {
 		row("16 × 10,000 coloured 120-col lines: RSS per line over empty", "—", func(n string) string { return fmt.Sprintf("%.0f B", m("rss-line/"+n)) })
@@ -357,16 +394,27 @@ func floodRun(p peer, dir, path string, n int) (float64, float64) {
 }
 
 // cpuTicks is utime+stime of pid and its threads, in clock ticks.
-func cpuTicks(pid int) int64 {
+func cpuTicks(pid int) int64 { return statTicks(pid, 11, 12) }
+
+// cpuTicksWithChildren adds the CPU of the children pid waited for
+// (cutime+cstime: the git processes rostra runs; its workers are not
+// reaped while they run).
+func cpuTicksWithChildren(pid int) int64 { return statTicks(pid, 11, 12, 13, 14) }
+
+// statTicks sums fields of /proc/pid/stat, counted after the comm.
+func statTicks(pid int, fields ...int) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0
 	}
 	s := string(b)
 	f := strings.Fields(s[strings.LastIndexByte(s, ')')+2:])
-	u, _ := strconv.ParseInt(f[11], 10, 64)
-	k, _ := strconv.ParseInt(f[12], 10, 64)
-	return u + k
+	var sum int64
+	for _, i := range fields {
+		v, _ := strconv.ParseInt(f[i], 10, 64)
+		sum += v
+	}
+	return sum
 }
 
 func rssBytes(pid int) int64 {
@@ -391,15 +439,29 @@ func repeat(cmd string, n int) []string {
 	return c
 }
 
-// idleRun starts 16 quiet panes and returns the CPU (% of a core) the
-// peer used over the idle window, after 5 s to settle.
+// idleRun starts 16 quiet panes (12 sleep, 4 cat waiting for input) and
+// returns the CPU (% of a core) the peer used over the idle window, after
+// 5 s to settle.
 func idleRun(p peer, dir string) float64 {
-	pid, err := p.start(dir, repeat("exec sleep 600", 16))
+	pid, err := p.start(dir, append(repeat("exec sleep 3600", 12), repeat("exec cat", 4)...))
 	must(err)
 	defer p.stop()
+	return idleWindow(p, pid, cpuTicks)
+}
+
+// idleIsoRun is idleRun with 4 workers, each in a worktree of its own, and
+// counts the git processes rostra ran (the live diff-stat) too.
+func idleIsoRun(p peer, dir string) float64 {
+	pid, err := p.startIsolated(dir, repeat("exec sleep 3600", 4))
+	must(err)
+	defer p.stop()
+	return idleWindow(p, pid, cpuTicksWithChildren)
+}
+
+func idleWindow(p peer, pid int, cpu func(int) int64) float64 {
 	time.Sleep(5 * time.Second)
 	ticks := func() int64 {
-		t := cpuTicks(pid)
+		t := cpu(pid)
 		if p.also != nil {
 			for _, o := range p.also() {
 				t += cpuTicks(o)
@@ -577,20 +639,72 @@ var runs int
 
 // rostraRunFile writes a run file of one shell worker per command into a
 // fresh folder (a stopped run's state dir is not reused) and returns it.
-func rostraRunFile(dir string, cmds []string) string {
+// isolated puts each worker in a worktree of its own, in a git repository
+// of -iso-files files made there.
+func rostraRunFile(dir string, cmds []string, isolated bool) string {
 	runs++
 	d := filepath.Join(dir, fmt.Sprintf("rostra-%d", runs))
 	must(os.MkdirAll(d, 0o755))
+	isolation := ""
+	if isolated {
+		gitRepo(d, *isoFiles)
+		isolation = ", isolation: worktree"
+	}
 	var b strings.Builder
 	b.WriteString("version: 1\nname: peers\nworkspace: .\npanes: { max: 16 }\n")
 	b.WriteString("providers:\n  shell: { command: [\"sh\", \"-c\", \"{prompt}\"] }\n")
-	b.WriteString("defaults: { max_attempts: 1, timeout: 0, stop_grace: 1s, attention_after: 0 }\nworkers:\n")
+	b.WriteString("defaults: { max_attempts: 1, timeout: 0, stop_grace: 1s, attention_after: 0" + isolation + " }\nworkers:\n")
 	for i, c := range cmds {
 		fmt.Fprintf(&b, "  - { id: w%d, role: cat, provider: shell, prompt: %s }\n", i, strconv.Quote(c))
 	}
 	path := filepath.Join(d, "rostra.yaml")
 	must(os.WriteFile(path, []byte(b.String()), 0o644))
 	return path
+}
+
+// waitRunning waits until team-state.json shows n attempts started.
+func waitRunning(path string, n int, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		var st struct {
+			Dispatches []struct {
+				Pid int `json:"pid"`
+			} `json:"dispatches"`
+		}
+		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &st) == nil {
+			started := 0
+			for _, d := range st.Dispatches {
+				if d.Pid > 0 {
+					started++
+				}
+			}
+			if started >= n {
+				return nil
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	return fmt.Errorf("%s: %d attempts not all started after %s", path, n, d)
+}
+
+// gitRepo makes d a git repository of n files in folders of 100,
+// committed, its state dir ignored.
+func gitRepo(d string, n int) {
+	for i := range n {
+		sub := filepath.Join(d, "src", fmt.Sprintf("d%03d", i/100))
+		if i%100 == 0 {
+			must(os.MkdirAll(sub, 0o755))
+		}
+		must(os.WriteFile(filepath.Join(sub, fmt.Sprintf("f%d.txt", i)), []byte(fmt.Sprintf("line %d\n", i)), 0o644))
+	}
+	must(os.WriteFile(filepath.Join(d, ".gitignore"), []byte(".rostra/\n"), 0o644))
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}, {"-c", "user.name=peers", "-c", "user.email=peers@localhost", "commit", "-q", "-m", "base"}} {
+		c := exec.Command("git", args...)
+		c.Dir = d
+		if out, err := c.CombinedOutput(); err != nil {
+			must(fmt.Errorf("git %s: %v: %s", strings.Join(args, " "), err, out))
+		}
+	}
 }
 
 // waitGone waits for pid to exit.
@@ -656,39 +770,48 @@ func serverPID(rf string) int {
 	return 0
 }
 
-func rostraPeer(name, mode string) peer {
+func rostraPeer(name, mode, bin string) peer {
 	var pid, client int
 	var rf string
 	p := peer{name: name, focusKeys: []byte("i"), noUI: mode == rostraDetached}
 	if mode == rostraServed {
 		p.also = func() []int { return []int{client} }
 	}
-	p.start = func(dir string, cmds []string) (int, error) {
-		rf = rostraRunFile(dir, cmds)
+	launch := func(runFile string) (int, error) {
+		rf = runFile
 		switch mode {
 		case rostraDetached:
-			c := exec.Command(*rostraBin, "run", "--detach", rf)
+			c := exec.Command(bin, "run", "--detach", rf)
 			c.Dir = filepath.Dir(rf)
 			if out, err := c.CombinedOutput(); err != nil {
 				return 0, fmt.Errorf("rostra run --detach: %v: %s", err, out)
 			}
 			pid = serverPID(rf)
 		case rostraDirect:
-			outerStart(filepath.Dir(rf), "exec "+shellQuote(*rostraBin)+" run --no-server "+shellQuote(rf))
+			outerStart(filepath.Dir(rf), "exec "+shellQuote(bin)+" run --no-server "+shellQuote(rf))
 			pid = panePID()
 		default:
-			outerStart(filepath.Dir(rf), "exec "+shellQuote(*rostraBin)+" run "+shellQuote(rf))
+			outerStart(filepath.Dir(rf), "exec "+shellQuote(bin)+" run "+shellQuote(rf))
 			client = panePID()
 			pid = serverPID(rf)
 		}
 		time.Sleep(500 * time.Millisecond) // the UI up, the workers started
 		return pid, nil
 	}
+	p.start = func(dir string, cmds []string) (int, error) { return launch(rostraRunFile(dir, cmds, false)) }
+	p.startIsolated = func(dir string, cmds []string) (int, error) {
+		pid, err := launch(rostraRunFile(dir, cmds, true))
+		if err == nil {
+			// Worktrees take a while to check out: measure once all run.
+			err = waitRunning(filepath.Join(filepath.Dir(rf), ".rostra", "peers", "team-state.json"), len(cmds), 5*time.Minute)
+		}
+		return pid, err
+	}
 	p.stop = func() {
 		if mode != rostraDirect {
 			// The server outlives its terminal: stop it as a person would.
 			pid = serverPID(rf)
-			c := exec.Command(*rostraBin, "stop", "--run", rf)
+			c := exec.Command(bin, "stop", "--run", rf)
 			_ = c.Run()
 		}
 		if mode != rostraDetached {
@@ -698,13 +821,13 @@ func rostraPeer(name, mode string) peer {
 	}
 	if mode != rostraDetached {
 		p.echoCommand = func(dir string) *exec.Cmd {
-			rf = rostraRunFile(dir, []string{"exec cat"})
+			rf = rostraRunFile(dir, []string{"exec cat"}, false)
 			args := []string{"run", rf}
 			if mode == rostraDirect {
 				args = []string{"run", "--no-server", rf}
 				pid = 0 // echoRun ends it; there is nothing else to wait for
 			}
-			c := exec.Command(*rostraBin, args...)
+			c := exec.Command(bin, args...)
 			c.Dir = filepath.Dir(rf)
 			return c
 		}

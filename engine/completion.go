@@ -31,12 +31,12 @@ func (c CompletionCheck) MissingReason() string {
 	return "missing completion paths: " + strings.Join(c.Missing, ", ")
 }
 
-// CheckCompletion looks for ap's result (or an alias) and paths inside
-// workspace.
-func CheckCompletion(workspace string, ap *AttemptPlan) CompletionCheck {
-	root, err := os.OpenRoot(workspace)
+// CheckCompletion looks for ap's result (or an alias) and paths inside its
+// workspace (an isolated worker's place in its worktree).
+func CheckCompletion(ap *AttemptPlan) CompletionCheck {
+	root, err := os.OpenRoot(ap.Workspace)
 	if err != nil {
-		return CompletionCheck{Missing: []string{fmt.Sprintf("%s (%v)", workspace, err)}}
+		return CompletionCheck{Missing: []string{fmt.Sprintf("%s (%v)", ap.Workspace, err)}}
 	}
 	defer root.Close()
 	var check CompletionCheck
@@ -80,12 +80,12 @@ func CheckCompletion(workspace string, ap *AttemptPlan) CompletionCheck {
 }
 
 // ResultPresent is the roster's own check (SPEC §4.2): the result file or one
-// of its aliases is a regular file inside the workspace. It returns why not.
-func ResultPresent(workspace string, ap *AttemptPlan) error {
+// of its aliases is a regular file inside ap's workspace. It returns why not.
+func ResultPresent(ap *AttemptPlan) error {
 	if ap.Result == "" {
 		return nil
 	}
-	root, err := os.OpenRoot(workspace)
+	root, err := os.OpenRoot(ap.Workspace)
 	if err != nil {
 		return fmt.Errorf("open workspace: %w", err)
 	}

@@ -826,7 +826,7 @@ func (e *Engine) onFilesChanged(a *attemptRT) {
 	if a.watch != nil {
 		a.watch.refresh()
 	}
-	check := CheckCompletion(a.plan.Workspace, &a.plan)
+	check := CheckCompletion(&a.plan)
 	if !check.Satisfied {
 		if a.stableTimer != nil {
 			a.stableTimer.Stop()
@@ -855,7 +855,7 @@ func (e *Engine) onStable(a *attemptRT, sig string) {
 	if a.settled || a.stableSig != sig {
 		return
 	}
-	check := CheckCompletion(a.plan.Workspace, &a.plan)
+	check := CheckCompletion(&a.plan)
 	if !check.Satisfied || check.Signature != sig {
 		a.stableSig = ""
 		e.onFilesChanged(a)
@@ -1017,7 +1017,7 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 	case a.timedOut:
 		status, reason, class = StatusTimeout, a.timeoutReason, FailureTimeout
 	default:
-		check := CheckCompletion(a.plan.Workspace, &a.plan)
+		check := CheckCompletion(&a.plan)
 		if !a.plan.ExpectsFiles() {
 			// Nothing to look for: the exit code is all there is to go on.
 			check.Satisfied = exit != nil && exit.Code == 0 && exit.Signal == ""
@@ -1072,7 +1072,7 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 	wr := &e.st.Workers[a.w.idx]
 	wr.Status, wr.Reason = status, reason
 	if status == StatusCompleted {
-		if err := ResultPresent(a.w.roster.Workspace, &a.w.roster); err != nil {
+		if err := ResultPresent(&a.w.roster); err != nil {
 			why := "roster not updated: " + err.Error()
 			d.Reason = joinReason(d.Reason, why)
 			wr.Status, wr.Reason = StatusError, why

@@ -58,7 +58,7 @@ func reconcileUnsettled(plan *Plan, st *TeamState, now time.Time) []string {
 			note = fmt.Sprintf("%s settled %s from %s (%s could not record it)", d.DispatchID, ev.Status, EventsFile, TeamStateFile)
 		} else if spec := specs[d.WorkerID]; spec != nil {
 			ap, err := plan.Expand(spec, d.Attempt)
-			if err != nil || !ap.ExpectsFiles() || !CheckCompletion(plan.Workspace, &ap).Satisfied {
+			if err != nil || !ap.ExpectsFiles() || !CheckCompletion(&ap).Satisfied {
 				continue
 			}
 			ended := now.UTC()
@@ -75,13 +75,14 @@ func reconcileUnsettled(plan *Plan, st *TeamState, now time.Time) []string {
 			if w.WorkerID == d.WorkerID && w.Attempts == d.Attempt {
 				w.Status, w.Reason = d.Status, d.Reason
 				if d.Status == StatusCompleted {
-					rosterRow := AttemptPlan{Result: w.ResultPath}
+					rosterRow := AttemptPlan{Workspace: plan.Workspace, Result: w.ResultPath}
 					if spec := specs[d.WorkerID]; spec != nil {
+						rosterRow.Workspace = plan.WorkspaceOf(spec)
 						if first, err := plan.Expand(spec, 1); err == nil {
 							rosterRow.Aliases = first.Aliases
 						}
 					}
-					if err := ResultPresent(plan.Workspace, &rosterRow); err != nil {
+					if err := ResultPresent(&rosterRow); err != nil {
 						w.Status, w.Reason = StatusError, "roster not updated: "+err.Error()
 					}
 				}

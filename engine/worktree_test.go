@@ -601,3 +601,24 @@ func TestTheLiveDiffStatFollowsOutputNotATimer(t *testing.T) {
 	h.event(EventRunFinished)
 	assert.Equal(t, DiffStat{Files: 4, Additions: 4}, stat(), "measured when it ends")
 }
+
+// A resume that settles an isolated worker's attempt from its completion
+// files (its outcome never reached team-state.json nor events.jsonl) looks
+// for them in the worker's worktree, where the attempt wrote them.
+func TestReconcileFindsAnIsolatedWorkersFilesInItsWorktree(t *testing.T) {
+	plan, _ := gitPlan(t, isolated(withResult(WorkerSpec{ID: "a"})))
+	require.NoError(t, os.MkdirAll(plan.StateDir, 0o700))
+	result := filepath.Join(plan.Workers[0].Workspace, "out", "a", "result.json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(result), 0o755))
+	require.NoError(t, os.WriteFile(result, []byte("{}\n"), 0o644))
+	st := &TeamState{
+		Workers:    []WorkerRow{{WorkerID: "a", Status: StatusRunning, Attempts: 1, ResultPath: "out/a/result.json"}},
+		Dispatches: []DispatchRow{{DispatchID: "a#1", WorkerID: "a", Attempt: 1, Status: StatusRunning}},
+	}
+	notes := reconcileUnsettled(plan, st, time.Now())
+	require.Len(t, notes, 1, "settled from its files")
+	assert.Equal(t, StatusCompleted, st.Dispatches[0].Status)
+	assert.Equal(t, StatusCompleted, st.Workers[0].Status, "the roster row too: %s", st.Workers[0].Reason)
+	_, err := os.Stat(filepath.Join(plan.Workspace, "out"))
+	assert.True(t, os.IsNotExist(err), "nothing in the shared workspace to find")
+}

@@ -85,10 +85,8 @@ type feedQueue struct {
 	spilled int64
 
 	// nsPerByte is the feeder's recent cost (an average over its writes),
-	// which turns feedLagBudget into bytes; waits counts the reader's
-	// waits on it.
+	// which turns feedLagBudget into bytes.
 	nsPerByte float64
-	waits     int64
 }
 
 // maxBehind is how many bytes the feeder may be behind the reader.
@@ -132,11 +130,8 @@ func newFeedQueue(log LogFile, max int) *feedQueue {
 func (q *feedQueue) push(b []byte, logged bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	if q.end-q.fed > q.maxBehind() {
-		q.waits++
-		for q.end-q.fed > q.maxBehind() {
-			q.cond.Wait()
-		}
+	for q.end-q.fed > q.maxBehind() {
+		q.cond.Wait()
 	}
 	off := q.end
 	q.end += int64(len(b))

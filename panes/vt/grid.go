@@ -65,7 +65,7 @@ func (t *Terminal) printASCII(b []byte) {
 		t.lastRune = rune(b[len(b)-1])
 		return
 	}
-	t.lastRune, t.lastWidth = rune(b[len(b)-1]), 1
+	t.lastRune = rune(b[len(b)-1])
 	style := t.penID
 	for len(b) > 0 {
 		if t.x >= t.cols {

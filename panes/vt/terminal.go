@@ -139,8 +139,7 @@ type Terminal struct {
 	penCacheNext  int
 	styles        styleTable
 	clusters      clusterTable
-	lastRune      rune // for REP
-	lastWidth     int
+	lastRune      rune   // for REP
 	utf8Pend      []byte // an incomplete UTF-8 sequence at the end of a Write
 	osc           []byte // the OSC string being collected (feedOSC)
 	oscBEL        bool   // it ended with BEL: a reply ends the same way
@@ -246,7 +245,7 @@ func (t *Terminal) resetState() {
 	t.appCursor, t.appKeypad, t.bracketedPaste = false, false, false
 	t.syncOutput, t.mouseSGR, t.focusEvents = false, false, false
 	t.mouse, t.modifyOtherKeys = 0, 0
-	t.lastRune, t.lastWidth = 0, 0
+	t.lastRune = 0
 	t.saved = savedCursor{}
 	t.altSavedMain = savedCursor{}
 	t.altSavedPen = cellStyle{}

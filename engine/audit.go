@@ -518,11 +518,7 @@ func WritePolicyReason(violations []string, failure string) string {
 	slices.Sort(paths)
 	var b bytes.Buffer
 	b.WriteString("readonly source changed: ")
-	shown := paths[:min(len(paths), writePolicyReasonPaths)]
-	b.WriteString(strings.Join(shown, ", "))
-	if more := len(paths) - len(shown); more > 0 {
-		fmt.Fprintf(&b, " (+%d more)", more)
-	}
+	b.WriteString(listPaths(paths, writePolicyReasonPaths))
 	if failure = strings.TrimSpace(failure); failure != "" {
 		if r := []rune(failure); len(r) > writePolicyReasonFailure {
 			failure = string(r[:writePolicyReasonFailure])

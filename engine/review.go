@@ -258,6 +258,8 @@ func mergeConflicts(repo, branch string) (string, error) {
 	return "", err
 }
 
+// listPaths words paths for a message: the first max of them, then
+// "(+N more)"; "some files" when there are none (git named no file).
 func listPaths(paths []string, max int) string {
 	if len(paths) == 0 {
 		return "some files"

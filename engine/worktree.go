@@ -425,18 +425,11 @@ func dirtySummary(repo, stateDir string) string {
 		return "cannot tell: " + err.Error()
 	}
 	changed, untracked := 0, 0
-	recs := bytes.Split(out, []byte{0})
-	for i := 0; i < len(recs); i++ {
-		rec := recs[i]
-		switch {
-		case len(rec) < 4:
-		case bytes.HasPrefix(rec, []byte("??")):
+	for _, e := range statusEntries(out) {
+		if e.xy == "??" {
 			untracked++
-		default:
+		} else {
 			changed++
-			if rec[0] == 'R' || rec[0] == 'C' {
-				i++ // the source path, a record of its own
-			}
 		}
 	}
 	var parts []string
@@ -459,27 +452,39 @@ func uncommitted(dir string, max int) string {
 	return statusPaths(out, max)
 }
 
-// statusPaths lists the paths of `git status --porcelain -z` output.
+// statusPaths lists the paths of `git status --porcelain -z` output, at
+// most max of them; "" when there are none.
 func statusPaths(out []byte, max int) string {
-	var paths []string
+	entries := statusEntries(out)
+	if len(entries) == 0 {
+		return ""
+	}
+	paths := make([]string, len(entries))
+	for i, e := range entries {
+		paths[i] = e.path
+	}
+	return listPaths(paths, max)
+}
+
+// statusEntry is one path of `git status --porcelain -z`: its two status
+// letters and the path.
+type statusEntry struct{ xy, path string }
+
+// statusEntries parses `git status --porcelain -z` output. A rename or
+// copy is one entry, its new path: the source path that follows it is a
+// record of its own.
+func statusEntries(out []byte) []statusEntry {
+	var entries []statusEntry
 	recs := bytes.Split(out, []byte{0})
 	for i := 0; i < len(recs); i++ {
 		rec := recs[i]
 		if len(rec) < 4 {
 			continue
 		}
-		paths = append(paths, string(rec[3:]))
+		entries = append(entries, statusEntry{xy: string(rec[:2]), path: string(rec[3:])})
 		if rec[0] == 'R' || rec[0] == 'C' {
 			i++ // the source path
 		}
 	}
-	if len(paths) == 0 {
-		return ""
-	}
-	more := ""
-	if len(paths) > max {
-		more = fmt.Sprintf(" (+%d more)", len(paths)-max)
-		paths = paths[:max]
-	}
-	return strings.Join(paths, ", ") + more
+	return entries
 }

@@ -77,6 +77,12 @@ func reviewTarget(st *TeamState, worker string) (worktree, *WorkerRow, error) {
 	return worktree{worker: worker, repo: repo, path: path, branch: wr.Branch, base: wr.BaseCommit}, wr, nil
 }
 
+// branchGone is the refusal for a worker whose branch the run's end
+// removed.
+func (w worktree) branchGone() error {
+	return noWorktree("%s's branch %s is gone: it was merged or empty when the run ended, and removed", w.worker, w.branch)
+}
+
 // DiffInfo says what a diff compared.
 type DiffInfo struct {
 	Branch   string
@@ -105,7 +111,7 @@ func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, e
 			return nil, info, err
 		}
 		if tree == "" {
-			return nil, info, noWorktree("%s's branch %s is gone: it was merged or empty when the run ended, and removed", worker, wt.branch)
+			return nil, info, wt.branchGone()
 		}
 	}
 	if info.Stat, err = wt.diffStat(tree); err != nil {
@@ -160,7 +166,7 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 		return res, err
 	}
 	if tip == "" {
-		return res, noWorktree("%s's branch %s is gone: it was merged or empty when the run ended, and removed", worker, wt.branch)
+		return res, wt.branchGone()
 	}
 	if wt.exists() {
 		if left := uncommitted(wt.path, 5); left != "" {

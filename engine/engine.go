@@ -102,6 +102,9 @@ type Engine struct {
 	unsent       []Event         // emitted in this batch, for the subscribers
 	finishNow    bool            // close finished after this batch's view is published
 	worktreesEnd bool            // the run's end for the worktrees (commit, remove or keep) has begun
+	// commitsDue counts settled attempts whose work is being committed on
+	// their worktree's branch: the run is not finished before they are.
+	commitsDue int
 }
 
 type workerRT struct {
@@ -1200,6 +1203,12 @@ func (e *Engine) checkFinished() {
 		if Unsettled(e.st.Workers[w.idx].Status) {
 			return
 		}
+	}
+	if e.commitsDue > 0 {
+		// An ended attempt's work goes on its branch before run-finished,
+		// so whoever acts on the finished run (rostra wait, then merge)
+		// finds it there; commitWork calls again.
+		return
 	}
 	if e.st.Status == RunFinished {
 		return

@@ -161,6 +161,7 @@ func (e *Engine) commitWork(a *attemptRT) {
 		return
 	}
 	a.committing = true
+	e.commitsDue++
 	d := e.st.Dispatches[a.idx]
 	n, status := d.Attempt, d.Status
 	e.startBackground()
@@ -186,6 +187,8 @@ func (e *Engine) commitWork(a *attemptRT) {
 			if serr == nil {
 				e.setDiffStat(w, stat)
 			}
+			e.commitsDue--
+			e.checkFinished()
 		})
 	})
 }

@@ -207,6 +207,33 @@ func TestIsolatedRetryStartsClean(t *testing.T) {
 	assert.Equal(t, "out/a/result.json", gitT(t, plan.Workspace, "diff", "--name-only", base, "rostra/t/a"))
 }
 
+// TestRunFinishesAfterTheLastAttemptsWorkIsCommitted: the run is not
+// finished while an ended attempt's work is still being committed, however
+// slow git is, so run-finished always follows worktree-committed and the
+// finished state names the commit (rostra wait, then rostra merge, finds
+// the work on the branch).
+func TestRunFinishesAfterTheLastAttemptsWorkIsCommitted(t *testing.T) {
+	plan, _ := gitPlan(t, isolated(withResult(WorkerSpec{ID: "a"})))
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	h.writeIn(fh.spec.Dir, "out/a/result.json", "{}")
+
+	// git is slow: the worktree's queue is held until the test lets go.
+	release := make(chan struct{})
+	h.eng.do(func() { h.eng.queueGit(h.eng.byID["a"].iso, func() { <-release }) })
+	fh.finish(0)
+	h.event(EventWorkerCompleted)
+	h.eng.do(func() {}) // the loop has handled what followed the settlement
+	assert.Equal(t, RunRunning, h.eng.Snapshot().Status, "not finished while the commit waits")
+
+	close(release)
+	committed := h.event(EventWorktreeCommitted)
+	h.event(EventRunFinished) // after it: event() reads the events in order
+	st := h.eng.Snapshot()
+	assert.Equal(t, RunFinished, st.Status)
+	assert.Equal(t, committed.Commit, h.dispatch("a#1").WorkCommit)
+}
+
 func TestRetryFromLastKeepsTheTree(t *testing.T) {
 	w := isolated(withResult(WorkerSpec{ID: "a", MaxAttempts: 2}))
 	w.RetryFrom = RetryFromLast

@@ -154,8 +154,9 @@ func TestHeadlessDemoRun(t *testing.T) {
 	assert.Equal(t, 6, count[engine.EventWorkerCompleted])
 	assert.Equal(t, 1, count[engine.EventWorkerPromptDelivered])
 	assert.Equal(t, 1, count[engine.EventRunFinished])
-	// The run's end for the isolated implementer's worktree follows the
-	// run-finished event (a UI run may still retry after it).
+	// The implementer's work is committed before the run finishes; the
+	// run's end for its worktree follows run-finished (a UI run may still
+	// retry after it).
 	assert.Equal(t, engine.EventWorktreeKept, events[len(events)-1].Type)
 	assert.Equal(t, engine.EventRunFinished, events[len(events)-2].Type)
 	assert.Equal(t, 1, count[engine.EventWorktreeBase])

@@ -122,12 +122,19 @@ func (s *Server) Serve() int {
 	go s.accept()
 	finished := s.eng.Finished()
 	stopped := s.eng.Stopped()
+	// Finished is closed once; a run retried after it finished can finish
+	// again, which only its events tell.
+	again := s.watchFinishes()
 loop:
 	for {
 		select {
 		case <-finished:
 			finished = nil
 			if s.attached() == 0 {
+				s.beginStop("the run has finished and no client is attached")
+			}
+		case <-again:
+			if s.attached() == 0 && s.eng.Snapshot().Status == engine.RunFinished {
 				s.beginStop("the run has finished and no client is attached")
 			}
 		case <-s.left:
@@ -157,6 +164,31 @@ loop:
 	waitTimeout(&s.handlers, 5*time.Second)
 	fmt.Fprintf(s.log, "rostra server: the run ended, exit code %d\n", s.code)
 	return s.code
+}
+
+// watchFinishes tells, until the engine stops, each time the run is seen
+// finished after an event (a coalescing signal).
+func (s *Server) watchFinishes() <-chan struct{} {
+	sub := s.eng.Subscribe()
+	c := make(chan struct{}, 1)
+	go func() {
+		<-s.eng.Stopped()
+		sub.Close()
+	}()
+	go func() {
+		for {
+			if _, ok := sub.Next(); !ok {
+				return
+			}
+			if s.eng.Snapshot().Status == engine.RunFinished {
+				select {
+				case c <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return c
 }
 
 // beginStop starts stopping the run (once): every attached UI is told why

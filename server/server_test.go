@@ -314,3 +314,27 @@ func TestAFreshStatusAnswers(t *testing.T) {
 	assert.Len(t, rep.State.Workers, 2)
 	assert.Less(t, time.Since(start), freshTimeout, "nothing to measure: no wait for the timeout")
 }
+
+// TestARunRetriedAfterItFinishedEndsTheServerWhenItFinishesAgain: a
+// client retries a worker of a finished run, then detaches; when the new
+// attempt ends, the run has finished again with no client attached, and
+// the server ends (it does not linger, with its socket, for nobody).
+func TestARunRetriedAfterItFinishedEndsTheServerWhenItFinishesAgain(t *testing.T) {
+	h := startServer(t, 1, "")
+	c := attachClient(t, h.plan.StateDir, 120, 40)
+	c.waitText("attach", "hello from w00")
+	first := h.surf.handle("w00")
+	first.end(0, "")
+	c.waitText("the run finishes", "run finished")
+
+	rep := control(t, h.plan.StateDir, Request{Op: OpRetry, Worker: "w00"})
+	require.Empty(t, rep.Error)
+	require.Eventually(t, func() bool { return h.surf.handle("w00") != first }, 10*time.Second, 5*time.Millisecond, "the manual attempt opens")
+	require.Equal(t, engine.RunRunning, h.eng.Snapshot().Status, "a retried run runs again")
+	c.send(FrameDetach, nil)
+	assert.Equal(t, ByeDetached, c.waitBye().Reason)
+	require.Eventually(t, func() bool { return h.srv.attached() == 0 }, 10*time.Second, 5*time.Millisecond)
+
+	h.surf.handle("w00").end(0, "")
+	assert.Equal(t, 0, h.wait(), "the run finished again with no client attached: the server ends")
+}

@@ -86,7 +86,7 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 		return 2
 	}
 	logPath := filepath.Join(plan.StateDir, serverLogFile)
-	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	logf, err := openServerLog(logPath)
 	if err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "rostra run: open the server's log: %v\n", err)
@@ -138,6 +138,33 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 	<-printed
 	fmt.Fprintf(logf, "rostra: state in %s\n", plan.StateDir)
 	return code
+}
+
+// openServerLog opens server.log for appending without following a
+// symlink there: a worker may write in the state dir, and a resumed run
+// finds what it left (as the engine's own state files, issue 9). A link
+// is refused, naming its target; a FIFO does not hang the open.
+func openServerLog(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o600)
+	if errors.Is(err, unix.ELOOP) {
+		target, _ := os.Readlink(path)
+		return nil, fmt.Errorf("%s is a symlink (to %s); rostra never writes through a link in its state dir: remove it and run again", path, target)
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file (%s); remove it and run again", path, fi.Mode().Type())
+	}
+	if err == nil {
+		err = unix.SetNonblock(int(f.Fd()), false)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // startServer starts the server process for runFile and waits until it

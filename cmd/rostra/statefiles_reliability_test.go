@@ -8,6 +8,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -75,4 +76,44 @@ workers:
 	ents, err := os.ReadDir(outside)
 	require.NoError(t, err)
 	require.Len(t, ents, 1, "only the bait is outside")
+}
+
+// TestReliabilityResumeNeverFollowsAPlantedServerLog: a worker replaced
+// server.log with a symlink during the run; the server that resumes the
+// run does not append its log to the link's target: it refuses, naming
+// the link, and nothing reaches the bait.
+func TestReliabilityResumeNeverFollowsAPlantedServerLog(t *testing.T) {
+	outside := t.TempDir()
+	bait := filepath.Join(outside, "bait.txt")
+	require.NoError(t, os.WriteFile(bait, []byte("not rostra's\n"), 0o644))
+	ws := runWorkspace(t, `version: 1
+name: plantlog
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s }
+workers:
+  - id: planter
+    role: planter
+    provider: shell
+    prompt: "ln -sf `+bait+` $ROSTRA_STATE_DIR/server.log && echo planted; exec sleep 300"
+`)
+	stateDir := filepath.Join(ws, ".rostra", "plantlog")
+	detachedRun(t, ws)
+	require.Eventually(t, func() bool {
+		fi, err := os.Lstat(filepath.Join(stateDir, "server.log"))
+		return err == nil && fi.Mode()&os.ModeSymlink != 0
+	}, 20*time.Second, 20*time.Millisecond, "the worker plants server.log")
+	r := runBin(t, ws, "stop")
+	require.Equal(t, 130, r.code, r.stderr)
+
+	r = runBin(t, ws, "run", "--detach", "--resume")
+	if m := serverPidRx.FindStringSubmatch(r.stdout); m != nil {
+		pid, _ := strconv.Atoi(m[1])
+		t.Cleanup(func() { stopServer(t, ws, pid) })
+	}
+	data, err := os.ReadFile(bait)
+	require.NoError(t, err)
+	assert.Equal(t, "not rostra's\n", string(data), "nothing is written through the planted link")
+	assert.NotEqual(t, 0, r.code, "the resume is refused: %s%s", r.stdout, r.stderr)
+	assert.Contains(t, r.stderr, filepath.Join(stateDir, "server.log")+" is a symlink (to "+bait+")")
 }

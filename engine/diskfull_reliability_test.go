@@ -255,3 +255,30 @@ func TestResumeSettlesFromCompletionFilesWhenNoEventSurvived(t *testing.T) {
 	assert.Equal(t, FailureInterrupted, b.FailureClass)
 	assert.Equal(t, []string{"a#1 settled completed from its completion files (no outcome in events.jsonl or team-state.json)"}, prep.Reconciled)
 }
+
+// TestResumeNeverWritesThroughAPlantedEventsLink: a resume that has
+// something to log before the run starts (rows settled from completion
+// files, a damaged team-state.json kept aside) meets events.jsonl replaced
+// by a symlink to a file of the user's: it neither cuts that file's last
+// line nor appends to it.
+func TestResumeNeverWritesThroughAPlantedEventsLink(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	require.NoError(t, os.MkdirAll(filepath.Join(plan.Workspace, "out", "a"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, "out", "a", "result.json"), []byte("{}"), 0o644))
+	st := TeamState{Version: 1, Run: "t", Status: RunRunning, Pid: 1 << 22, StartedAt: t0,
+		Workers:    []WorkerRow{{WorkerID: "a", Status: StatusRunning, Attempts: 1, ResultPath: "out/a/result.json"}},
+		Dispatches: []DispatchRow{{DispatchID: "a#1", WorkerID: "a", Attempt: 1, Status: StatusRunning, StartedAt: t0}}}
+	require.NoError(t, WriteFileAtomic(filepath.Join(plan.StateDir, TeamStateFile), stateBytes(t, st), 0o600))
+	bait := filepath.Join(t.TempDir(), "notes.txt")
+	const notes = "the user's notes\nwhose last line has no newline"
+	require.NoError(t, os.WriteFile(bait, []byte(notes), 0o644))
+	require.NoError(t, os.Symlink(bait, filepath.Join(plan.StateDir, EventsFile)))
+
+	prep, err := PrepareStateDir(plan, true, t0.Add(time.Hour))
+	if err == nil {
+		prep.Lock.Release()
+	}
+	data, rerr := os.ReadFile(bait)
+	require.NoError(t, rerr)
+	assert.Equal(t, notes, string(data), "nothing is cut from or appended to the link's target")
+}

@@ -20,6 +20,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -175,9 +176,14 @@ type EventLog struct {
 // OpenEventLog opens (or creates) path for appending. A torn last line left
 // by a crash is cut off first, so the next event starts on a line of its own.
 // The file is opened O_APPEND: every line goes to the end of the file as it
-// is then, never over bytes someone else added after this open.
+// is then, never over bytes someone else added after this open. A symlink
+// at path is refused, never followed: the repair would cut another file.
 func OpenEventLog(path string) (*EventLog, error) {
-	f, err := openRegular(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := openRegular(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		target, _ := os.Readlink(path)
+		return nil, fmt.Errorf("open %s: it is a symlink (to %s); rostra never writes through a link in its state dir", path, target)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}

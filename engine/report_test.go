@@ -1,14 +1,14 @@
 // report_test.go checks the run report: a golden report (and summary) for a
 // hand-built run with an attempt of every reason class and degradations, the
 // classification of each reason text, and WriteReport on a real state dir
-// that another process holds, with a torn last events line. Rewrite the
-// goldens with `go test ./engine -run Report -update`.
+// that another process holds, with a torn last events line. The goldens are
+// testdata/TestBuildReportGolden/*.golden, through x/exp/golden (rewrite
+// them with `go test ./engine -run TestBuildReportGolden -update`).
 package engine
 
 import (
 	"encoding/json"
 	"errors"
-	"flag"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,33 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
-
-func init() {
-	// Other golden tests of this package may register -update too; share it.
-	if flag.Lookup("update") == nil {
-		flag.Bool("update", false, "rewrite golden files")
-	}
-}
-
-func reportUpdateGoldens() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
-func reportGolden(t *testing.T, name string, got []byte) {
-	t.Helper()
-	path := filepath.Join("..", "testdata", "report", name)
-	if reportUpdateGoldens() {
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		require.NoError(t, os.WriteFile(path, got, 0o644))
-	}
-	want, err := os.ReadFile(path)
-	require.NoError(t, err, "golden file missing; run with -update")
-	assert.Equal(t, string(want), string(got), "%s differs; run with -update if the change is intended", path)
-}
 
 func reportIntPtr(n int) *int { return &n }
 
@@ -141,10 +118,10 @@ func reportFixture() (*TeamState, []Event) {
 func TestBuildReportGolden(t *testing.T) {
 	st, events := reportFixture()
 	markdown, summary := BuildReport(st, events, reportT0.Add(31*time.Minute))
-	reportGolden(t, "report.golden", []byte(markdown))
+	t.Run("report", func(t *testing.T) { golden.RequireEqual(t, markdown) })
 	js, err := json.MarshalIndent(summary, "", "  ")
 	require.NoError(t, err)
-	reportGolden(t, "summary.golden.json", append(js, '\n'))
+	t.Run("summary", func(t *testing.T) { golden.RequireEqual(t, append(js, '\n')) })
 
 	// The counts a script reads, checked here and not only in the golden.
 	assert.Equal(t, 10, summary.Failures)

@@ -1,13 +1,12 @@
 // runfile_test.go checks Load (runfile.go): the defaults and overrides a
 // valid run file gets, provider resolution, symlink escapes made at test
 // time, and one golden error output per kind of bad run file in
-// testdata/runfiles (go test ./engine -run TestLoadGolden -update rewrites
-// the .golden files).
+// ../testdata/runfiles, kept in testdata/TestLoadGolden/<file>.golden through
+// x/exp/golden (go test ./engine -run TestLoadGolden -update rewrites them).
 package engine
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,13 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/runfiles/*.golden from Load's output")
-
-// runfilesDir holds the bad run files and their golden error outputs.
+// runfilesDir holds the bad run files (their fuzz seeds too).
 const runfilesDir = "../testdata/runfiles"
 
 // writeRunFile writes a run file named rostra.yaml into dir and returns its path.
@@ -489,9 +487,10 @@ version: 2
 	assert.Equal(t, Problem{File: path, Line: 6, Col: 10, Path: "version", Message: "unsupported version 2; this rostra reads version 1"}, verr.Problems[3])
 }
 
-// TestLoadGolden loads every bad run file in testdata/runfiles and compares
-// the error with its .golden file. The absolute folder of the run files is
-// written as <runfiles> so the goldens do not depend on the checkout.
+// TestLoadGolden loads every bad run file in ../testdata/runfiles and
+// compares the error with testdata/TestLoadGolden/<file>.golden. The
+// absolute folder of the run files is written as <runfiles> so the goldens
+// do not depend on the checkout.
 func TestLoadGolden(t *testing.T) {
 	files, err := filepath.Glob(filepath.Join(runfilesDir, "*.yaml"))
 	require.NoError(t, err)
@@ -505,14 +504,7 @@ func TestLoadGolden(t *testing.T) {
 			require.Nil(t, p, "a bad run file must not give a plan")
 			var verr *ValidationError
 			require.ErrorAs(t, err, &verr)
-			got := strings.ReplaceAll(verr.Error(), absDir, "<runfiles>") + "\n"
-			golden := filepath.Join(runfilesDir, name+".golden")
-			if *update {
-				require.NoError(t, os.WriteFile(golden, []byte(got), 0o644))
-			}
-			want, err := os.ReadFile(golden)
-			require.NoError(t, err, "no golden file; run go test ./engine -run TestLoadGolden -update")
-			assert.Equal(t, string(want), got)
+			golden.RequireEqual(t, strings.ReplaceAll(verr.Error(), absDir, "<runfiles>")+"\n")
 		})
 	}
 }

@@ -53,39 +53,61 @@ func floodStream(size int) []byte {
 }
 
 // slowScreen is a Terminal whose writes stall now and then, as an
-// emulator would on a loaded machine.
+// emulator would on a loaded machine. Its first write also waits until the
+// reader has spilled (or the stream has ended): gate delivers the attempt,
+// whose feed queue it watches. So every run spills, however the two
+// goroutines happen to be scheduled, and a small flood proves what a large
+// one did.
 type slowScreen struct {
 	*vt.Terminal
 	writes atomic.Int64
+	gate   chan attempt
 }
 
 func (s *slowScreen) Write(b []byte) (int, error) {
-	if s.writes.Add(1)%8 == 0 {
+	n := s.writes.Add(1)
+	if n == 1 {
+		// On the feeder's goroutine, started after the queue was set.
+		q := processOf(<-s.gate).feed
+		q.mu.Lock()
+		for q.spilled == 0 && !q.done {
+			q.cond.Wait()
+		}
+		q.mu.Unlock()
+	} else if n%8 == 0 {
 		time.Sleep(2 * time.Millisecond)
 	}
 	return s.Terminal.Write(b)
 }
 
+// TestFloodSpillsAndEndsAsFedInOrder floods 512 KiB through a queue of two
+// chunks: the screen holds one chunk while the queue fills, the reader
+// spills up to feedLagMin behind, then the feeder reads the spilled run
+// back while the reader queues again after it (a hole before a queued
+// chunk), and so on to the end. 512 KiB is over 7,000 lines, three times the
+// scrollback kept, so the scrollback's own eviction is in the comparison too.
 func TestFloodSpillsAndEndsAsFedInOrder(t *testing.T) {
 	old := feedQueueBytes
-	feedQueueBytes = 4 * feedChunk
+	feedQueueBytes = 2 * feedChunk
 	t.Cleanup(func() { feedQueueBytes = old })
 
-	data := floodStream(8 << 20)
+	data := floodStream(512 << 10)
 	src := filepath.Join(t.TempDir(), "flood.bin")
 	require.NoError(t, os.WriteFile(src, data, 0o600))
 	const cols, rows = 100, 30
 	for _, s := range bothSurfaces {
 		t.Run(s.name, func(t *testing.T) {
 			var scr *slowScreen
+			gate := make(chan attempt, 1)
 			l := newLaunch(t, []string{"cat", src})
 			l.Cols, l.Rows = cols, rows
 			a, err := s.start(l, func(c, r int, reply func([]byte)) Screen {
-				scr = &slowScreen{Terminal: vt.New(c, r, vt.Options{Scrollback: 2000, OnReply: reply})}
+				scr = &slowScreen{Terminal: vt.New(c, r, vt.Options{Scrollback: 2000, OnReply: reply}), gate: gate}
 				return scr
 			})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = a.Close() })
+			gate <- a
 			waitDone(t, a, 60*time.Second)
 			require.Equal(t, Exit{Code: 0}, a.Exit())
 

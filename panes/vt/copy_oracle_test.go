@@ -5,7 +5,10 @@
 // back with show-buffer; Terminal copies the same cells, read from where
 // tmux says its selection began and its cursor ended, and the two texts
 // must be equal. Wide characters, wrapped rows, trailing spaces and
-// scrollback are all in the streams.
+// scrollback are all in the streams. Streams run in parallel, each on a
+// tmux server of its own, and the commands of each step of a selection go
+// in one tmux client: the ~1,000 selections took 100 s under -race, one
+// tmux process per command.
 package vt
 
 import (
@@ -46,12 +49,18 @@ func TestCopyMatchesTmux(t *testing.T) {
 		}
 		t.Skip("tmux not installed")
 	}
-	x := &tmuxOracle{t: t, socket: fmt.Sprintf("rostra-copy-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	// A history no stream fills: tmux trims a full one in chunks, which
-	// would shift its line numbers against Terminal's.
-	x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(copyHistory),
-		";", "set", "-g", "exit-empty", "off", ";", "set", "-g", "mode-keys", "vi")
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+	// One server per parallel subtest: the paste buffer a selection is
+	// copied into is the server's, so two streams must not share one.
+	pool := make(chan string, oracleServers())
+	for i := range cap(pool) {
+		x := &tmuxOracle{t: t, socket: fmt.Sprintf("rostra-copy-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), i)}
+		// A history no stream fills: tmux trims a full one in chunks, which
+		// would shift its line numbers against Terminal's.
+		x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(copyHistory),
+			";", "set", "-g", "exit-empty", "off", ";", "set", "-g", "mode-keys", "vi")
+		t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
+		pool <- x.socket
+	}
 
 	dir := t.TempDir()
 	items := []corpusItem{{name: "made-for-copy", path: filepath.Join(dir, "copy.bin"), cols: 37, rows: 12}}
@@ -74,7 +83,10 @@ func TestCopyMatchesTmux(t *testing.T) {
 	}
 	for n, it := range items {
 		t.Run(it.name, func(t *testing.T) {
-			x.t = t
+			t.Parallel()
+			socket := <-pool
+			defer func() { pool <- socket }()
+			x := &tmuxOracle{t: t, socket: socket}
 			session, _ := x.play(it, 1000+n)
 			defer x.run("kill-session", "-t", session)
 			data, err := os.ReadFile(it.path)
@@ -136,9 +148,18 @@ const copyHistory = 5000
 // copyRandomStreams is how many random logs are copied from.
 const copyRandomStreams = 40
 
-// tmuxCursor is where tmux's copy-mode cursor is, in absolute lines.
-func tmuxCursor(t *testing.T, x *tmuxOracle, session string) Pos {
-	f := strings.Fields(x.run("display", "-p", "-t", session, "#{history_size} #{scroll_position} #{copy_cursor_x} #{copy_cursor_y}"))
+// tmuxCursor runs the copy-mode commands given (none, or each a slice of
+// arguments) and then reads where tmux's copy-mode cursor is, in absolute
+// lines, all in one tmux client: a selection takes a few of these, and the
+// test makes about a thousand selections.
+func tmuxCursor(t *testing.T, x *tmuxOracle, session string, cmds ...[]string) Pos {
+	var args []string
+	for _, c := range cmds {
+		args = append(args, c...)
+		args = append(args, ";")
+	}
+	args = append(args, "display", "-p", "-t", session, "#{history_size} #{scroll_position} #{copy_cursor_x} #{copy_cursor_y}")
+	f := strings.Fields(x.run(args...))
 	require.Len(t, f, 4)
 	n := make([]int, 4)
 	for i, s := range f {
@@ -147,24 +168,23 @@ func tmuxCursor(t *testing.T, x *tmuxOracle, session string) Pos {
 	return Pos{Line: n[0] - n[1] + n[3], Col: n[2]}
 }
 
-// moveTo moves tmux's copy cursor to line, then col cells into it (tmux
-// may put it elsewhere: it keeps a cursor off padding and within the
-// line; the caller reads where it went).
-func moveTo(t *testing.T, x *tmuxOracle, session string, to Pos) {
-	at := tmuxCursor(t, x, session)
+// moveTo moves tmux's copy cursor from at to line, then col cells into it
+// (tmux may put it elsewhere: it keeps a cursor off padding and within the
+// line), and returns where it went.
+func moveTo(t *testing.T, x *tmuxOracle, session string, at, to Pos) Pos {
 	switch {
 	case to.Line > at.Line:
-		x.run("send", "-t", session, "-N", strconv.Itoa(to.Line-at.Line), "-X", "cursor-down")
+		at = tmuxCursor(t, x, session, []string{"send", "-t", session, "-N", strconv.Itoa(to.Line - at.Line), "-X", "cursor-down"})
 	case to.Line < at.Line:
-		x.run("send", "-t", session, "-N", strconv.Itoa(at.Line-to.Line), "-X", "cursor-up")
+		at = tmuxCursor(t, x, session, []string{"send", "-t", session, "-N", strconv.Itoa(at.Line - to.Line), "-X", "cursor-up"})
 	}
-	at = tmuxCursor(t, x, session)
 	switch {
 	case to.Col > at.Col:
-		x.run("send", "-t", session, "-N", strconv.Itoa(to.Col-at.Col), "-X", "cursor-right")
+		at = tmuxCursor(t, x, session, []string{"send", "-t", session, "-N", strconv.Itoa(to.Col - at.Col), "-X", "cursor-right"})
 	case to.Col < at.Col:
-		x.run("send", "-t", session, "-N", strconv.Itoa(at.Col-to.Col), "-X", "cursor-left")
+		at = tmuxCursor(t, x, session, []string{"send", "-t", session, "-N", strconv.Itoa(at.Col - to.Col), "-X", "cursor-left"})
 	}
+	return at
 }
 
 func checkCopy(t *testing.T, x *tmuxOracle, session string, tm *Terminal, rng *rand.Rand, kind SelectionKind) {
@@ -179,27 +199,23 @@ func checkCopy(t *testing.T, x *tmuxOracle, session string, tm *Terminal, rng *r
 	a := pick(rng.IntN(total))
 	c := pick(a.Line)
 
-	x.run("copy-mode", "-t", session)
-	defer x.run("send", "-t", session, "-X", "cancel")
-	x.run("send", "-t", session, "-X", "history-top")
-	moveTo(t, x, session, a)
-	anchor := tmuxCursor(t, x, session)
+	top := tmuxCursor(t, x, session, []string{"copy-mode", "-t", session}, []string{"send", "-t", session, "-X", "history-top"})
+	anchor := moveTo(t, x, session, top, a)
+	begin := [][]string{{"send", "-t", session, "-X", "begin-selection"}}
 	switch kind {
 	case SelectLines:
-		x.run("send", "-t", session, "-X", "select-line")
-	default:
-		x.run("send", "-t", session, "-X", "begin-selection")
-		if kind == SelectBlock {
-			x.run("send", "-t", session, "-X", "rectangle-toggle")
-		}
+		begin = [][]string{{"send", "-t", session, "-X", "select-line"}}
+	case SelectBlock:
+		begin = append(begin, []string{"send", "-t", session, "-X", "rectangle-toggle"})
 	}
-	moveTo(t, x, session, c)
-	cursor := tmuxCursor(t, x, session)
-	_ = exec.Command("tmux", "-L", x.socket, "delete-buffer").Run()
-	x.run("send", "-t", session, "-X", "copy-selection")
-	want, err := exec.Command("tmux", "-L", x.socket, "show-buffer").Output()
+	cursor := moveTo(t, x, session, tmuxCursor(t, x, session, begin...), c)
+	// Copied, out of copy mode, read and dropped, in one client. An empty
+	// selection makes no buffer: show-buffer fails, and what Terminal
+	// copies must be empty too.
+	want, err := exec.Command("tmux", "-L", x.socket, "send", "-t", session, "-X", "copy-selection", ";",
+		"send", "-t", session, "-X", "cancel", ";", "show-buffer", ";", "delete-buffer").Output()
 	if err != nil {
-		want = nil // tmux makes no buffer of an empty selection
+		want = nil
 	}
 	got := tm.Copy(anchor, cursor, kind)
 	require.Equal(t, string(want), got, "%v selection from %v to %v", kind, anchor, cursor)

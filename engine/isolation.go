@@ -357,6 +357,9 @@ type worktreeEnd struct {
 	stat    DiffStat
 	outcome string // Worktree*; "" when there was no worktree nor branch
 	err     error
+	// ignored names the files git ignores that kept a merged or empty
+	// worktree: removing it would have deleted them.
+	ignored string
 }
 
 // finishWorktree commits what attempt n left and removes the worktree and
@@ -396,6 +399,10 @@ func finishWorktree(wt worktree, n int, status string) worktreeEnd {
 		end.outcome = WorktreeKept
 		return end
 	}
+	if end.ignored = wt.ignoredFiles(5); end.ignored != "" {
+		end.outcome = WorktreeKept
+		return end
+	}
 	if end.err = wt.remove(); end.err != nil {
 		end.outcome = WorktreeKept
 	}
@@ -422,8 +429,12 @@ func (e *Engine) worktreeEnded(w *workerRT, n int, end worktreeEnd) {
 	switch end.outcome {
 	case WorktreeKept:
 		wr.DiffStat = end.stat
-		e.emit(Event{Type: EventWorktreeKept, WorkerID: w.spec.ID, Branch: iso.wt.branch,
-			Reason: fmt.Sprintf("%s, not merged: kept at %s (rostra diff %s, rostra merge %s)", end.stat, iso.wt.path, w.spec.ID, w.spec.ID)})
+		why := fmt.Sprintf("%s, not merged: kept at %s (rostra diff %s, rostra merge %s)", end.stat, iso.wt.path, w.spec.ID, w.spec.ID)
+		if end.ignored != "" {
+			why = fmt.Sprintf("kept at %s: it holds files git ignores (%s), which removing it would delete; take what you need, then git worktree remove --force %s",
+				iso.wt.path, end.ignored, iso.wt.path)
+		}
+		e.emit(Event{Type: EventWorktreeKept, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why})
 	case WorktreeRemovedMerged, WorktreeRemovedEmpty:
 		why := "merged into the workspace"
 		if end.outcome == WorktreeRemovedEmpty {

@@ -133,6 +133,9 @@ type MergeResult struct {
 	Stat          DiffStat
 	AlreadyMerged bool // nothing to do: the branch is in the workspace's HEAD
 	Removed       bool // the run is over, so the merged worktree and branch were removed
+	// IgnoredKept names the files git ignores that kept the merged
+	// worktree of a run that is over: removing it would delete them.
+	IgnoredKept string
 }
 
 // MergeWorktree merges worker's branch into the workspace's current branch
@@ -227,6 +230,9 @@ func runDriven(stateDir string) bool {
 // drives the run (during a run, the run's end does it).
 func removeAfterRun(res *MergeResult, wt worktree, live bool) error {
 	if live {
+		return nil
+	}
+	if res.IgnoredKept = wt.ignoredFiles(5); res.IgnoredKept != "" {
 		return nil
 	}
 	if err := wt.remove(); err != nil {

@@ -284,6 +284,30 @@ func (w worktree) remove() error {
 	return err
 }
 
+// ignoredFiles lists up to max of the files git ignores in the worktree
+// (a folder of them as the folder), "" when there are none or git cannot
+// say: `git worktree remove` deletes them, and a worker's result may be
+// one (an ignored out/).
+func (w worktree) ignoredFiles(max int) string {
+	if !w.exists() {
+		return ""
+	}
+	out, err := readGit(w.path).run("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory")
+	if err != nil {
+		return ""
+	}
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return listPaths(paths, max)
+}
+
 // isAncestor reports whether commit a is reachable from b.
 func isAncestor(repo, a, b string) (bool, error) {
 	return readGit(repo).test("merge-base", "--is-ancestor", a, b)

@@ -649,3 +649,36 @@ func TestReconcileFindsAnIsolatedWorkersFilesInItsWorktree(t *testing.T) {
 	_, err := os.Stat(filepath.Join(plan.Workspace, "out"))
 	assert.True(t, os.IsNotExist(err), "nothing in the shared workspace to find")
 }
+
+// TestRunEndKeepsAWorktreeHoldingIgnoredFiles: an isolated worker whose
+// only output is its result, in a folder the repository ignores, commits
+// nothing; the run's end must not remove its worktree (git worktree remove
+// deletes ignored files too), or the result the roster points at is gone.
+func TestRunEndKeepsAWorktreeHoldingIgnoredFiles(t *testing.T) {
+	plan, _ := gitPlan(t, isolated(withResult(WorkerSpec{ID: "reviewer"})))
+	appendTo(t, filepath.Join(plan.Workspace, ".gitignore"), "out/\n")
+	gitT(t, plan.Workspace, "commit", "-q", "-am", "ignore out/")
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	h.writeIn(fh.spec.Dir, "out/reviewer/result.json", `{"verdict":"fine"}`)
+	fh.finish(0)
+	h.event(EventRunFinished)
+	assert.Equal(t, StatusCompleted, h.dispatch("reviewer#1").Status)
+	h.shutdown()
+
+	st, err := ReadTeamState(plan.StateDir)
+	require.NoError(t, err)
+	result := filepath.Join(plan.StateDir, "worktrees", "reviewer", "out", "reviewer", "result.json")
+	assert.FileExists(t, result, "the worker's result survives the run's end")
+	assert.Equal(t, WorktreeKept, st.Workers[0].WorktreeOutcome)
+	kept := h.event(EventWorktreeKept)
+	assert.Contains(t, kept.Reason, "it holds files git ignores (out/)")
+
+	// rostra merge after the run: nothing to merge, and the worktree stays.
+	res, err := MergeWorktree(st, "reviewer")
+	require.NoError(t, err)
+	assert.True(t, res.AlreadyMerged)
+	assert.False(t, res.Removed)
+	assert.Equal(t, "out/", res.IgnoredKept)
+	assert.FileExists(t, result, "the worker's result survives rostra merge")
+}

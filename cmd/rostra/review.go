@@ -97,6 +97,9 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if res.Removed {
 		fmt.Fprintf(stdout, "the run is over: its worktree and branch %s are removed\n", res.Branch)
 	}
+	if res.IgnoredKept != "" {
+		fmt.Fprintf(stdout, "its worktree is kept: it holds files git ignores (%s), which removing it would delete\n", res.IgnoredKept)
+	}
 	return 0
 }
 

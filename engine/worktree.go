@@ -404,6 +404,12 @@ func makeRoom(wt worktree, now time.Time) (string, error) {
 			return "", fmt.Errorf("the worktree %s, left by an earlier run, has changes not committed (%s): commit them on %s or discard them (git worktree remove --force %s), then start the run again",
 				wt.path, changed, wt.branch, wt.path)
 		}
+		// Making room removes the worktree, and with it what git ignores
+		// there (a result in an ignored out/).
+		if ignored := wt.ignoredFiles(5); ignored != "" {
+			return "", fmt.Errorf("the worktree %s, left by an earlier run, holds files git ignores (%s), which removing it would delete: take what you need, then git worktree remove --force %s, and start the run again",
+				wt.path, ignored, wt.path)
+		}
 	} else if _, err := os.Lstat(wt.path); err == nil {
 		return "", fmt.Errorf("%s is in the way of worker %s's worktree and is not one; move it away", wt.path, wt.worker)
 	}

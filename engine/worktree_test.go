@@ -681,4 +681,11 @@ func TestRunEndKeepsAWorktreeHoldingIgnoredFiles(t *testing.T) {
 	assert.False(t, res.Removed)
 	assert.Equal(t, "out/", res.IgnoredKept)
 	assert.FileExists(t, result, "the worker's result survives rostra merge")
+
+	// A new run of the same name does not remove it either: it stops, and
+	// says what to do, as for uncommitted changes.
+	_, err = PrepareIsolation(plan, nil, t0)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "holds files git ignores (out/)")
+	assert.FileExists(t, result, "the worker's result survives a new run")
 }

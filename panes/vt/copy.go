@@ -50,11 +50,7 @@ func (t *Terminal) Snapshot() *Terminal {
 	s.sb = t.sb
 	s.sb.lines = slices.Clone(t.sb.lines)
 	s.sbScrolled = t.sbScrolled
-	s.styles.list = slices.Clone(t.styles.list)
-	s.styles.index = make(map[cellStyle]uint32, len(t.styles.list))
-	for i, st := range s.styles.list {
-		s.styles.index[st] = uint32(i)
-	}
+	s.styles = t.styles.clone()
 	s.clusters.list = slices.Clone(t.clusters.list)
 	s.clusters.index = nil
 	for i, c := range s.clusters.list {

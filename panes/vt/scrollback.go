@@ -210,11 +210,10 @@ func trimmedLen(cells []gridCell) int {
 	n := len(cells)
 	for n > 0 {
 		c := cells[n-1]
-		if (c.r == 0 || c.r == ' ') && c.s == 0 {
-			n--
-			continue
+		if uint32(c.r)&^' '|c.s != 0 { // not r ∈ {0, ' '} with s == 0
+			break
 		}
-		break
+		n--
 	}
 	return n
 }
@@ -286,14 +285,26 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 	for i := 0; i < len(cells); {
 		c := cells[i]
 		start := len(text)
-		if c.r >= 0 && c.r < 0x80 {
-			// ASCII run in one style.
-			j := i + 1
-			for j < len(cells) && cells[j].s == c.s && cells[j].r >= 0 && cells[j].r < 0x80 {
-				j++
+		if uint32(c.r) < 0x80 {
+			// ASCII run in one style, found and copied in one pass
+			// (a never-written cell is a space).
+			k := len(text)
+			text = slices.Grow(text, len(cells)-i)[:k+len(cells)-i]
+			out := text[k:]
+			m := 0
+			for _, d := range cells[i:] {
+				if d.s != c.s || uint32(d.r) >= 0x80 {
+					break
+				}
+				b := byte(d.r)
+				if b == 0 {
+					b = ' '
+				}
+				out[m] = b
+				m++
 			}
-			text = appendASCIICells(text, cells[i:j])
-			i = j
+			text = text[:k+m]
+			i += m
 		} else {
 			if i < used {
 				switch {

@@ -5,6 +5,7 @@
 package vt
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/charmbracelet/x/ansi"
@@ -53,11 +54,20 @@ type cellStyle struct {
 // styleTable interns styles; index 0 is always the default style. enc
 // holds each style's scrollback encoding (appendStyle), made once when the
 // style is interned rather than for every run of every line scrolled off.
+//
+// The index is an open-addressed hash table of its own (slots hold id+1, 0
+// is empty) rather than a map: an SGR change re-interns the pen, and with
+// the many 256-colour and truecolor pens of a coloured log the map's
+// generic hashing of the 16-byte key was on top of the profile.
 type styleTable struct {
 	list  []cellStyle
 	enc   []styleEnc
-	index map[cellStyle]uint32
+	bg    []uint32 // the id of each style's background-only style, or noStyle before first asked
+	slots []uint32
 }
+
+// noStyle marks a bg entry not computed yet.
+const noStyle = ^uint32(0)
 
 // styleEnc is a style's scrollback encoding: at most a mask byte, two of
 // attributes, one of underline style and three colours of three bytes.
@@ -77,23 +87,88 @@ func (st *styleTable) init() { st.reset() }
 func (st *styleTable) reset() {
 	st.list = append(st.list[:0], cellStyle{})
 	st.enc = append(st.enc[:0], encodeStyle(cellStyle{}))
-	if st.index == nil || len(st.index) > 64 {
-		st.index = make(map[cellStyle]uint32, 8)
+	st.bg = append(st.bg[:0], 0)
+	if len(st.slots) != 16 {
+		st.slots = make([]uint32, 16)
 	} else {
-		clear(st.index)
+		clear(st.slots)
 	}
-	st.index[cellStyle{}] = 0
+	st.place(0)
+}
+
+// clone is an independent copy of the table.
+func (st *styleTable) clone() styleTable {
+	return styleTable{
+		list:  slices.Clone(st.list),
+		enc:   slices.Clone(st.enc),
+		bg:    slices.Clone(st.bg),
+		slots: slices.Clone(st.slots),
+	}
+}
+
+// hash mixes every field of a style; the low bits pick the slot. It
+// reads the fields through a pointer: a copy of the struct made from its
+// fields and read back whole stalls on store forwarding.
+func (s *cellStyle) hash() uint64 {
+	h := (uint64(s.fg) | uint64(s.bg)<<32) * 0x9e3779b97f4a7c15
+	h ^= uint64(s.ulColor) | uint64(s.attrs)<<32 | uint64(s.ul)<<48
+	h *= 0xc2b2ae3d27d4eb4f
+	return h ^ h>>31
+}
+
+// lookup finds the id of style s.
+func (st *styleTable) lookup(s *cellStyle) (uint32, bool) {
+	mask := uint64(len(st.slots) - 1)
+	for i := s.hash() & mask; ; i = (i + 1) & mask {
+		v := st.slots[i]
+		if v == 0 {
+			return 0, false
+		}
+		if st.list[v-1] == *s {
+			return v - 1, true
+		}
+	}
+}
+
+// place puts id into the first free slot of its probe sequence.
+func (st *styleTable) place(id uint32) {
+	mask := uint64(len(st.slots) - 1)
+	for i := st.list[id].hash() & mask; ; i = (i + 1) & mask {
+		if st.slots[i] == 0 {
+			st.slots[i] = id + 1
+			return
+		}
+	}
 }
 
 func (st *styleTable) intern(s cellStyle) uint32 {
-	if id, ok := st.index[s]; ok {
+	if id, ok := st.lookup(&s); ok {
 		return id
 	}
 	id := uint32(len(st.list))
 	st.list = append(st.list, s)
 	st.enc = append(st.enc, encodeStyle(s))
-	st.index[s] = id
+	st.bg = append(st.bg, noStyle)
+	if 2*len(st.list) > len(st.slots) {
+		st.slots = make([]uint32, 2*len(st.slots))
+		for k := range st.list {
+			st.place(uint32(k))
+		}
+	} else {
+		st.place(id)
+	}
 	return id
+}
+
+// bgOf is the id of style id's background alone: the style erased cells
+// take.
+func (st *styleTable) bgOf(id uint32) uint32 {
+	if b := st.bg[id]; b != noStyle {
+		return b
+	}
+	b := st.intern(cellStyle{bg: st.list[id].bg})
+	st.bg[id] = b
+	return b
 }
 
 // styleCompactAt: past this many styles the table is rebuilt from the
@@ -152,31 +227,17 @@ func (t *Terminal) updatePen() {
 	if len(t.styles.list) >= styleCompactAt {
 		t.compactTables()
 	}
-	// A small cache in front of the map: logs switch among a handful of
-	// styles, and a map lookup per SGR shows in profiles.
-	for i := range t.penCache {
-		if e := &t.penCache[i]; e.ok && e.style == t.pen {
-			t.penID, t.penBgID = e.id, e.bgID
-			return
-		}
+	if t.pen == (cellStyle{}) { // SGR 0, the commonest change of all
+		t.penID, t.penBgID = 0, 0
+		return
 	}
 	t.penID = t.styles.intern(t.pen)
-	t.penBgID = t.styles.intern(cellStyle{bg: t.pen.bg})
-	t.penCache[t.penCacheNext] = penCacheEntry{t.pen, t.penID, t.penBgID, true}
-	t.penCacheNext = (t.penCacheNext + 1) % len(t.penCache)
-}
-
-// penCacheEntry remembers the table indices of a recent pen.
-type penCacheEntry struct {
-	style    cellStyle
-	id, bgID uint32
-	ok       bool
+	t.penBgID = t.styles.bgOf(t.penID)
 }
 
 // compactTables rebuilds the style and cluster tables from the cells of both
 // screens, renumbering every cell.
 func (t *Terminal) compactTables() {
-	t.penCache = [len(t.penCache)]penCacheEntry{}
 	oldStyles := t.styles.list
 	oldClusters := t.clusters.list
 	t.styles.list = nil
@@ -208,7 +269,7 @@ func (t *Terminal) compactTables() {
 		}
 	}
 	t.penID = t.styles.intern(t.pen)
-	t.penBgID = t.styles.intern(cellStyle{bg: t.pen.bg})
+	t.penBgID = t.styles.bgOf(t.penID)
 }
 
 // setSGR applies CSI ... m with tmux's rules (input_csi_dispatch_sgr): a

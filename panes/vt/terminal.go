@@ -135,8 +135,6 @@ type Terminal struct {
 	penID         uint32 // style-table index of pen
 	penBgID       uint32 // style-table index of pen's background only (erase)
 	penDirty      bool
-	penCache      [8]penCacheEntry
-	penCacheNext  int
 	styles        styleTable
 	clusters      clusterTable
 	lastRune      rune   // for REP
@@ -234,7 +232,6 @@ func (t *Terminal) resetState() {
 	t.penDirty = true
 	t.styles.reset()
 	t.clusters.reset()
-	t.penCache = [len(t.penCache)]penCacheEntry{}
 	t.updatePen()
 	t.resetTabs()
 	t.charsets = [2]bool{}

@@ -22,6 +22,7 @@ type cursedRenderer struct {
 	cellbuf       uv.ScreenBuffer
 	lastView      *View
 	prevLines     []string // rostra: the lines drawn into cellbuf last
+	prevClosed    bool     // rostra: each of prevLines ends with its styles closed
 	env           []string
 	term          string // the terminal type $TERM
 	width, height int
@@ -351,9 +352,14 @@ func (s *cursedRenderer) flush(closing bool) error {
 	// redraw only the lines whose text changed. The terminal renderer
 	// diffs only touched lines, and a clock tick changes a few titles: a
 	// full clear and draw made it parse and compare every cell of the
-	// frame once a second.
+	// frame once a second. A line drawn alone starts with the default
+	// style, so this holds only while every line of both frames ends with
+	// its styles closed (as lipgloss leaves them); else the frame is drawn
+	// whole.
 	lines := strings.Split(view.Content, "\n")
+	closed := linesCloseStyles(lines)
 	if s.lastView != nil && s.lastView.AltScreen && view.AltScreen && !closing &&
+		closed && s.prevClosed &&
 		len(lines) == len(s.prevLines) && len(lines) <= frameArea.Dy() {
 		for i, l := range lines {
 			if l == s.prevLines[i] {
@@ -369,7 +375,7 @@ func (s *cursedRenderer) flush(closing bool) error {
 		s.cellbuf.Clear()
 		content.Draw(s.cellbuf, s.cellbuf.Bounds())
 	}
-	s.prevLines = lines
+	s.prevLines, s.prevClosed = lines, closed
 
 	// If the frame height is greater than the screen height, we drop the
 	// lines from the top of the buffer.
@@ -969,4 +975,21 @@ func keyboardEnhancementsFlags(ke KeyboardEnhancements) int {
 		flags |= ansi.KittyReportAssociatedKeys
 	}
 	return flags
+}
+
+// linesCloseStyles reports whether each line leaves the default style
+// behind it (rostra): no escape sequence at all, or an SGR reset as its last
+// one. A line that leaves a style open passes it to the next line, which
+// then cannot be drawn alone.
+func linesCloseStyles(lines []string) bool {
+	for _, l := range lines {
+		i := strings.LastIndexByte(l, '\x1b')
+		if i < 0 {
+			continue
+		}
+		if rest := l[i:]; !strings.HasPrefix(rest, "\x1b[m") && !strings.HasPrefix(rest, "\x1b[0m") {
+			return false
+		}
+	}
+	return true
 }

@@ -167,7 +167,9 @@ loop:
 }
 
 // watchFinishes tells, until the engine stops, each time the run is seen
-// finished after an event (a coalescing signal).
+// finished after an event (a coalescing signal). It also binds the socket
+// again when the engine made the deleted state dir again: the socket went
+// with the folder, and no client could reach the run any more.
 func (s *Server) watchFinishes() <-chan struct{} {
 	sub := s.eng.Subscribe()
 	c := make(chan struct{}, 1)
@@ -177,8 +179,12 @@ func (s *Server) watchFinishes() <-chan struct{} {
 	}()
 	go func() {
 		for {
-			if _, ok := sub.Next(); !ok {
+			ev, ok := sub.Next()
+			if !ok {
 				return
+			}
+			if ev.Type == engine.EventStateDirRecreated {
+				s.rebind()
 			}
 			if s.eng.Snapshot().Status == engine.RunFinished {
 				select {
@@ -189,6 +195,17 @@ func (s *Server) watchFinishes() <-chan struct{} {
 		}
 	}()
 	return c
+}
+
+// rebind listens again in a state dir made again.
+func (s *Server) rebind() {
+	again, err := s.cfg.Listener.Rebind()
+	switch {
+	case err != nil:
+		fmt.Fprintf(s.log, "rostra server: the state dir was made again, but its socket could not be: %v (clients cannot reach this run; stop it with kill -TERM %d)\n", err, os.Getpid())
+	case again:
+		fmt.Fprintf(s.log, "rostra server: the state dir was made again: listening again on %s\n", s.cfg.Listener.Path())
+	}
 }
 
 // beginStop starts stopping the run (once): every attached UI is told why

@@ -338,3 +338,41 @@ func TestARunRetriedAfterItFinishedEndsTheServerWhenItFinishesAgain(t *testing.T
 	h.surf.handle("w00").end(0, "")
 	assert.Equal(t, 0, h.wait(), "the run finished again with no client attached: the server ends")
 }
+
+// TestTheServerAnswersAgainAfterItsStateDirIsMadeAgain: an agent deletes
+// the state dir (rm -rf .rostra); the engine makes it again and the run
+// goes on, and so does the server's socket: clients can still reach the
+// run (attach, status, stop), not only the one attached at the time.
+func TestTheServerAnswersAgainAfterItsStateDirIsMadeAgain(t *testing.T) {
+	h := startServer(t, 1, "")
+	sub := h.eng.Subscribe()
+	defer sub.Close()
+	// The folder goes at once (moved away, then deleted), as rm -rf does
+	// when nothing is written into it meanwhile.
+	gone := h.plan.StateDir + ".gone"
+	require.NoError(t, os.Rename(h.plan.StateDir, gone))
+	require.NoError(t, os.RemoveAll(gone))
+	for {
+		ev, ok := sub.Next()
+		require.True(t, ok)
+		if ev.Type == engine.EventStateDirRecreated {
+			break
+		}
+	}
+	require.Eventually(t, func() bool {
+		c, err := Dial(h.plan.StateDir)
+		if err != nil {
+			return false
+		}
+		c.Close()
+		return true
+	}, 10*time.Second, 10*time.Millisecond, "the server listens again in the state dir made again")
+	rep := control(t, h.plan.StateDir, Request{Op: OpStatus})
+	require.NotNil(t, rep.State)
+	assert.Equal(t, engine.RunRunning, rep.State.Status, "the run goes on: %v", h.eng.Err())
+	rep = control(t, h.plan.StateDir, Request{Op: OpStop})
+	assert.Equal(t, 130, rep.Code)
+	assert.Equal(t, 130, h.wait())
+	_, err := os.Stat(SocketPath(h.plan.StateDir))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the socket is removed at the end")
+}

@@ -19,6 +19,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -54,10 +55,16 @@ func withSocketAddr(stateDir string, f func(addr string) error) error {
 	return f("/proc/self/fd/" + strconv.Itoa(fd) + "/" + SocketName)
 }
 
-// Listener is the server's socket.
+// Listener is the server's socket. Rebind listens again at its path when
+// the state dir was deleted and made again (the engine does that, and the
+// run goes on): the socket went with the folder.
 type Listener struct {
-	*net.UnixListener
 	path string
+
+	mu     sync.Mutex
+	cur    *net.UnixListener
+	file   unix.Stat_t // the socket file cur made
+	closed bool
 }
 
 // Listen binds the run's socket in stateDir, which must exist. A socket
@@ -69,8 +76,20 @@ func Listen(stateDir string) (*Listener, error) {
 		c.Close()
 		return nil, fmt.Errorf("listen on %s: another rostra server answers there", path)
 	}
+	l, file, err := bind(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	return &Listener{path: path, cur: l, file: file}, nil
+}
+
+// bind removes what is at the socket's path (no server answers there) and
+// listens there, the socket private to this user.
+func bind(stateDir string) (*net.UnixListener, unix.Stat_t, error) {
+	var file unix.Stat_t
+	path := SocketPath(stateDir)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("remove the stale socket %s: %w", path, err)
+		return nil, file, fmt.Errorf("remove the stale socket %s: %w", path, err)
 	}
 	var l *net.UnixListener
 	err := withSocketAddr(stateDir, func(addr string) error {
@@ -79,25 +98,83 @@ func Listen(stateDir string) (*Listener, error) {
 		return err
 	})
 	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %w", path, err)
+		return nil, file, fmt.Errorf("listen on %s: %w", path, err)
 	}
 	// The listener's own name may be a /proc path that means nothing once
 	// the descriptor is closed: Close removes the socket by its real path.
 	l.SetUnlinkOnClose(false)
-	if err := os.Chmod(path, 0o600); err != nil {
+	err = os.Chmod(path, 0o600)
+	if err == nil {
+		err = unix.Lstat(path, &file)
+	}
+	if err != nil {
 		l.Close()
 		_ = os.Remove(path)
-		return nil, fmt.Errorf("make %s private: %w", path, err)
+		return nil, file, fmt.Errorf("make %s private: %w", path, err)
 	}
-	return &Listener{UnixListener: l, path: path}, nil
+	return l, file, nil
 }
 
 // Path is the socket's path.
 func (l *Listener) Path() string { return l.path }
 
+// AcceptUnix waits for the next client, on the socket bound last.
+func (l *Listener) AcceptUnix() (*net.UnixConn, error) {
+	for {
+		l.mu.Lock()
+		cur := l.cur
+		l.mu.Unlock()
+		c, err := cur.AcceptUnix()
+		if err != nil && errors.Is(err, net.ErrClosed) {
+			l.mu.Lock()
+			rebound := l.cur != cur && !l.closed
+			l.mu.Unlock()
+			if rebound {
+				continue
+			}
+		}
+		return c, err
+	}
+}
+
+// Rebind listens again at the socket's path when the socket there is gone
+// (its folder was deleted and made again) or is not this server's; it
+// reports whether it did.
+func (l *Listener) Rebind() (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return false, net.ErrClosed
+	}
+	if l.bound() {
+		return false, nil
+	}
+	fresh, file, err := bind(filepath.Dir(l.path))
+	if err != nil {
+		return false, err
+	}
+	old := l.cur
+	l.cur, l.file = fresh, file
+	_ = old.Close() // its file went with the folder; its Accept moves on to fresh
+	return true, nil
+}
+
+// bound reports whether the file at the socket's path is the one l bound.
+func (l *Listener) bound() bool {
+	var at unix.Stat_t
+	if err := unix.Lstat(l.path, &at); err != nil {
+		return false
+	}
+	return at.Dev == l.file.Dev && at.Ino == l.file.Ino
+}
+
 // Close stops listening and removes the socket.
 func (l *Listener) Close() error {
-	err := l.UnixListener.Close()
+	l.mu.Lock()
+	l.closed = true
+	cur := l.cur
+	l.mu.Unlock()
+	err := cur.Close()
 	if rerr := os.Remove(l.path); rerr != nil && !errors.Is(rerr, fs.ErrNotExist) && err == nil {
 		err = rerr
 	}

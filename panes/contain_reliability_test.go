@@ -61,9 +61,14 @@ func supervised(t *testing.T) string {
 	return kind
 }
 
+// TestReliabilityContainment runs the helper once per kind, the kinds in
+// parallel: each helper is a process of its own (its own reaper, cgroup
+// and namespace), and most of each one's time is waiting on real stop
+// graces.
 func TestReliabilityContainment(t *testing.T) {
 	for _, kind := range allContainments {
 		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
 			t.Log(runSupervised(t, "TestSupervisedAttempts", kind))
 		})
 	}

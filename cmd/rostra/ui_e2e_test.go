@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/tmuxtest"
 )
 
 const e2eRunFile = `version: 1
@@ -67,7 +68,9 @@ func newTmux(t *testing.T, name string) tmuxServer {
 	// A socket of its own per test: a server being killed by the test
 	// before may still be exiting under its name.
 	s := tmuxServer{t: t, socket: "rostra-" + name + "-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(tmuxSeq.Add(1), 10)}
-	t.Cleanup(func() { _ = exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	stop, err := tmuxtest.Guard(s.socket)
+	require.NoError(t, err)
+	t.Cleanup(stop)
 	return s
 }
 

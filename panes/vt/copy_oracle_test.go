@@ -54,11 +54,11 @@ func TestCopyMatchesTmux(t *testing.T) {
 	pool := make(chan string, oracleServers())
 	for i := range cap(pool) {
 		x := &tmuxOracle{t: t, socket: fmt.Sprintf("rostra-copy-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), i)}
+		guardTmux(t, x.socket)
 		// A history no stream fills: tmux trims a full one in chunks, which
 		// would shift its line numbers against Terminal's.
 		x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(copyHistory),
 			";", "set", "-g", "exit-empty", "off", ";", "set", "-g", "mode-keys", "vi")
-		t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 		pool <- x.socket
 	}
 

@@ -293,8 +293,8 @@ func TestKeyTableAgainstTmux(t *testing.T) {
 			}
 			out := filepath.Join(t.TempDir(), "keys.bin")
 			spec := fmt.Sprintf("%s|%x|%d|%s", sock, mode.set, len(played), out)
+			guardTmux(t, sock)
 			tmux("start-server", ";", "set", "-s", "extended-keys", "on", ";", "set", "-g", "exit-empty", "off")
-			t.Cleanup(func() { _ = exec.Command("tmux", "-L", sock, "kill-server").Run() })
 			tmux("new-session", "-d", "-s", "k", "-x", "80", "-y", "10", "-e", keyDumpEnv+"="+spec,
 				fmt.Sprintf("stty raw -echo; exec '%s' -test.run='^$'", self))
 			require.Eventually(t, func() bool {

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/internal/tmuxtest"
 )
 
 const corpusDir = "testdata/term"
@@ -58,6 +60,16 @@ func loadCorpus(t testing.TB) []corpusItem {
 type tmuxOracle struct {
 	t      *testing.T
 	socket string
+}
+
+// guardTmux kills the tmux server of socket, and removes its socket, when
+// the test ends, or when the test process ends without its cleanup (a
+// timeout, a SIGKILL).
+func guardTmux(t *testing.T, socket string) {
+	t.Helper()
+	stop, err := tmuxtest.Guard(socket)
+	require.NoError(t, err)
+	t.Cleanup(stop)
 }
 
 func (x *tmuxOracle) run(args ...string) string {
@@ -473,9 +485,9 @@ func TestTermMatchesTmux(t *testing.T) {
 	pool := make(chan *tmuxOracle, oracleServers())
 	for i := range cap(pool) {
 		x := &tmuxOracle{t: t, socket: fmt.Sprintf("rostra-term-%d-%d-%d", os.Getpid(), time.Now().UnixNano(), i)}
+		guardTmux(t, x.socket)
 		x.run("start-server", ";", "set", "-g", "status", "off", ";", "set", "-g", "history-limit", strconv.Itoa(oracleHistory),
 			";", "set", "-g", "exit-empty", "off")
-		t.Cleanup(func() { _ = exec.Command("tmux", "-L", x.socket, "kill-server").Run() })
 		pool <- x
 	}
 	check := func(t *testing.T, it corpusItem, n int, data []byte) {

@@ -72,6 +72,7 @@ workers:
 						_ = syscall.Kill(pid, syscall.SIGKILL)
 					}
 				})
+				stateDir := filepath.Join(ws, ".rostra", "esc")
 				cmd, out := startBin(t, ws, "leaver#1 started on wrapper", "run", "--headless")
 				require.Eventually(t, func() bool { return len(processesNamed(name)) == 1 }, 10*time.Second, 10*time.Millisecond,
 					"the escapee never ran:\n%s", out.String())
@@ -80,6 +81,14 @@ workers:
 					require.NoError(t, cmd.Wait(), out.String())
 					assert.Empty(t, processesNamed(name), "the escapee outlived the run (%s)", kind)
 				} else {
+					// The started line is printed from the engine's event,
+					// before the row that names the surface and containment
+					// is saved: a SIGKILL must come after the save, or the
+					// state tells nothing to check.
+					require.Eventually(t, func() bool {
+						st, err := engine.ReadTeamState(stateDir)
+						return err == nil && len(st.Dispatches) == 1 && st.Dispatches[0].Containment == kind
+					}, 10*time.Second, 10*time.Millisecond, "the started attempt's row is never saved with its containment:\n%s", out.String())
 					require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
 					_ = cmd.Wait()
 					if kind == "tracking" {
@@ -90,7 +99,6 @@ workers:
 							"the escapee outlived its SIGKILLed rostra (%s)", kind)
 					}
 				}
-				stateDir := filepath.Join(ws, ".rostra", "esc")
 				st, err := engine.ReadTeamState(stateDir)
 				require.NoError(t, err)
 				require.Len(t, st.Dispatches, 1)

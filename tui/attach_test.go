@@ -112,3 +112,70 @@ func TestPtysFollowTheUIUsedLast(t *testing.T) {
 	c, _ = sizes.Get(first)
 	assert.Equal(t, wantBig, c, "the UI left takes the sizes over")
 }
+
+// An attached client's program starts with its size and gets the same size
+// again as a WindowSizeMsg that bubbletea sends from a goroutine, at any
+// later time: that late message is not the client being used, and must
+// not take the ptys from a client typed into since (server
+// TestTwoClientsAtDifferentSizes waited 10 s on it under load).
+func TestALateFirstWindowSizeDoesNotTakeThePtys(t *testing.T) {
+	var stops int
+	f := fakeRun(t, 2, 100, 30)
+	sizes := &PaneSizes{sizes: map[string][2]int{}, def: [2]int{120, 40}}
+	started := func(w, h int) *Model {
+		m := New(f, Options{Now: func() time.Time { return testNow }, Attached: true, Sizes: sizes, Width: w, Height: h,
+			Stop: func() error { stops++; return nil }})
+		m.Init()
+		return m
+	}
+	big := started(200, 50)
+	small := started(100, 30)
+	first := f.plan.Workers[0].ID
+	wantSmall, _ := small.target(0)
+	wantBig, _ := big.target(0)
+	require.NotEqual(t, wantBig, wantSmall)
+	c, _ := sizes.Get(first)
+	assert.Equal(t, wantSmall, c, "the client attached last sets the sizes from its start")
+
+	press(big, "tab")
+	c, _ = sizes.Get(first)
+	require.Equal(t, wantBig, c, "a key claims the sizes for the big UI")
+	small.Update(tea.WindowSizeMsg{Width: 100, Height: 30})
+	c, _ = sizes.Get(first)
+	assert.Equal(t, wantBig, c, "small's first size, delivered late, leaves them to big")
+
+	small.Update(tea.WindowSizeMsg{Width: 110, Height: 30})
+	wantResized, _ := small.target(0)
+	small.Update(resizeMsg{seq: small.resizeSeq})
+	c, _ = sizes.Get(first)
+	assert.Equal(t, wantResized, c, "a real resize of small's terminal claims them")
+}
+
+// A UI resizes the ptys off its goroutine: a resize it queued while it
+// owned the sizes, and that runs only after another UI claimed them and
+// resized, must not undo the new owner's sizes (the server's
+// TestTwoClientsAtDifferentSizes saw the small client's late resize win).
+func TestAResizeQueuedBeforeAnotherUIClaimedIsDropped(t *testing.T) {
+	var stops int
+	f := fakeRun(t, 2, 100, 30)
+	sizes := &PaneSizes{sizes: map[string][2]int{}, def: [2]int{120, 40}}
+	big := attachedModel(t, f, sizes, &stops, 200, 50)
+	small := attachedModel(t, f, sizes, &stops, 90, 24) // not the size the ptys opened at
+	first := f.plan.Workers[0].ID
+	wantBig, wantBigRows := big.target(0)
+	wantSmall, _ := small.target(0)
+	require.NotEqual(t, wantBig, wantSmall)
+
+	stale := small.applySizes(true) // small owns the sizes: its resize is queued
+	require.NotNil(t, stale)
+	press(big, "tab")
+	resize := big.applySizes(true)
+	require.NotNil(t, resize)
+	resize()
+	stale()
+	f.mu.Lock()
+	h := f.handles[first]
+	f.mu.Unlock()
+	c, r := h.term.Size()
+	assert.Equal(t, [2]int{wantBig, wantBigRows}, [2]int{c, r}, "the pty keeps the size of the UI used last")
+}

@@ -182,8 +182,14 @@ func (m *Model) Interrupted() bool { return m.interrupted }
 // terminal for its background colour (the auto theme, and the colours
 // children ask for); the clock is armed by Update only while something on
 // screen changes with time.
+//
+// A UI that starts with its size (an attached client's, from its hello)
+// claims the ptys' sizes here, on its first step: bubbletea delivers that
+// same size again as a WindowSizeMsg from a goroutine of its own, at any
+// time later, and a claim then would take the ptys from a client used in
+// between.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
+	return tea.Batch(m.claimSizes(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -288,9 +294,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
+		// A resize is the human using this UI: it claims the ptys' sizes.
+		// The same size again is not (Init claimed for the first one).
+		resized := msg.Width != m.width || msg.Height != m.height
 		m.width, m.height = msg.Width, msg.Height
 		m.fillPanel(false)
-		if m.opts.Sizes != nil {
+		if resized && m.opts.Sizes != nil {
 			m.opts.Sizes.claim(m)
 		}
 		return m.layoutChanged()

@@ -26,12 +26,17 @@ import (
 // different sizes: the ptys follow the layout of the UI used last (tmux's
 // `window-size latest`): a UI claims the sizes when it gets a key, a click,
 // a paste or a new window size, and only the owner sets them; the others
-// draw each pane's screen cropped or padded to their own cells.
+// draw each pane's screen cropped or padded to their own cells. A UI
+// resizes the ptys off its goroutine (resizeAll), and only while it still
+// owns the sizes: a resize queued by a UI that has lost them since must
+// not undo the new owner's.
 type PaneSizes struct {
 	mu    sync.Mutex
 	sizes map[string][2]int
 	def   [2]int
 	owner *Model
+
+	resizing sync.Mutex // held by resizeAll across its check and its resizes
 }
 
 // claim makes m the owner; it reports whether the owner changed.
@@ -43,6 +48,19 @@ func (s *PaneSizes) claim(m *Model) bool {
 	}
 	s.owner = m
 	return true
+}
+
+// resizeAll runs m's resizes of the ptys if m still owns the sizes; the
+// resizes of two UIs never interleave, so the owner's come last.
+func (s *PaneSizes) resizeAll(m *Model, jobs []func()) {
+	s.resizing.Lock()
+	defer s.resizing.Unlock()
+	if !s.owns(m) {
+		return
+	}
+	for _, j := range jobs {
+		j()
+	}
 }
 
 // owns reports whether m sets the sizes.
@@ -210,8 +228,13 @@ func (m *Model) applySizes(all bool) tea.Cmd {
 		return nil
 	}
 	// A Resize takes the lock the pty reader holds while it feeds the
-	// emulator: do it off the UI goroutine.
+	// emulator: do it off the UI goroutine, where another UI may have
+	// claimed the sizes by the time it runs (resizeAll).
 	return func() tea.Msg {
+		if m.opts.Sizes != nil {
+			m.opts.Sizes.resizeAll(m, jobs)
+			return nil
+		}
 		for _, j := range jobs {
 			j()
 		}

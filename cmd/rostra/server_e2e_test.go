@@ -73,12 +73,19 @@ func detachedRun(t *testing.T, ws string, args ...string) int {
 	return pid
 }
 
-// stopServer ends what a test left: rostra stop, then SIGKILL.
+// stopServer ends what a test left: rostra stop, then SIGKILL. A server
+// that outlives its stop is a bug: the test fails with what tells why
+// (what stop said, and the server's goroutines, dumped by a SIGABRT into
+// server.log).
 func stopServer(t *testing.T, ws string, pid int) {
+	var said string
+	var stopped time.Time
 	if alive(pid) {
 		stop := exec.Command(rostraBin, "stop")
 		stop.Dir = ws
-		_ = stop.Run()
+		out, err := stop.CombinedOutput()
+		stopped = time.Now()
+		said = fmt.Sprintf("rostra stop (%v) said: %s", err, out)
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for alive(pid) && time.Now().Before(deadline) {
@@ -86,9 +93,33 @@ func stopServer(t *testing.T, ws string, pid int) {
 	}
 	// Only a server of this test's workspace is killed.
 	if cmdline, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/cmdline"); alive(pid) && strings.Contains(string(cmdline), ws) {
-		t.Errorf("server pid %d still runs after rostra stop: killing it", pid)
+		stacks, _ := exec.Command("sh", "-c", "for f in /proc/"+strconv.Itoa(pid)+"/task/*/stack; do echo \"$f:\"; cat \"$f\"; done").CombinedOutput()
+		_ = syscall.Kill(pid, syscall.SIGABRT)
+		for end := time.Now().Add(5 * time.Second); alive(pid) && time.Now().Before(end); {
+			time.Sleep(20 * time.Millisecond)
+		}
 		_ = syscall.Kill(pid, syscall.SIGKILL)
+		var logs []string
+		for _, f := range serverLogs(ws) {
+			b, _ := os.ReadFile(f)
+			logs = append(logs, f+":\n"+string(b))
+		}
+		t.Errorf("server pid %d still runs %v after rostra stop returned (load %s): killed it.\n%s\nkernel stacks:\n%s\n%s",
+			pid, time.Since(stopped).Round(time.Millisecond), loadAverage(), said, stacks, strings.Join(logs, "\n"))
 	}
+}
+
+// serverLogs are the server.log files of the runs in ws.
+func serverLogs(ws string) []string {
+	logs, _ := filepath.Glob(filepath.Join(ws, ".rostra", "*", serverLogFile))
+	return logs
+}
+
+// loadAverage is /proc/loadavg's first three figures.
+func loadAverage() string {
+	b, _ := os.ReadFile("/proc/loadavg")
+	f := strings.Fields(string(b))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 // lsServerPid is the pid rostra ls gives for the server of stateDir (and

@@ -17,8 +17,10 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"sync"
 	"syscall"
+	"time"
 )
 
 type diskJob struct {
@@ -124,8 +126,17 @@ func (d *diskWriter) run() {
 		d.runGuard()
 		for _, j := range jobs {
 			err := d.do(j)
-			if err != nil && d.runGuard() {
-				err = d.do(j) // the folder was made again under it
+			for try := 0; err != nil && try < deletedRetries; try++ {
+				if !d.runGuard() {
+					if !errors.Is(err, fs.ErrNotExist) {
+						break
+					}
+					// A name the write made was deleted under it: an rm -rf
+					// of the state dir under way, which the guard sees once
+					// the folder itself is gone. Let it finish.
+					time.Sleep(deletedPause)
+				}
+				err = d.do(j) // the folder was made again under it, or may be
 			}
 			if errors.Is(err, syscall.ENOSPC) && d.freeReserve != nil && d.freeReserve() {
 				if d.do(j) == nil {
@@ -157,6 +168,14 @@ func (d *diskWriter) run() {
 		}
 	}
 }
+
+// deletedRetries and deletedPause bound how long a write whose files are
+// being deleted (rm -rf of the state dir) waits for the deletion to end
+// before it counts as failed.
+const (
+	deletedRetries = 10
+	deletedPause   = 20 * time.Millisecond
+)
 
 func (d *diskWriter) do(j *diskJob) error {
 	switch {

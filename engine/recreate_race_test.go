@@ -1,0 +1,41 @@
+//go:build linux
+
+// recreate_race_test.go races rm -rf of the state dir with the engine's
+// state writes: rm can delete the temporary file of a write in progress
+// (or its folder) before the folder itself is gone, and the run must go on
+// all the same, not stop as for a full disk.
+package engine
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestRmRfWhileTheStateIsWrittenDoesNotStopTheRun(t *testing.T) {
+	for round := range 12 {
+		plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+		h := startHarness(t, plan)
+		h.opened(h.pane)
+		h.event(EventWorkerDispatched)
+		stop, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				h.eng.do(func() { h.eng.dirty = true }) // a state write each batch
+			}
+		}()
+		_ = os.RemoveAll(plan.StateDir) // may meet a write's new file: "directory not empty"
+		close(stop)
+		<-done
+		h.sync()
+		require.NoError(t, h.eng.Err(), "round %d: the run stopped", round)
+		h.shutdown()
+	}
+}

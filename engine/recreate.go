@@ -105,11 +105,27 @@ type recreated struct {
 func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 	var r recreated
 	path := e.plan.StateDir
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
-	}
-	if err := claimStateDir(path); err != nil {
-		return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
+	e.sfs.mu.Lock()
+	held := e.sfs.dir
+	e.sfs.mu.Unlock()
+	if dir, err := openDir(path); err == nil && sameFile(held, dir) {
+		// The folder is still the one rostra holds, its files deleted (an
+		// rm -rf that met a file written meanwhile): it is rostra's, and
+		// only its marker is written again.
+		dir.Close()
+		if err := WriteFileAtomic(filepath.Join(path, MarkerFile), []byte(markerText), 0o600); err != nil {
+			return r, fmt.Errorf("make the deleted files of the state dir %s again: %w", path, err)
+		}
+	} else {
+		if err == nil {
+			dir.Close()
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
+		}
+		if err := claimStateDir(path); err != nil {
+			return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
+		}
 	}
 	if err := writeGitignore(e.plan); err != nil {
 		r.failed = append(r.failed, GitignoreFile+": "+err.Error())
@@ -120,6 +136,7 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 	}
 	e.sfs.mu.Lock()
 	old := e.sfs.dir
+	same := sameFile(old, dir)
 	e.sfs.dir = dir
 	logs := make([]*outputLog, 0, len(e.sfs.logs))
 	for l := range e.sfs.logs {
@@ -127,9 +144,17 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 	}
 	e.sfs.mu.Unlock()
 	old.Close()
-	// The lock on the deleted folder no longer keeps a second rostra out of
-	// the new one.
-	r.relock, r.lockErr = AcquireRunLock(path)
+	if same {
+		// Only its files went: the lock on the folder holds; its note
+		// is written again.
+		if err := writeLockNote(path); err != nil {
+			r.failed = append(r.failed, LockFile+": "+err.Error())
+		}
+	} else {
+		// The lock on the deleted folder no longer keeps a second rostra
+		// out of the new one.
+		r.relock, r.lockErr = AcquireRunLock(path)
+	}
 
 	f, err := e.sfs.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
@@ -169,8 +194,16 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 // guardStateDir is the disk writer's guard: it makes the state dir again
 // when it is gone.
 func (e *Engine) guardStateDir(state []byte) (bool, error) {
+	// An rm -rf that met a file written meanwhile ("directory not empty")
+	// leaves the folder but takes events.jsonl: the log would go on in a
+	// file no name reaches, and be lost with it.
 	if !e.sfs.gone() {
-		return false, nil
+		if !e.log.unlinked() {
+			return false, nil
+		}
+		// The rm may still be under way: give it the time to take the
+		// folder too, or to give up on it.
+		time.Sleep(deletedPause)
 	}
 	r, err := e.recreateStateDir(state)
 	if err != nil {
@@ -237,6 +270,26 @@ func (e *Engine) stopStateWatch() {
 		e.stateTimer = nil
 	}
 	e.stateMu.Unlock()
+}
+
+// sameFile reports whether a and b are one file (the state dir's folder,
+// held before and opened again).
+func sameFile(a, b *os.File) bool {
+	var sa, sb unix.Stat_t
+	if unix.Fstat(int(a.Fd()), &sa) != nil || unix.Fstat(int(b.Fd()), &sb) != nil {
+		return false
+	}
+	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
+}
+
+// unlinked reports whether the log's file has no name left (deleted under
+// rostra); false when it cannot tell.
+func (l *EventLog) unlinked() bool {
+	var st unix.Stat_t
+	if unix.Fstat(int(l.f.Fd()), &st) != nil {
+		return false
+	}
+	return st.Nlink == 0
 }
 
 // moveTo copies the log's file (deleted with its folder, still open) into

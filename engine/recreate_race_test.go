@@ -8,8 +8,10 @@ package engine
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
 
@@ -31,11 +33,18 @@ func TestRmRfWhileTheStateIsWrittenDoesNotStopTheRun(t *testing.T) {
 				h.eng.do(func() { h.eng.dirty = true }) // a state write each batch
 			}
 		}()
-		_ = os.RemoveAll(plan.StateDir) // may meet a write's new file: "directory not empty"
+		err := os.RemoveAll(plan.StateDir) // may meet a write's new file: "directory not empty"
 		close(stop)
 		<-done
 		h.sync()
 		require.NoError(t, h.eng.Err(), "round %d: the run stopped", round)
 		h.shutdown()
+		// Whether rm took the folder or only its files, the run's record
+		// is on disk at the end: events.jsonl whole, from its first line.
+		events, rerr := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+		require.NoError(t, rerr, "round %d (rm: %v)", round, err)
+		require.NotEmpty(t, events, "round %d (rm: %v)", round, err)
+		assert.Equal(t, EventRunStarted, events[0].Type, "round %d (rm: %v)", round, err)
+		assert.Equal(t, EventRunInterrupted, events[len(events)-1].Type, "round %d (rm: %v)", round, err)
 	}
 }

@@ -322,10 +322,13 @@ func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet, limit t
 			}
 		}
 		how, data := p.promptBytes(prompt, promptFile)
+		// Counted before the write: a tty in cooked mode echoes as it
+		// takes the bytes, and the reader may count the echo before
+		// Write returns.
+		written := p.outputBytes.Load()
 		if _, err := p.master.Write(data); err != nil {
 			return
 		}
-		written := p.outputBytes.Load()
 		// Enter as its own write, once the child has taken the text in (it
 		// echoes it) and quietened: a TUI that reads its input only once it
 		// has finished starting (gemini, qwen) reads a CR that waits in the

@@ -448,3 +448,32 @@ func TestPTYChildLeadsASessionOnThePTY(t *testing.T) {
 	assert.Contains(t, string(log), "sid:"+strconv.Itoa(p.Pid())+" pid:"+strconv.Itoa(p.Pid()))
 	assert.Contains(t, string(log), "ctty:ok")
 }
+
+// TestPTYTypedEnterFollowsAQuickEcho: Enter is typed once the child has
+// echoed the prompt and gone quiet. A child that echoes at once (a tty in
+// cooked mode echoes as it takes the bytes) can have echoed before the
+// output counter was read after the write; the wait must not then take
+// that echo for missing and hold Enter back for ten quiet spells. Run a
+// few times: the echo beats the read in about one start in six.
+func TestPTYTypedEnterFollowsAQuickEcho(t *testing.T) {
+	const quiet = 100 * time.Millisecond
+	for i := range 12 {
+		_, newScreen := newRecScreen()
+		l := newLaunch(t, []string{"cat"})
+		l.TypePrompt = []byte("hello")
+		l.TypeQuiet = quiet
+		start := time.Now()
+		p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
+		require.NoError(t, err)
+		select {
+		case how := <-p.PromptDelivered():
+			assert.Equal(t, "keys", how)
+		case <-time.After(10 * time.Second):
+			t.Fatal("prompt never delivered")
+		}
+		// Ready after one quiet spell, Enter after the echo and another:
+		// a wait for an echo already counted lasts 10 quiet spells.
+		assert.Less(t, time.Since(start), 10*quiet, "start %d: Enter held back after the echo", i)
+		require.NoError(t, p.Close())
+	}
+}

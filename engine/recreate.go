@@ -22,6 +22,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -113,6 +114,11 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 		// rm -rf that met a file written meanwhile): it is rostra's, and
 		// only its marker is written again.
 		dir.Close()
+		// Whatever has the log's name now is not rostra's log (a file
+		// moved there, a link): the log is written again in its place.
+		if err := os.Remove(filepath.Join(path, EventsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return r, fmt.Errorf("make the deleted files of the state dir %s again: %w", path, err)
+		}
 		if err := WriteFileAtomic(filepath.Join(path, MarkerFile), []byte(markerText), 0o600); err != nil {
 			return r, fmt.Errorf("make the deleted files of the state dir %s again: %w", path, err)
 		}

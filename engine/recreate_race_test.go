@@ -48,3 +48,32 @@ func TestRmRfWhileTheStateIsWrittenDoesNotStopTheRun(t *testing.T) {
 		assert.Equal(t, EventRunInterrupted, events[len(events)-1].Type, "round %d (rm: %v)", round, err)
 	}
 }
+
+// TestAnEventsLogReplacedDuringTheRunIsWrittenAgain: a worker moves a file
+// of its own over events.jsonl (or plants a link there); the log rostra
+// holds lost its name, so it is written again in its place, whole, and the
+// run goes on; nothing is written through the link.
+func TestAnEventsLogReplacedDuringTheRunIsWrittenAgain(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	h := startHarness(t, plan)
+	h.opened(h.pane)
+	h.event(EventWorkerDispatched)
+	h.sync()
+	bait := filepath.Join(t.TempDir(), "bait.txt")
+	require.NoError(t, os.WriteFile(bait, []byte("not rostra's\n"), 0o644))
+	tmp := filepath.Join(plan.StateDir, "planted")
+	require.NoError(t, os.Symlink(bait, tmp))
+	require.NoError(t, os.Rename(tmp, filepath.Join(plan.StateDir, EventsFile)))
+	h.eng.do(func() { h.eng.dirty = true }) // a write asks the guard
+	h.event(EventStateDirRecreated)
+	h.sync()
+	require.NoError(t, h.eng.Err())
+	h.shutdown()
+	data, err := os.ReadFile(bait)
+	require.NoError(t, err)
+	assert.Equal(t, "not rostra's\n", string(data))
+	events, err := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+	require.NoError(t, err)
+	assert.Equal(t, EventRunStarted, events[0].Type)
+	assert.Equal(t, EventRunInterrupted, events[len(events)-1].Type)
+}

@@ -73,6 +73,10 @@ func cloneGrid(g *screenGrid) *screenGrid {
 	}
 	c := &screenGrid{lines: make([]gridLine, len(g.lines))}
 	for i, l := range g.lines {
+		if l.shared() {
+			c.lines[i] = l
+			continue
+		}
 		cells := slices.Clone(l.cells[:cap(l.cells)])
 		c.lines[i] = gridLine{cells: cells[:len(l.cells)], used: l.used, wrapped: l.wrapped}
 	}

@@ -9,12 +9,50 @@
 package vt
 
 import (
+	"unsafe"
+
 	"github.com/mattn/go-runewidth"
 )
 
 type gridCell struct {
 	r rune
 	s uint32
+}
+
+// blankRow backs every row that was never written: such a row's cells are
+// a window onto it, shared by all rows of all Terminals, and a write makes
+// the row its own first (own). A quiet pane's screen then costs its row
+// headers, not 8 bytes a cell (38 KB at 120×40). Nothing may write into
+// it: every write to a row's cells goes through own, blank or a fresh row.
+var blankRow [maxCols]gridCell
+
+// blankCellsOf returns a never-written row of cols cells.
+func blankCellsOf(cols int) []gridCell { return blankRow[:cols:cols] }
+
+// shared reports whether the row's cells are still blankRow's.
+func (l *gridLine) shared() bool {
+	return cap(l.cells) > 0 && unsafe.SliceData(l.cells) == &blankRow[0]
+}
+
+// own makes the row's cells its own, to be written.
+func (l *gridLine) own() []gridCell {
+	if l.shared() {
+		l.cells = make([]gridCell, len(l.cells))
+	}
+	return l.cells
+}
+
+// blank blanks the whole row in style, including the cells kept beyond
+// the width after the pane narrowed; a shared row blanked in the default
+// style stays shared.
+func (l *gridLine) blank(style uint32) {
+	if l.shared() {
+		if style == 0 {
+			return
+		}
+		l.own()
+	}
+	blankLine(l.cells, style)
 }
 
 // blankLine blanks a whole row, including the cells kept beyond the
@@ -72,7 +110,7 @@ func (t *Terminal) printASCII(b []byte) {
 			t.wrapForPrint()
 		}
 		line := &t.scr.lines[t.y]
-		cells := line.cells
+		cells := line.own()
 		n := t.cols - t.x
 		if n > len(b) {
 			n = len(b)
@@ -176,7 +214,7 @@ func (t *Terminal) printCell(r rune, w int) {
 		return
 	}
 	line := &t.scr.lines[t.y]
-	cells := line.cells
+	cells := line.own()
 	x := t.x
 	// tmux's screen_write_overwrite: the right half of a wide character
 	// loses its left half; then, unless a narrow character replaces a
@@ -216,7 +254,7 @@ func (t *Terminal) combine(r rune) {
 	if x >= t.cols {
 		x = t.cols - 1
 	}
-	cells := t.scr.lines[t.y].cells
+	cells := t.scr.lines[t.y].own()
 	if cells[x].r == wideCont && x > 0 {
 		x--
 	}
@@ -303,7 +341,7 @@ func (t *Terminal) scrollUpLines(top, bot, n int, toHistory bool, bg uint32) {
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped, l.used = false, 0
-		blankLine(l.cells, bg)
+		l.blank(bg)
 		lines[bot-n+1+i] = l
 	}
 	t.scratchLines = leaving[:0]
@@ -334,7 +372,7 @@ func (t *Terminal) scrollDownLines(top, bot, n int, insert bool) {
 	for i := range leaving {
 		l := leaving[i]
 		l.wrapped, l.used = false, 0
-		blankLine(l.cells, bg)
+		l.blank(bg)
 		lines[top+i] = l
 	}
 	t.scratchLines = leaving[:0]
@@ -375,14 +413,18 @@ func (t *Terminal) eraseCells(y, from, to int) {
 		line.used, line.wrapped = 0, false
 		t.unwrapRow(y - 1)
 	}
-	cells := line.cells
+	bg := t.bgID()
+	if bg == 0 && line.shared() {
+		return // blank already
+	}
+	cells := line.own()
 	if to == t.cols {
 		// Erasing to the end of the row also drops what a narrower pane
 		// keeps beyond its width.
 		cells = cells[:cap(cells)]
 		to = len(cells)
 	}
-	blankCells(cells[from:to], t.bgID())
+	blankCells(cells[from:to], bg)
 }
 
 func (t *Terminal) eraseLines(from, to int) {
@@ -408,7 +450,7 @@ func (t *Terminal) insertCellsStyled(n int, blank uint32) {
 	// Like tmux, no repair of wide characters cut by the shift: Window
 	// draws their orphaned halves as blanks.
 	line := &t.scr.lines[t.y]
-	cells := line.cells
+	cells := line.own()
 	copy(cells[x+n:], cells[x:t.cols-n])
 	blankCells(cells[x:x+n], blank)
 	if x+n < t.cols {
@@ -428,7 +470,7 @@ func (t *Terminal) deleteCells(n int) {
 	}
 	t.changed = true
 	line := &t.scr.lines[t.y]
-	cells := line.cells
+	cells := line.own()
 	copy(cells[x:], cells[x+n:])
 	if x+n < t.cols {
 		line.used = max(line.used, t.cols-n)
@@ -469,6 +511,10 @@ func (t *Terminal) resize(cols, rows int) {
 		t.alt = nil // blank anyway when it next comes up
 	} else {
 		for i := range t.alt.lines {
+			if t.alt.lines[i].shared() {
+				t.alt.lines[i].cells = blankCellsOf(cols)
+				continue
+			}
 			t.alt.lines[i].cells = resizeCells(t.alt.lines[i].cells, oldCols, cols)
 			t.alt.lines[i].used = min(t.alt.lines[i].used, cols)
 		}
@@ -523,7 +569,7 @@ func (t *Terminal) resizeScreenRows(s *screenGrid, rows, cy int) int {
 		}
 		nl = append(nl, s.lines...)
 		for len(nl) < rows {
-			nl = append(nl, gridLine{cells: blankCells(make([]gridCell, t.cols), 0)})
+			nl = append(nl, gridLine{cells: blankCellsOf(t.cols)})
 		}
 		s.lines = nl
 		cy += pulled

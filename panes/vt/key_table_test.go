@@ -239,7 +239,12 @@ func TestMain(m *testing.M) {
 		keyDump(spec)
 		return
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if msg := blankRowDirty(); msg != "" && code == 0 {
+		fmt.Fprintln(os.Stderr, msg)
+		code = 1
+	}
+	os.Exit(code)
 }
 
 // keyDump: spec is "SOCKET|MODE-HEX|COUNT|OUT".

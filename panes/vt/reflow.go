@@ -138,6 +138,10 @@ func (t *Terminal) reflow(cols int) {
 		if !r.decoded {
 			t.reflowDecode(r)
 		}
+		if r.line.used == 0 {
+			lines[i] = gridLine{cells: blankCellsOf(cols), wrapped: r.wrapped}
+			continue
+		}
 		cells := make([]gridCell, max(cols, r.line.used))
 		blankCells(cells, 0)
 		copy(cells, r.line.cells[:min(r.line.used, len(r.line.cells))])

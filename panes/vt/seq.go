@@ -128,7 +128,7 @@ func (t *Terminal) handleEsc(cmd ansi.Cmd) {
 		if final == '8' { // DECALN: fill with E
 			t.changed = true
 			for y := range t.rows {
-				cells := t.scr.lines[y].cells
+				cells := t.scr.lines[y].own()
 				for x := range cells {
 					cells[x] = gridCell{'E', 0}
 				}
@@ -642,7 +642,7 @@ func (t *Terminal) setAltScreen(on, saveCursor bool) {
 			t.alt = t.newScreen()
 		} else {
 			for i := range t.alt.lines {
-				blankLine(t.alt.lines[i].cells, 0)
+				t.alt.lines[i].blank(0)
 				t.alt.lines[i].wrapped, t.alt.lines[i].used = false, 0
 			}
 		}

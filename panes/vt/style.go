@@ -249,6 +249,9 @@ func (t *Terminal) compactTables() {
 			continue
 		}
 		for li := range s.lines {
+			if s.lines[li].shared() {
+				continue // blank: nothing to renumber, and not ours to write
+			}
 			cells := s.lines[li].cells
 			for ci := range cells {
 				c := &cells[ci]

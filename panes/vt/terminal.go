@@ -172,6 +172,9 @@ type Terminal struct {
 	encRuns      []encRun
 }
 
+// maxCols is the widest a Terminal gets.
+const maxCols = 4096
+
 // New returns an empty terminal of the given size.
 func New(cols, rows int, opts Options) *Terminal {
 	cols, rows = clampSize(cols, rows)
@@ -186,10 +189,12 @@ func New(cols, rows int, opts Options) *Terminal {
 	t.styles.init()
 	t.replies.onReply = opts.OnReply
 	t.parser = ansi.NewParser()
-	// DCS, SOS, PM and APC strings are dropped (OSC strings Terminal
-	// collects itself): a bounded buffer keeps a 1 MB one from growing
-	// memory (the tail is dropped, the parse goes on).
-	t.parser.SetDataSize(4096)
+	// OSC and DCS strings never reach the parser (feedOSC, skipDCS); the
+	// SOS, PM and APC strings it collects are dropped unread, so its
+	// buffer holds one byte (the rest is dropped, the parse goes on): a
+	// bounded buffer keeps a 1 MB string from growing memory, and a
+	// 4 KiB one was half of an empty pane's heap.
+	t.parser.SetDataSize(1)
 	t.parser.SetHandler(ansi.Handler{
 		Print:     t.handlePrint,
 		Execute:   t.handleExecute,
@@ -211,8 +216,8 @@ func clampSize(cols, rows int) (int, int) {
 	if rows < 1 {
 		rows = 1
 	}
-	if cols > 4096 {
-		cols = 4096
+	if cols > maxCols {
+		cols = maxCols
 	}
 	if rows > 4096 {
 		rows = 4096
@@ -252,7 +257,7 @@ func (t *Terminal) resetState() {
 func (t *Terminal) newScreen() *screenGrid {
 	s := &screenGrid{lines: make([]gridLine, t.rows)}
 	for i := range s.lines {
-		s.lines[i].cells = blankCells(make([]gridCell, t.cols), 0)
+		s.lines[i].cells = blankCellsOf(t.cols)
 	}
 	return s
 }

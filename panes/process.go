@@ -349,27 +349,56 @@ func (p *process) drain() {
 	}
 }
 
+// readRoom: a chunk takes another read while it has this much room, a
+// pty's most.
+const readRoom = 4 << 10
+
 // readChunk waits for output and reads one chunk into a pooled buffer
 // (nil when nothing was read): a reader waiting on a quiet child holds no
 // buffer. It reports whether the stream goes on.
+//
+// A pty gives at most 4 KiB a read (the line discipline's buffer); in a
+// flood the next 4 KiB is usually there already, so the chunk takes reads
+// until the stream has nothing more right now or the buffer is nearly
+// full: one log write, one queue push and one screen write per 32 KiB
+// instead of per 4 KiB. Nothing waits for it (the first read that would
+// block ends the chunk), so a key's echo goes on at once, and bytes held
+// here for the microseconds of the next read are no less safe than in the
+// kernel's buffer.
 func (p *process) readChunk(rc syscall.RawConn) ([]byte, bool) {
 	var b []byte
 	var rerr error
 	err := rc.Read(func(fd uintptr) bool {
 		b = getChunk()[:feedChunk]
-		var n int
+		n := 0
+		rerr = nil
 		for {
-			n, rerr = syscall.Read(int(fd), b)
-			if rerr != syscall.EINTR {
+			m, err := syscall.Read(int(fd), b[n:])
+			if err == syscall.EINTR {
+				continue
+			}
+			if m > 0 {
+				n += m
+			}
+			if n == 0 || err != nil || m <= 0 {
+				// The stream's state after the last read: an error or
+				// its end is told now when nothing was read, else on the
+				// next call, which reads the same again.
+				if n == 0 {
+					rerr = err
+				}
+				break
+			}
+			if len(b)-n < readRoom {
 				break
 			}
 		}
-		if rerr == syscall.EAGAIN {
+		if n == 0 && rerr == syscall.EAGAIN {
 			putChunk(b)
 			b = nil
 			return false // wait until readable
 		}
-		if n <= 0 {
+		if n == 0 {
 			putChunk(b)
 			b = nil
 		} else {

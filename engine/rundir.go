@@ -245,7 +245,18 @@ func recordUnsavedAttempts(plan *Plan, st *TeamState, now time.Time) int {
 // previous/<timestamp>/. The lock note, the marker and earlier archives
 // stay, and so does anything rostra did not write.
 func archiveRun(stateDir string, now time.Time) (string, error) {
-	dest := filepath.Join(stateDir, PreviousDir, now.UTC().Format("20060102T150405.000Z"))
+	prev := filepath.Join(stateDir, PreviousDir)
+	if fi, err := os.Lstat(prev); err == nil && !fi.IsDir() {
+		// A worker of the last run may have planted it: the run's files
+		// would move wherever it points.
+		what := "not a folder"
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			target, _ := os.Readlink(prev)
+			what = "a symlink (to " + target + ")"
+		}
+		return "", fmt.Errorf("archive finished run: %s is %s; rostra never moves a run through it: remove it and run again", prev, what)
+	}
+	dest := filepath.Join(prev, now.UTC().Format("20060102T150405.000Z"))
 	if err := os.MkdirAll(dest, 0o700); err != nil {
 		return "", fmt.Errorf("archive finished run: %w", err)
 	}

@@ -249,3 +249,26 @@ func TestReliabilityResumeRefusesWhileTheRunsRostraLives(t *testing.T) {
 		})
 	}
 }
+
+// TestArchivingNeverMovesARunThroughAPlantedPreviousLink: a worker of the
+// last run replaced previous/ with a link to a folder of the user's; the
+// next run archives into the state dir or refuses, and moves nothing out.
+func TestArchivingNeverMovesARunThroughAPlantedPreviousLink(t *testing.T) {
+	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	prep, err := PrepareStateDir(plan, false, t0)
+	require.NoError(t, err)
+	require.NoError(t, prep.Lock.Release())
+	finishedState(t, plan.StateDir)
+	outside := t.TempDir()
+	require.NoError(t, os.Symlink(outside, filepath.Join(plan.StateDir, PreviousDir)))
+
+	prep, err = PrepareStateDir(plan, false, t0)
+	if err == nil {
+		prep.Lock.Release()
+	} else {
+		assert.Contains(t, err.Error(), "is a symlink")
+	}
+	moved, rerr := os.ReadDir(outside)
+	require.NoError(t, rerr)
+	assert.Empty(t, moved, "nothing of the run is moved through the link")
+}

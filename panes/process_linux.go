@@ -349,7 +349,16 @@ func startTime(pid int) uint64 {
 
 // waitExitNoReap blocks until pid has exited, leaving it a zombie, so that
 // its pid stays reserved until cmd.Wait reaps it under p.mu.
+//
+// It waits in the runtime's poller on a pidfd (readable once the process
+// has exited): a running attempt then parks a goroutine, where a waitid(2)
+// blocked in the kernel held an OS thread of its own (with its 16 KiB
+// system stack and 32 KiB signal stack) for the attempt's whole life. A
+// kernel without pidfd_open (before 5.3) gets the blocking wait.
 func waitExitNoReap(pid int) {
+	if waitExitPolled(pid) {
+		return
+	}
 	var info unix.Siginfo
 	for {
 		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
@@ -357,6 +366,35 @@ func waitExitNoReap(pid int) {
 			return // on any other error, cmd.Wait reports what happened
 		}
 	}
+}
+
+// waitExitPolled waits for pid's exit through a pidfd in the poller; false
+// when it cannot (then nothing was waited for).
+func waitExitPolled(pid int) bool {
+	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
+	if err != nil {
+		return false
+	}
+	f := os.NewFile(uintptr(fd), "pidfd")
+	defer f.Close()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return false
+	}
+	err = rc.Read(func(fd uintptr) bool {
+		for {
+			// WNOHANG: nothing to wait for yet leaves si_signo 0.
+			var info unix.Siginfo
+			err := unix.Waitid(unix.P_PIDFD, int(fd), &info, unix.WEXITED|unix.WNOWAIT|unix.WNOHANG, nil)
+			if err == syscall.EINTR {
+				continue
+			}
+			// Exited, or an error cmd.Wait will report; else wait
+			// until the pidfd is readable.
+			return err != nil || info.Signo != 0
+		}
+	})
+	return err == nil
 }
 
 func (p *process) isMember(pid int, start uint64) bool {

@@ -437,6 +437,11 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 		markdown = title + "\n\n> Note: " + note + "\n" + rest
 	}
 	dir := filepath.Join(stateDir, ReportsDir)
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// A worker may write in the state dir: the report goes nowhere else.
+		target, _ := os.Readlink(dir)
+		return "", summary, fmt.Errorf("%s is a symlink (to %s); rostra never writes through a link in its state dir: remove it and run again", dir, target)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", summary, fmt.Errorf("create reports folder: %w", err)
 	}

@@ -297,3 +297,19 @@ func TestWriteReportTwiceInTheSameSecondKeepsBoth(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, entries, 3, "no temporary file is left")
 }
+
+// TestWriteReportNeverWritesThroughAPlantedReportsLink: reports/ replaced
+// by a link to a folder of the user's; the report is refused, naming it,
+// and nothing is written there.
+func TestWriteReportNeverWritesThroughAPlantedReportsLink(t *testing.T) {
+	dir, _ := reportStateDir(t)
+	outside := t.TempDir()
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, ReportsDir)))
+	require.NoError(t, os.Symlink(outside, filepath.Join(dir, ReportsDir)))
+	_, _, err := WriteReport(dir, time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC))
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), filepath.Join(dir, ReportsDir)+" is a symlink (to "+outside+")")
+	written, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, written)
+}

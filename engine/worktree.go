@@ -101,6 +101,12 @@ func (w worktree) ensure() error {
 
 // register makes the worktree's record and branch, without its files.
 func (w worktree) register() error {
+	// The worktrees folder is in the state dir, where workers can write: a
+	// link planted there would have the worktree made wherever it points.
+	if fi, err := os.Lstat(filepath.Dir(w.path)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(filepath.Dir(w.path))
+		return fmt.Errorf("%s is a symlink (to %s); rostra never makes a worktree through a link in its state dir: remove it", filepath.Dir(w.path), target)
+	}
 	if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
 		return fmt.Errorf("make the worktrees folder: %w", err)
 	}

@@ -689,3 +689,20 @@ func TestRunEndKeepsAWorktreeHoldingIgnoredFiles(t *testing.T) {
 	assert.Contains(t, err.Error(), "holds files git ignores (out/)")
 	assert.FileExists(t, result, "the worker's result survives a new run")
 }
+
+// TestAPlantedWorktreesLinkIsNeverFollowed: <state_dir>/worktrees replaced
+// by a link to a folder of the user's (a worker of an earlier run can
+// write there); no worktree is made through it: the attempt fails, naming
+// the link.
+func TestAPlantedWorktreesLinkIsNeverFollowed(t *testing.T) {
+	plan, _ := gitPlan(t, isolated(withResult(WorkerSpec{ID: "a"})))
+	outside := t.TempDir()
+	require.NoError(t, os.MkdirAll(plan.StateDir, 0o700))
+	require.NoError(t, os.Symlink(outside, filepath.Join(plan.StateDir, WorktreesDir)))
+	h := startHarness(t, plan)
+	failed := h.event(EventWorkerFailed)
+	assert.Contains(t, failed.Reason, filepath.Join(plan.StateDir, WorktreesDir)+" is a symlink (to "+outside+")")
+	made, err := os.ReadDir(outside)
+	require.NoError(t, err)
+	assert.Empty(t, made, "nothing is made through the link")
+}

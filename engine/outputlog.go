@@ -44,11 +44,13 @@ func (l *outputLog) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// ReadAt holds the lock through the read: relocate swaps and closes the
+// file under it, and a read of the old one would fail and the screen skip
+// what it asked for. The reader's Write waits the length of one pread.
 func (l *outputLog) ReadAt(p []byte, off int64) (int, error) {
 	l.mu.Lock()
-	f := l.f
-	l.mu.Unlock()
-	return f.ReadAt(p, off)
+	defer l.mu.Unlock()
+	return l.f.ReadAt(p, off)
 }
 
 func (l *outputLog) Stat() (fs.FileInfo, error) {

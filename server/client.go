@@ -349,3 +349,13 @@ func (cc *Conn) Do(req Request) (Reply, error) {
 
 // Close ends the connection.
 func (cc *Conn) Close() error { return cc.c.Close() }
+
+// WaitServerExit waits, at most d, for the server to close the connection,
+// as it does by exiting once it has answered a stop; it reports whether it
+// did.
+func (cc *Conn) WaitServerExit(d time.Duration) bool {
+	_ = cc.c.SetReadDeadline(time.Now().Add(d))
+	_, err := io.Copy(io.Discard, cc.c)
+	var ne net.Error
+	return !(errors.As(err, &ne) && ne.Timeout())
+}

@@ -57,6 +57,9 @@ func (s *Server) control(c net.Conn, fr *FrameReader) {
 		switch req.Op {
 		case OpStop, OpWait, OpFollow:
 			_ = WriteJSON(c, FrameReply, s.blocking(c, req))
+			if req.Op == OpStop {
+				s.holdUntilExit(c)
+			}
 			return
 		}
 		if err := WriteJSON(c, FrameReply, s.answer(req)); err != nil {
@@ -206,6 +209,20 @@ func (s *Server) send(req Request) Reply {
 		how = "pasted (bracketed)"
 	}
 	return Reply{Note: fmt.Sprintf("%s: %d bytes %s", req.Worker, len(b), how)}
+}
+
+// holdUntilExit keeps a stop's connection open until this process exits,
+// once the run is over: the client learns that the server has gone (and
+// the run's lock is free) when the kernel closes it.
+func (s *Server) holdUntilExit(c net.Conn) {
+	select {
+	case <-s.over:
+	default:
+		return // the client went before the run was over
+	}
+	s.mu.Lock()
+	s.held[c] = struct{}{}
+	s.mu.Unlock()
 }
 
 // blocking handles stop, wait and follow: each waits for the run (or an

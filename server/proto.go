@@ -161,7 +161,7 @@ const (
 	OpCancel = "cancel"
 	OpSend   = "send"   // type Text (and Enter) into the worker's pane
 	OpScreen = "screen" // Reply.Screen: the worker's current screen as text
-	OpStop   = "stop"   // answered once every worker has stopped, with Code
+	OpStop   = "stop"   // answered once every worker has stopped, with Code; then held open until the server exits
 	OpWait   = "wait"   // answered when the run has finished or stopped, with Code
 	OpFollow = "follow" // answered when the worker's attempt Attempt has ended
 )

@@ -68,6 +68,10 @@ type Server struct {
 	mu       sync.Mutex
 	sessions map[*session]struct{}
 	conns    map[net.Conn]struct{}
+	// held are the connections of `rostra stop`s answered: open until the
+	// process exits, so that each stop returns once the server has gone
+	// (the run's lock released), not merely once the workers have.
+	held     map[net.Conn]struct{}
 	stopping string // why the run is being stopped; "" while it is not
 
 	left    chan struct{} // a session ended
@@ -99,6 +103,7 @@ func New(cfg Config) *Server {
 		started:  cfg.Now(),
 		sessions: map[*session]struct{}{},
 		conns:    map[net.Conn]struct{}{},
+		held:     map[net.Conn]struct{}{},
 		left:     make(chan struct{}, 1),
 		stopReq:  make(chan string, 1),
 		over:     make(chan struct{}),
@@ -315,8 +320,11 @@ func (s *Server) accept() {
 			defer func() {
 				s.mu.Lock()
 				delete(s.conns, c)
+				_, held := s.held[c]
 				s.mu.Unlock()
-				_ = c.Close()
+				if !held {
+					_ = c.Close()
+				}
 			}()
 			s.serveConn(c)
 		}()

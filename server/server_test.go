@@ -376,3 +376,31 @@ func TestTheServerAnswersAgainAfterItsStateDirIsMadeAgain(t *testing.T) {
 	_, err := os.Stat(SocketPath(h.plan.StateDir))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the socket is removed at the end")
 }
+
+// A stop is answered once the workers are stopped; its connection then
+// stays open until the server's process exits (the kernel closes it), so
+// that rostra stop returns only when the server has gone and the run's
+// lock is free: here the process is the test's, so it stays open even
+// after Serve has returned.
+func TestAStopsConnectionIsHeldUntilTheProcessExits(t *testing.T) {
+	h := startServer(t, 1, "")
+	cc, err := Control(h.plan.StateDir)
+	require.NoError(t, err)
+	defer cc.Close()
+	rep, err := cc.Do(Request{Op: OpStop})
+	require.NoError(t, err)
+	assert.Equal(t, 130, rep.Code)
+	assert.Equal(t, 130, h.wait())
+	assert.False(t, cc.WaitServerExit(200*time.Millisecond), "the stop's connection closed before the process exited")
+
+	// A status client's connection is closed by Serve as ever.
+	h2 := startServer(t, 1, "")
+	sc, err := Control(h2.plan.StateDir)
+	require.NoError(t, err)
+	defer sc.Close()
+	_, err = sc.Do(Request{Op: OpStatus})
+	require.NoError(t, err)
+	h2.srv.Stop("the test")
+	assert.Equal(t, 130, h2.wait())
+	assert.True(t, sc.WaitServerExit(10*time.Second), "Serve closes the other connections")
+}

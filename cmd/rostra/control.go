@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -124,8 +125,21 @@ func (c *controlCmd) do(r runRef, req server.Request, stdout io.Writer) int {
 	if rep.Note != "" {
 		fmt.Fprintln(stdout, rep.Note)
 	}
+	// The server answers a stop once the workers are stopped and the state
+	// saved, then ends its clients and its process, and closes this
+	// connection by exiting: stop returns after that, so that a rostra run
+	// --resume right after it finds the run free.
+	if req.Op == server.OpStop && rep.Error == "" && !cc.WaitServerExit(stopExitWait) {
+		fmt.Fprintf(c.stderr, "rostra %s: the run stopped, but its server has not exited after %s (its log: %s)\n",
+			c.name, stopExitWait, filepath.Join(r.stateDir, serverLogFile))
+	}
 	return rep.Code
 }
+
+// stopExitWait bounds how long rostra stop waits for the server to exit
+// once the run has stopped (it ends its clients, at most 10 s each, and
+// the processes left to it, at most stop_grace and a few seconds).
+const stopExitWait = time.Minute
 
 const retryUsage = `usage: rostra retry [--run PATH] WORKER
 
@@ -198,8 +212,8 @@ func runSend(args []string, stdout, stderr io.Writer) int {
 const stopUsage = `usage: rostra stop [--run PATH]
 
 Stops the run as q then s does: every worker is stopped gracefully, the
-state files are completed, and the server ends. Exits with the run's code
-(130 when workers were still running).
+state files are completed, and the server ends; returns once it has
+exited. Exits with the run's code (130 when workers were still running).
 `
 
 func runStop(args []string, stdout, stderr io.Writer) int {

@@ -209,6 +209,18 @@ func runWorkspace(t testing.TB, runYAML string) string {
 	t.Helper()
 	ws := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(runYAML), 0o644))
+	// A served run outlives the terminal by design, so a test that failed
+	// before it stopped its run would leave the server and its workers
+	// behind, in a state dir about to be removed: stop it first (cleanups
+	// run last-in first-out, the folder's removal after this).
+	t.Cleanup(func() {
+		stop := exec.Command(rostraBin, "stop")
+		stop.Dir = ws
+		out, _ := stop.CombinedOutput()
+		if stop.ProcessState == nil || stop.ProcessState.ExitCode() != 2 { // 2: no server runs
+			t.Logf("the test left its run's server running: rostra stop said %s", out)
+		}
+	})
 	return ws
 }
 

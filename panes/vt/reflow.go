@@ -217,8 +217,10 @@ func (t *Terminal) reflowJoin(out, rows []reflowRow, cols, yy, width int, alread
 		return out
 	}
 	toWrapped := to.wrapped
-	left := from.used - want
-	if left != 0 {
+	// from is nil when every row taken was empty (a row can wrap with
+	// nothing on it: a wide character printed in a one-column pane); then
+	// nothing is left of them.
+	if from != nil && from.used != want {
 		// The rest of the last row stays, moved to its start.
 		rest := append([]gridCell(nil), from.line.cells[want:from.used]...)
 		t.reflowSetRow(from, rest, from.wrapped)

@@ -358,6 +358,19 @@ func TestTermResizeRandomNoPanic(t *testing.T) {
 	}
 }
 
+// A wide character printed in a one-column pane leaves a row that wraps
+// with nothing on it; a reflow that joins only such rows once dereferenced
+// the row it never took (found by FuzzTerm in CI, seed
+// reflow-join-blank-wrapped).
+func TestTermReflowJoinsRowsThatWrapEmpty(t *testing.T) {
+	tm := New(1, 4, Options{Scrollback: 50})
+	feedString(t, tm, "中中中")
+	tm.Resize(20, 4)
+	checkInvariants(t, tm)
+	tm.Resize(3, 4)
+	checkInvariants(t, tm)
+}
+
 func checkInvariants(t testing.TB, tm *Terminal) {
 	cols, rows := tm.Size()
 	x, y, _ := tm.Cursor()

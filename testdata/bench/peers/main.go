@@ -121,15 +121,16 @@ func main() {
 		if want("one") {
 			add("one/bare", bareDrain(big, 1))
 			for _, p := range peers {
-				child, shown := floodRun(p, dir, big, 1)
+				child, shown, cpu := floodRun(p, dir, big, 1)
 				add("one/"+p.name, child)
 				add("one-shown/"+p.name, shown)
+				add("one-cpu/"+p.name, cpu)
 			}
 		}
 		if want("four") {
 			add("four/bare", bareDrain(half, 4))
 			for _, p := range peers {
-				child, _ := floodRun(p, dir, half, 4)
+				child, _, _ := floodRun(p, dir, half, 4)
 				add("four/"+p.name, child)
 			}
 		}
@@ -205,6 +206,9 @@ func report(res map[string][]float64, peers []peer) {
 		row(fmt.Sprintf("one pane, cat %d MiB: child's time (MiB/s; × bare)", *mib), fmt.Sprintf("%.2f s (%.0f)", b, rate(b)), func(n string) string {
 			v := m("one/" + n)
 			return fmt.Sprintf("%.2f s (%.0f; %.2f×)", v, rate(v), v/b)
+		})
+		row("  the peer's CPU per MiB (emulator, log, drawing)", "—", func(n string) string {
+			return fmt.Sprintf("%.1f ms", m("one-cpu/"+n)*1000/float64(*mib))
 		})
 		row("  last line shown after the child exits", "—", func(n string) string {
 			if v := m("one-shown/" + n); v >= 0 {
@@ -355,16 +359,17 @@ func waitFile(path string, d time.Duration) ([]byte, error) {
 }
 
 // floodRun runs n cats of path under p; it returns the children's time
-// (first start to last end) and how long after the last child's end its
-// closing marker showed in the outer terminal.
-func floodRun(p peer, dir, path string, n int) (float64, float64) {
+// (first start to last end), how long after the last child's end its
+// closing marker showed in the outer terminal, and the peer's CPU seconds
+// from its start until then (its start-up included, its workers' not).
+func floodRun(p peer, dir, path string, n int) (float64, float64, float64) {
 	cmds := []string{}
 	for i := range n {
 		ts := filepath.Join(dir, fmt.Sprintf("t%d", i))
 		_ = os.Remove(ts)
 		cmds = append(cmds, fmt.Sprintf(`s=$(date +%%s%%N); cat %s; e=$(date +%%s%%N); echo "$s $e" > %s.tmp; mv %s.tmp %s; echo; echo DONE-MARK-%d; exec sleep 600`, path, ts, ts, ts, i))
 	}
-	_, err := p.start(dir, cmds)
+	pid, err := p.start(dir, cmds)
 	must(err)
 	defer p.stop()
 	var first, last int64
@@ -390,8 +395,22 @@ func floodRun(p peer, dir, path string, n int) (float64, float64) {
 			time.Sleep(10 * time.Millisecond)
 		}
 	}
-	return float64(last-first) / 1e9, shown
+	return float64(last-first) / 1e9, shown, peerCPU(p, pid)
 }
+
+// peerCPU is the CPU seconds pid and p's other pids have used so far.
+func peerCPU(p peer, pid int) float64 {
+	t := cpuTicks(pid)
+	if p.also != nil {
+		for _, o := range p.also() {
+			t += cpuTicks(o)
+		}
+	}
+	return float64(t) / ticksPerSecond
+}
+
+// ticksPerSecond is USER_HZ, the unit of /proc/<pid>/stat's times.
+const ticksPerSecond = 100
 
 // cpuTicks is utime+stime of pid and its threads, in clock ticks.
 func cpuTicks(pid int) int64 { return statTicks(pid, 11, 12) }
@@ -472,7 +491,7 @@ func idleWindow(p peer, pid int, cpu func(int) int64) float64 {
 	t0, c0 := time.Now(), ticks()
 	time.Sleep(time.Duration(*idleSecs) * time.Second)
 	c1 := ticks()
-	return float64(c1-c0) / 100 / time.Since(t0).Seconds() * 100
+	return float64(c1-c0) / ticksPerSecond / time.Since(t0).Seconds() * 100
 }
 
 // rssRun returns the RSS per kept line (16 panes × 10,000 lines over 16

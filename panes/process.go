@@ -130,7 +130,6 @@ type process struct {
 	screen   Screen
 	toScreen func(dst, b []byte) []byte // translation for the screen, appended to dst; nil = as read
 	toBuf    []byte                     // the feeder's buffer for toScreen
-	onOutput func([]byte)               // called by the reader for every chunk
 
 	feed      *feedQueue    // nil without a screen
 	screenFed chan struct{} // closed when the feeder has written every byte
@@ -429,9 +428,6 @@ func (p *process) consume(b []byte) bool {
 		if f := p.outputWake.Swap(nil); f != nil {
 			(*f)()
 		}
-	}
-	if p.onOutput != nil {
-		p.onOutput(b)
 	}
 	return logged
 }

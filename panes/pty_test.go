@@ -186,12 +186,7 @@ func TestPTYTypePromptAsKeysExactlyOnce(t *testing.T) {
 	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	select {
-	case how := <-p.PromptDelivered():
-		assert.Equal(t, "keys", how)
-	case <-time.After(5 * time.Second):
-		t.Fatal("prompt never delivered")
-	}
+	assert.Equal(t, "keys", waitDelivered(t, p, 5*time.Second, "prompt never delivered"))
 	assert.GreaterOrEqual(t, time.Since(start), l.TypeQuiet)
 	_, open := <-p.PromptDelivered()
 	assert.False(t, open, "delivered once, then closed")
@@ -232,12 +227,7 @@ func TestPTYTypePromptWaitsForRawMode(t *testing.T) {
 	p, err := StartPTY(l, PTYOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	select {
-	case how := <-p.PromptDelivered():
-		assert.Equal(t, "keys", how)
-	case <-time.After(10 * time.Second):
-		t.Fatal("prompt never delivered")
-	}
+	assert.Equal(t, "keys", waitDelivered(t, p, 10*time.Second, "prompt never delivered"))
 	waitDone(t, p, 10*time.Second)
 	require.NoError(t, p.Close())
 	log, err := os.ReadFile(l.OutputLog)
@@ -296,12 +286,7 @@ func TestPTYTypePromptIntoALineReaderThatStaysSilent(t *testing.T) {
 	p, err := StartPTY(l, PTYOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	select {
-	case how := <-p.PromptDelivered():
-		assert.Equal(t, "keys", how)
-	case <-time.After(DefaultTypeReadyLimit / 2):
-		t.Fatal("the prompt waited for the limit: the read was not seen")
-	}
+	assert.Equal(t, "keys", waitDelivered(t, p, DefaultTypeReadyLimit/2, "the prompt waited for the limit: the read was not seen"))
 	waitDone(t, p, 10*time.Second)
 	require.NoError(t, p.Close())
 	log, err := os.ReadFile(l.OutputLog)
@@ -317,12 +302,7 @@ func TestPTYTypePromptBracketedPaste(t *testing.T) {
 	p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	select {
-	case how := <-p.PromptDelivered():
-		assert.Equal(t, "paste", how)
-	case <-time.After(5 * time.Second):
-		t.Fatal("prompt never delivered")
-	}
+	assert.Equal(t, "paste", waitDelivered(t, p, 5*time.Second, "prompt never delivered"))
 	scr.waitFor(t, "got:\x1b\\[200~two words\x1b\\[201~\r\n", 5*time.Second)
 	_, err = p.Write([]byte{4})
 	require.NoError(t, err)
@@ -373,12 +353,7 @@ func TestPTYTypeLongPrompts(t *testing.T) {
 			p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = p.Close() })
-			select {
-			case how := <-p.PromptDelivered():
-				assert.Equal(t, tc.how, how)
-			case <-time.After(20 * time.Second):
-				t.Fatal("prompt never delivered")
-			}
+			assert.Equal(t, tc.how, waitDelivered(t, p, 20*time.Second, "prompt never delivered"))
 			waitDone(t, p, 20*time.Second)
 			require.NoError(t, p.Close())
 			log, err := os.ReadFile(l.OutputLog)
@@ -465,15 +440,23 @@ func TestPTYTypedEnterFollowsAQuickEcho(t *testing.T) {
 		start := time.Now()
 		p, err := StartPTY(l, PTYOptions{NewScreen: newScreen})
 		require.NoError(t, err)
-		select {
-		case how := <-p.PromptDelivered():
-			assert.Equal(t, "keys", how)
-		case <-time.After(10 * time.Second):
-			t.Fatal("prompt never delivered")
-		}
+		assert.Equal(t, "keys", waitDelivered(t, p, 10*time.Second, "prompt never delivered"))
 		// Ready after one quiet spell, Enter after the echo and another:
 		// a wait for an echo already counted lasts 10 quiet spells.
 		assert.Less(t, time.Since(start), 10*quiet, "start %d: Enter held back after the echo", i)
 		require.NoError(t, p.Close())
+	}
+}
+
+// waitDelivered waits up to within for p's prompt to be delivered and
+// returns how, failing the test with msg when it is not.
+func waitDelivered(t *testing.T, p *PTYProcess, within time.Duration, msg string) string {
+	t.Helper()
+	select {
+	case how := <-p.PromptDelivered():
+		return how
+	case <-time.After(within):
+		t.Fatal(msg)
+		return ""
 	}
 }

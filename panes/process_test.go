@@ -163,6 +163,17 @@ func waitDone(t *testing.T, a attempt, d time.Duration) {
 	}
 }
 
+// endedLog waits up to d for a to end, closes it and returns what its
+// output.log (at path) holds.
+func endedLog(t *testing.T, a attempt, path string, d time.Duration) []byte {
+	t.Helper()
+	waitDone(t, a, d)
+	require.NoError(t, a.Close())
+	log, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return log
+}
+
 func isClosed(c <-chan struct{}) bool {
 	select {
 	case <-c:
@@ -435,10 +446,7 @@ func TestLookPathUsesTheChildsPATH(t *testing.T) {
 			a, err := s.start(l, nil)
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = a.Close() })
-			waitDone(t, a, 5*time.Second)
-			require.NoError(t, a.Close())
-			log, err := os.ReadFile(l.OutputLog)
-			require.NoError(t, err)
+			log := endedLog(t, a, l.OutputLog, 5*time.Second)
 			assert.Contains(t, string(log), "from-child-path")
 		})
 	}

@@ -129,10 +129,7 @@ func TestPTYSetsTERMUnlessTheWorkerDoes(t *testing.T) {
 		p, err := StartPTY(l, PTYOptions{})
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = p.Close() })
-		waitDone(t, p, 5*time.Second)
-		require.NoError(t, p.Close())
-		log, err := os.ReadFile(l.OutputLog)
-		require.NoError(t, err)
+		log := endedLog(t, p, l.OutputLog, 5*time.Second)
 		assert.Contains(t, string(log), tc.want+"\r\n")
 		assert.Regexp(t, `tok=[0-9a-f]{24}\r\n`, string(log))
 	}
@@ -194,10 +191,7 @@ func TestPTYTypePromptAsKeysExactlyOnce(t *testing.T) {
 
 	_, err = p.Write([]byte{4}) // ^D: EOF ends the loop
 	require.NoError(t, err)
-	waitDone(t, p, 5*time.Second)
-	require.NoError(t, p.Close())
-	log, err := os.ReadFile(l.OutputLog)
-	require.NoError(t, err)
+	log := endedLog(t, p, l.OutputLog, 5*time.Second)
 	assert.Equal(t, 1, strings.Count(string(log), "got:"), "log: %q", log)
 }
 
@@ -228,10 +222,7 @@ func TestPTYTypePromptWaitsForRawMode(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	assert.Equal(t, "keys", waitDelivered(t, p, 10*time.Second, "prompt never delivered"))
-	waitDone(t, p, 10*time.Second)
-	require.NoError(t, p.Close())
-	log, err := os.ReadFile(l.OutputLog)
-	require.NoError(t, err)
+	log := endedLog(t, p, l.OutputLog, 10*time.Second)
 	before, after, ok := strings.Cut(string(log), "ready")
 	require.True(t, ok, "log: %q", log)
 	assert.NotContains(t, before, "say hi", "typed before the child went raw: echoed by the line discipline")
@@ -249,10 +240,7 @@ func TestPTYTypePromptWaitsForAStartingTUI(t *testing.T) {
 	p, err := StartPTY(l, PTYOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	waitDone(t, p, 20*time.Second)
-	require.NoError(t, p.Close())
-	log, err := os.ReadFile(l.OutputLog)
-	require.NoError(t, err)
+	log := endedLog(t, p, l.OutputLog, 20*time.Second)
 	before, after, ok := strings.Cut(string(log), "drawn")
 	require.True(t, ok, "log: %q", log)
 	assert.NotContains(t, before, "say hi", "typed while the child was starting")
@@ -269,10 +257,7 @@ func TestPTYTypePromptWaitsForTheInputToBeSetUp(t *testing.T) {
 	p, err := StartPTY(l, PTYOptions{NewScreen: paneTerm})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	waitDone(t, p, 20*time.Second)
-	require.NoError(t, p.Close())
-	log, err := os.ReadFile(l.OutputLog)
-	require.NoError(t, err)
+	log := endedLog(t, p, l.OutputLog, 20*time.Second)
 	assert.Contains(t, string(log), "dropped:\r\n", "nothing typed before the input was set up")
 	assert.Regexp(t, `033\s+\[\s+2\s+0\s+0\s+~\s+s\s+a\s+y\s+h\s+i\s+033\s+\[\s+2\s+0\s+1\s+~\s+\\r`, string(log), "the prompt, pasted, then Enter")
 }
@@ -287,10 +272,7 @@ func TestPTYTypePromptIntoALineReaderThatStaysSilent(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	assert.Equal(t, "keys", waitDelivered(t, p, DefaultTypeReadyLimit/2, "the prompt waited for the limit: the read was not seen"))
-	waitDone(t, p, 10*time.Second)
-	require.NoError(t, p.Close())
-	log, err := os.ReadFile(l.OutputLog)
-	require.NoError(t, err)
+	log := endedLog(t, p, l.OutputLog, 10*time.Second)
 	assert.Contains(t, string(log), "got:hello")
 }
 
@@ -354,10 +336,7 @@ func TestPTYTypeLongPrompts(t *testing.T) {
 			require.NoError(t, err)
 			t.Cleanup(func() { _ = p.Close() })
 			assert.Equal(t, tc.how, waitDelivered(t, p, 20*time.Second, "prompt never delivered"))
-			waitDone(t, p, 20*time.Second)
-			require.NoError(t, p.Close())
-			log, err := os.ReadFile(l.OutputLog)
-			require.NoError(t, err)
+			log := endedLog(t, p, l.OutputLog, 20*time.Second)
 			assert.Equal(t, tc.times, strings.Count(string(log), tc.want(l.PromptFile)), "%q in the child's output (%d bytes)", tc.want(l.PromptFile), len(log))
 		})
 	}

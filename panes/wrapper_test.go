@@ -32,10 +32,7 @@ func TestWrapperMergesStdoutAndStderrInOrder(t *testing.T) {
 	p, err := StartWrapper(l, WrapperOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	waitDone(t, p, 5*time.Second)
-	require.NoError(t, p.Close())
-	log, err := os.ReadFile(l.OutputLog)
-	require.NoError(t, err)
+	log := endedLog(t, p, l.OutputLog, 5*time.Second)
 	assert.Equal(t, want.String(), string(log))
 }
 
@@ -59,10 +56,7 @@ func TestWrapperNilStdinIsDevNull(t *testing.T) {
 	p, err := StartWrapper(l, WrapperOptions{})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
-	waitDone(t, p, 5*time.Second)
-	require.NoError(t, p.Close())
-	log, err := os.ReadFile(l.OutputLog)
-	require.NoError(t, err)
+	log := endedLog(t, p, l.OutputLog, 5*time.Second)
 	assert.Equal(t, "eof seen\n", string(log))
 }
 

@@ -13,7 +13,8 @@ import (
 
 // String is s with every control character written as an escape: ESC as
 // \e, newline, tab and carriage return as \n, \t and \r, the others (C0,
-// DEL, C1) as \xNN or \u00NN. A string with none is returned as it is. The result is one line.
+// DEL, C1) as \xNN or \u00NN. The result is one line; a string with no
+// control character is returned as it is.
 func String(s string) string { return escape(s, false) }
 
 // Lines is String but keeps newlines: for text shown as several lines

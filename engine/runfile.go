@@ -595,7 +595,11 @@ func (l *loader) unsupported(ws []unsupported, providers map[string]Provider) {
 	for i, w := range ws {
 		parts[i] = fmt.Sprintf("%s (provider %s)", w.worker, w.provider)
 	}
-	l.add(ws[0].at.at, "workers", "unsupported worker(s): %s (run supports: %s)", strings.Join(parts, ", "), supports)
+	// What to do, with the first one as the example: a provider of its
+	// name under providers:, or a command of the worker's own.
+	l.add(ws[0].at.at, "workers", "unsupported worker(s): %s (run supports: %s): add the provider under providers: "+
+		"(%s: { command: [argv..., {prompt}] }), give the worker a command: of its own, or set its provider: to one the run has",
+		strings.Join(parts, ", "), supports, ws[0].provider)
 }
 
 // ProviderName is the provider of a worker with no provider key: its id

@@ -416,7 +416,8 @@ workers:
 `)
 	require.Len(t, ps, 1)
 	assert.Equal(t, "workers", ps[0].Path)
-	assert.Equal(t, "unsupported worker(s): grok-verifier (provider grok), codex (provider codex) (run supports: claude, shell)", ps[0].Message)
+	assert.Equal(t, "unsupported worker(s): grok-verifier (provider grok), codex (provider codex) (run supports: claude, shell): "+
+		"add the provider under providers: (grok: { command: [argv..., {prompt}] }), give the worker a command: of its own, or set its provider: to one the run has", ps[0].Message)
 	assert.Equal(t, 9, ps[0].Line)
 }
 

@@ -58,6 +58,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if len(rest) == 1 {
 		ref, file = rest[0], rest[0]
 	}
+	if ref == "" && !fileExists(file) {
+		fmt.Fprintf(stderr, "rostra run: no %s here: rostra init writes one for the agent CLIs on PATH, or name your run file (rostra run RUNFILE)\n", defaultRunFile)
+		return 2
+	}
 	plan, err := engine.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

@@ -110,6 +110,13 @@ func resolveRun(ref string) (runRef, error) {
 	return runRef{ref: ref, stateDir: plan.StateDir, name: plan.Name}, nil
 }
 
+// fileExists reports whether path names something (a dangling symlink
+// counts: opening it then says why it fails).
+func fileExists(path string) bool {
+	_, err := os.Lstat(path)
+	return err == nil
+}
+
 // isStateDir reports whether dir holds a run's state or its server's
 // socket. A folder this user may not look into counts (a state dir is
 // 0700): connecting to its socket then says whose it is.

@@ -1,5 +1,6 @@
-// validate.go wires `rostra validate RUNFILE`: load a run file and list
-// every problem, or say what it would run.
+// validate.go wires `rostra validate [RUNFILE]`: load a run file (default
+// ./rostra.yaml, as every command takes it) and list every problem, or say
+// what it would run.
 package main
 
 import (
@@ -11,10 +12,16 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 )
 
+const validateUsage = `usage: rostra validate [RUNFILE]
+
+Checks RUNFILE (default ./rostra.yaml) and lists every problem, each with
+file:line:col and its key path; exits 2 when there is one.
+`
+
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { fmt.Fprint(stderr, "usage: rostra validate RUNFILE\n") }
+	fs.Usage = func() { fmt.Fprint(stderr, validateUsage) }
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -22,15 +29,23 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		}
 		return 2
 	}
-	if len(rest) != 1 {
+	if len(rest) > 1 {
 		fs.Usage()
 		return 2
 	}
-	plan, err := engine.Load(rest[0])
+	file := defaultRunFile
+	if len(rest) == 1 {
+		file = rest[0]
+	}
+	if len(rest) == 0 && !fileExists(file) {
+		fmt.Fprintf(stderr, "rostra validate: no %s here: name the run file (rostra validate RUNFILE), or write one with rostra init\n", defaultRunFile)
+		return 2
+	}
+	plan, err := engine.Load(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", rest[0], plan.Name, len(plan.Workers), plan.StateDir)
+	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", file, plan.Name, len(plan.Workers), plan.StateDir)
 	return 0
 }

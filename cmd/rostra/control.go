@@ -90,6 +90,9 @@ func (c *controlCmd) run() (runRef, int, bool) {
 		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
 		return runRef{}, 2, false
 	}
+	if r.note != "" {
+		fmt.Fprintf(c.stderr, "rostra %s: note: %s\n", c.name, r.note)
+	}
 	return r, 0, true
 }
 

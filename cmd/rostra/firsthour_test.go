@@ -41,3 +41,55 @@ func TestUnsupportedProviderSaysWhereToAddIt(t *testing.T) {
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "unsupported worker(s): aider-coder (provider aider) (run supports: none): add the provider under providers: (aider: { command: [argv..., {prompt}] })")
 }
+
+// A run file edited into something that does not load mid-run, or whose
+// worker's cwd: is gone, does not hide its run: the control commands find
+// it and say how.
+func TestControlCommandsFindTheRunOfARunFileThatNoLongerLoads(t *testing.T) {
+	ws := runWorkspace(t, `version: 1
+name: served
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s, attention_after: 1h }
+workers:
+  - { id: sleeper, provider: shell, prompt: "echo sleeping; exec sleep 300" }
+  - { id: inside, provider: shell, cwd: sub, prompt: "exec sleep 300" }
+`)
+	require.NoError(t, os.Mkdir(filepath.Join(ws, "sub"), 0o755))
+	detachedRun(t, ws)
+	stateDir := filepath.Join(ws, ".rostra", "served")
+	runFile := filepath.Join(ws, "rostra.yaml")
+
+	// The worker's cwd: removed under it: the file is valid YAML, its
+	// name names the state dir.
+	require.NoError(t, os.RemoveAll(filepath.Join(ws, "sub")))
+	require.Equal(t, 2, runBin(t, ws, "validate").code, "the run file no longer loads")
+	for _, cmd := range [][]string{{"status"}, {"retry", "sleeper"}} {
+		r := runBin(t, ws, cmd...)
+		assert.Equal(t, 0, r.code, "%v: %s", cmd, r.stderr)
+		assert.Contains(t, r.stderr, "note: rostra.yaml does not load (rostra validate rostra.yaml lists why); using the state dir "+
+			stateDir+", from its name read as text", "%v", cmd)
+	}
+
+	// Not YAML at all: the top-level lines are read as text.
+	require.NoError(t, os.WriteFile(runFile, []byte("version: 1\nname: \"served\"   # the run\nworkers: [\n  - {id: oops\n"), 0o644))
+	r := runBin(t, ws, "status")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "using the state dir "+stateDir+", from its name read as text")
+	assert.Contains(t, r.stdout, "sleeper")
+
+	// Renamed and broken: the run the live server serves from this file.
+	require.NoError(t, os.WriteFile(runFile, []byte("version: 1\nname: renamed\nbogus: 1\n"), 0o644))
+	r = runBin(t, ws, "logs", "sleeper")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "using the run rostra ls lists for it: "+stateDir+" (server pid ")
+	r = runBin(t, ws, "stop")
+	assert.Equal(t, 130, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "using the run rostra ls lists for it: "+stateDir)
+
+	// No server left: the run whose state names this file.
+	r = runBin(t, ws, "status")
+	assert.Equal(t, 0, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "using the run whose state names it: "+stateDir)
+	assert.Contains(t, r.stdout, "run served: interrupted")
+}

@@ -11,7 +11,11 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml"
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/server"
@@ -24,6 +28,9 @@ type runRef struct {
 	ref      string // PATH as given; "" for the default
 	stateDir string
 	name     string // the run's name from its run file; "" for a state dir (runName)
+	// note, when not empty, says how the run was found when its run file
+	// does not load; a command shows it on stderr.
+	note string
 }
 
 // runName is the run's name: its run file's, or, for a state dir, the one
@@ -105,9 +112,110 @@ func resolveRun(ref string) (runRef, error) {
 	}
 	plan, err := engine.Load(path)
 	if err != nil {
+		// The run file may have been edited into something that does not
+		// load while its run goes on (or a worker removed its own cwd:):
+		// the run is still there to stop, watch or retry.
+		if r, ok := findRunOfBrokenFile(path); ok {
+			r.ref = ref
+			r.note = fmt.Sprintf("%s does not load (rostra validate %s lists why); %s", path, shellQuote(path), r.note)
+			return r, nil
+		}
 		return runRef{}, err
 	}
 	return runRef{ref: ref, stateDir: plan.StateDir, name: plan.Name}, nil
+}
+
+// findRunOfBrokenFile finds the run of a run file that does not load:
+// the state dir its name and state_dir say, read as leniently as the text
+// allows (docs/runfile.md: <workspace>/.rostra/<name> by default), else
+// the run a live server of this user serves from it (as rostra ls lists
+// them), else a run whose team-state.json names it, under the folder's
+// .rostra/. r.note says which it used.
+func findRunOfBrokenFile(path string) (runRef, bool) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return runRef{}, false
+	}
+	keys := lenientTopKeys(abs)
+	ws := filepath.Dir(abs)
+	if w := keys["workspace"]; w != "" {
+		if filepath.IsAbs(w) {
+			ws = filepath.Clean(w)
+		} else {
+			ws = filepath.Join(filepath.Dir(abs), w)
+		}
+	}
+	var dir, from string
+	switch sd := keys["state_dir"]; {
+	case sd != "" && filepath.IsAbs(sd):
+		dir, from = filepath.Clean(sd), "its state_dir"
+	case sd != "":
+		dir, from = filepath.Join(ws, sd), "its state_dir"
+	case keys["name"] != "":
+		dir, from = filepath.Join(ws, ".rostra", keys["name"]), "its name"
+	}
+	if dir != "" && isStateDir(dir) {
+		return runRef{stateDir: dir, name: keys["name"], note: fmt.Sprintf("using the state dir %s, from %s read as text", dir, from)}, true
+	}
+	for _, s := range server.LiveServers() {
+		if s.Info != nil && s.Info.RunFile == abs {
+			return runRef{stateDir: s.StateDir, name: s.Info.Run,
+				note: fmt.Sprintf("using the run rostra ls lists for it: %s (server pid %d)", s.StateDir, s.Pid)}, true
+		}
+	}
+	// Newest first: the run last started from this file.
+	var best runRef
+	var bestAt time.Time
+	dirs, _ := filepath.Glob(filepath.Join(ws, ".rostra", "*"))
+	for _, d := range dirs {
+		st, err := engine.ReadTeamState(d)
+		if (err != nil && st == nil) || st.RunFile != abs || !st.StartedAt.After(bestAt) {
+			continue
+		}
+		best, bestAt = runRef{stateDir: d, name: st.Run, note: fmt.Sprintf("using the run whose state names it: %s", d)}, st.StartedAt
+	}
+	return best, best.stateDir != ""
+}
+
+// topKeyLine is a top-level `key: value` line of a YAML file.
+var topKeyLine = regexp.MustCompile(`^(name|workspace|state_dir)\s*:\s*(.*)$`)
+
+// lenientTopKeys reads name, workspace and state_dir from a run file that
+// may not parse: as YAML when it does, else line by line, each value less
+// its comment and its quotes.
+func lenientTopKeys(path string) map[string]string {
+	out := map[string]string{}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return out
+	}
+	var top map[string]any
+	if yaml.Unmarshal(data, &top) == nil {
+		for _, k := range []string{"name", "workspace", "state_dir"} {
+			if v, ok := top[k].(string); ok {
+				out[k] = v
+			}
+		}
+		return out
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		m := topKeyLine.FindStringSubmatch(strings.TrimRight(line, "\r"))
+		if m == nil {
+			continue
+		}
+		v := strings.TrimSpace(m[2])
+		if len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
+			if end := strings.IndexByte(v[1:], v[0]); end >= 0 {
+				v = v[1 : end+1]
+			}
+		} else if i := strings.Index(v, " #"); i >= 0 {
+			v = strings.TrimSpace(v[:i])
+		}
+		if _, seen := out[m[1]]; !seen && v != "" && !strings.HasPrefix(v, "#") {
+			out[m[1]] = v
+		}
+	}
+	return out
 }
 
 // fileExists reports whether path names something (a dangling symlink

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+	"golang.org/x/sys/unix"
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
@@ -97,13 +98,18 @@ func (c *controlCmd) run() (runRef, int, bool) {
 }
 
 // dial connects to the run's server; with none it says what the files
-// say and ok is false (exit 2).
-func (c *controlCmd) dial(r runRef) (*server.Conn, bool) {
+// say (for req: what will do it, when it is a retry) and ok is false
+// (exit 2).
+func (c *controlCmd) dial(r runRef, req server.Request) (*server.Conn, bool) {
 	cc, err := server.Control(r.stateDir)
 	if err != nil {
 		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
 		if errors.Is(err, server.ErrNoServer) {
-			fmt.Fprint(c.stderr, r.noServerHint())
+			if req.Op == server.OpRetry {
+				fmt.Fprint(c.stderr, r.noServerRetryHint(req.Worker))
+			} else {
+				fmt.Fprint(c.stderr, r.noServerHint())
+			}
 		}
 		return nil, false
 	}
@@ -112,7 +118,7 @@ func (c *controlCmd) dial(r runRef) (*server.Conn, bool) {
 
 // do sends one request to the run's server and prints its answer.
 func (c *controlCmd) do(r runRef, req server.Request, stdout io.Writer) int {
-	cc, ok := c.dial(r)
+	cc, ok := c.dial(r, req)
 	if !ok {
 		return 2
 	}
@@ -230,7 +236,112 @@ Waits until the run has finished (or was stopped) and exits with its code:
 `
 
 func runWait(args []string, stdout, stderr io.Writer) int {
-	return request("wait", waitUsage, server.OpWait, false, args, stdout, stderr)
+	c := newControlCmd("wait", waitUsage, stderr)
+	if _, code, ok := c.parse(args, 0); !ok {
+		return code
+	}
+	r, code, ok := c.run()
+	if !ok {
+		return code
+	}
+	cc, err := server.Control(r.stateDir)
+	if errors.Is(err, server.ErrNoServer) {
+		// A run that has ended is waited for already: its code is the one
+		// its state records.
+		if st, _ := engine.ReadTeamState(r.stateDir); st != nil && st.Status != engine.RunRunning {
+			code := recordedExitCode(st)
+			fmt.Fprintf(stdout, "the run %s %s (no server runs for it); exit code %d, as recorded in %s\n",
+				st.Run, st.Status, code, filepath.Join(r.stateDir, engine.TeamStateFile))
+			return code
+		}
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra wait: %v\n", err)
+		if errors.Is(err, server.ErrNoServer) {
+			fmt.Fprint(stderr, r.noServerHint())
+		}
+		return 2
+	}
+	defer cc.Close()
+	// The server's pid, taken while it serves (a pid read later could be
+	// another process's).
+	var exited func(time.Duration) bool
+	if info, err := cc.Do(server.Request{Op: server.OpInfo}); err == nil && info.Info != nil {
+		exited = processExit(info.Info.Pid)
+	}
+	rep, err := cc.Do(server.Request{Op: server.OpWait})
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra wait: %v\n", err)
+		return 1
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(stderr, "rostra wait: %s\n", rep.Error)
+	}
+	if rep.Note != "" {
+		fmt.Fprintln(stdout, rep.Note)
+	}
+	// A server with no client attached ends once the run has: wait returns
+	// after it has, so that a rostra run --resume right after finds the
+	// run free. One that a UI is attached to stays until the human leaves.
+	if exited != nil && !serverStays(r.stateDir) && !exited(stopExitWait) {
+		fmt.Fprintf(stderr, "rostra wait: the run ended, but its server has not exited after %s (its log: %s)\n",
+			stopExitWait, filepath.Join(r.stateDir, serverLogFile))
+	}
+	return rep.Code
+}
+
+// recordedExitCode is the exit code of an ended run as its state records
+// it, the code its server exited with: 130 stopped, 1 some worker did not
+// complete, 0 every worker did.
+func recordedExitCode(st *engine.TeamState) int {
+	if st.Status == engine.RunInterrupted {
+		return 130
+	}
+	for _, w := range st.Workers {
+		if w.Status != engine.StatusCompleted {
+			return 1
+		}
+	}
+	return 0
+}
+
+// serverStays reports whether the run's server still serves with a UI
+// attached: it does not end with the run then.
+func serverStays(stateDir string) bool {
+	cc, err := server.Control(stateDir)
+	if err != nil {
+		return false
+	}
+	defer cc.Close()
+	rep, err := cc.Do(server.Request{Op: server.OpInfo})
+	return err == nil && rep.Info != nil && rep.Info.Clients > 0
+}
+
+// processExit opens pid (a pidfd: a later process given the same pid is
+// not it) and returns a function that waits at most d for it to exit and
+// reports whether it has. It waits for nothing when pid cannot be opened.
+func processExit(pid int) func(d time.Duration) bool {
+	fd, err := unix.PidfdOpen(pid, 0)
+	if err != nil {
+		gone := errors.Is(err, unix.ESRCH)
+		return func(time.Duration) bool { return gone }
+	}
+	return func(d time.Duration) bool {
+		defer unix.Close(fd)
+		deadline := time.Now().Add(d)
+		for {
+			left := time.Until(deadline)
+			if left < 0 {
+				return false
+			}
+			// A pidfd is readable once its process has exited.
+			n, err := unix.Poll([]unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}, int(left.Milliseconds())+1)
+			if err == unix.EINTR {
+				continue
+			}
+			return err == nil && n > 0
+		}
+	}
 }
 
 const logsUsage = `usage: rostra logs [--run PATH] [-f] [--screen] WORKER

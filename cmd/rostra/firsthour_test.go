@@ -93,3 +93,39 @@ workers:
 	assert.Contains(t, r.stderr, "using the run whose state names it: "+stateDir)
 	assert.Contains(t, r.stdout, "run served: interrupted")
 }
+
+const endsRunFile = `version: 1
+name: ends
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s }
+workers:
+  - { id: fine, provider: shell, prompt: "true" }
+  - { id: flaky, provider: shell, prompt: "exit 3" }
+`
+
+// rostra wait returns once the server has exited, with the run's code, so
+// that the next command finds the run free; on an ended run it exits with
+// the code recorded; a retry there names the command that retries.
+func TestWaitAndRetryOnAnEndedRun(t *testing.T) {
+	ws := runWorkspace(t, endsRunFile)
+	detachedRun(t, ws)
+	w := runBin(t, ws, "wait")
+	assert.Equal(t, 1, w.code, w.stderr)
+	// At once: the server that served the run has exited.
+	detachedRun(t, ws, "--resume")
+	w = runBin(t, ws, "wait")
+	assert.Equal(t, 1, w.code, w.stderr)
+
+	// No server now: the run's recorded code.
+	w = runBin(t, ws, "wait")
+	assert.Equal(t, 1, w.code, w.stderr)
+	assert.Contains(t, w.stdout, "the run ends finished (no server runs for it); exit code 1, as recorded in "+filepath.Join(ws, ".rostra", "ends", "team-state.json"))
+
+	r := runBin(t, ws, "retry", "flaky")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "run ends finished, and flaky did not complete in it (error): rostra run --resume retries it (a new attempt of each worker that did not complete)")
+	r = runBin(t, ws, "retry", "fine")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "and fine completed in it: rostra run --resume gives only the workers that did not complete a new attempt; rostra run --fresh starts the whole run over")
+}

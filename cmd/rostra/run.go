@@ -88,7 +88,7 @@ func btoi(b bool) int {
 // runServed starts the run's server and attaches this terminal to it, or
 // (detach) says how to.
 func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, stdout, stderr io.Writer) int {
-	if c, err := server.Dial(plan.StateDir); err == nil {
+	if c, err := server.Dial(plan.StateDir); err == nil && !serverEnded(plan.StateDir) {
 		c.Close()
 		fmt.Fprintf(stderr, "rostra run: a rostra server already runs %s (state dir %s): %s shows it\n", plan.Name, plan.StateDir, run.cmd("attach"))
 		return 2
@@ -110,6 +110,30 @@ func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, 
 		return 0
 	}
 	return attach(run, stderr)
+}
+
+// endingServerWait bounds how long a new run waits for the server of a
+// run that has ended to exit (it stops its workers, at most stop_grace,
+// and its clients).
+const endingServerWait = 15 * time.Second
+
+// serverEnded reports whether the server that answers in stateDir serves
+// a run that has ended, with no UI attached, and has exited within
+// endingServerWait: such a server is on its way out (rostra wait or stop
+// just returned), and a rostra run --resume right after it is not refused.
+func serverEnded(stateDir string) bool {
+	cc, err := server.Control(stateDir)
+	if err != nil {
+		return errors.Is(err, server.ErrNoServer)
+	}
+	rep, err := cc.Do(server.Request{Op: server.OpInfo})
+	if err != nil || rep.Info == nil || rep.Info.Status == engine.RunRunning || rep.Info.Clients > 0 {
+		cc.Close()
+		return false
+	}
+	exited := processExit(rep.Info.Pid)
+	cc.Close()
+	return exited(endingServerWait)
 }
 
 // containmentEnv chooses how attempts are contained: auto (the default),

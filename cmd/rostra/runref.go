@@ -273,3 +273,25 @@ func (r runRef) noServerHint() string {
 	return fmt.Sprintf("run %s is recorded as %s by pid %d, which no longer serves it (it died?): %s continues it\n",
 		st.Run, st.Status, st.Pid, r.cmd("run --resume"))
 }
+
+// noServerRetryHint is noServerHint for a retry of worker: once the run
+// has ended, no server is left to start an attempt, and --resume is what
+// gives the workers that did not complete a new one.
+func (r runRef) noServerRetryHint(worker string) string {
+	st, _ := engine.ReadTeamState(r.stateDir) // a state read from its previous copy will do
+	if st == nil || st.Status == engine.RunRunning {
+		return r.noServerHint()
+	}
+	for _, w := range st.Workers {
+		if w.WorkerID != worker {
+			continue
+		}
+		if w.Status == engine.StatusCompleted {
+			return fmt.Sprintf("run %s %s, and %s completed in it: %s gives only the workers that did not complete a new attempt; %s starts the whole run over (the old one archived to %s/)\n",
+				st.Run, st.Status, worker, r.cmd("run --resume"), r.cmd("run --fresh"), engine.PreviousDir)
+		}
+		return fmt.Sprintf("run %s %s, and %s did not complete in it (%s): %s retries it (a new attempt of each worker that did not complete)\n",
+			st.Run, st.Status, worker, w.Status, r.cmd("run --resume"))
+	}
+	return r.noServerHint()
+}

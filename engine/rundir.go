@@ -36,8 +36,8 @@ func (e *ErrUnfinishedRun) Error() string {
 		how = fmt.Sprintf("was interrupted (rostra pid %d died)", e.DeadPid)
 	}
 	msg := fmt.Sprintf("state dir %s holds an unfinished run that %s: %d of %d workers not completed; "+
-		"continue it with `rostra run --resume %s`, or move the folder away to start over",
-		e.StateDir, how, e.Open, e.Total, e.RunFile)
+		"continue it with `rostra run --resume %s`, or start over with `rostra run --fresh %s` (the run is archived to %s/)",
+		e.StateDir, how, e.Open, e.Total, e.RunFile, e.RunFile, PreviousDir)
 	if e.Note != "" {
 		msg += " (note: " + e.Note + ")"
 	}
@@ -145,6 +145,29 @@ func PrepareStateDir(plan *Plan, resume bool, now time.Time) (*PreparedRun, erro
 	}
 	prep.ArchivedTo = dest
 	return prep, nil
+}
+
+// ArchiveForFreshRun moves the run found in plan's state dir, finished or
+// not, to previous/<timestamp>/ as a finished run is archived, so that a
+// new run starts over there (rostra run --fresh). It holds the lock for the
+// move: a run that a rostra drives is refused. It returns where the run
+// went, "" when the state dir holds no run.
+func ArchiveForFreshRun(plan *Plan, now time.Time) (string, error) {
+	if _, err := os.Lstat(filepath.Join(plan.StateDir, TeamStateFile)); errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err := claimStateDir(plan.StateDir); err != nil {
+		return "", err
+	}
+	lock, err := AcquireRunLock(plan.StateDir)
+	if err != nil {
+		return "", err
+	}
+	defer lock.Release()
+	if st, _ := ReadTeamState(plan.StateDir); st != nil && st.Status == RunRunning && processAlive(st.Pid, st.PidStart) {
+		return "", &ErrRunAlive{StateDir: plan.StateDir, Pid: st.Pid}
+	}
+	return archiveRun(plan.StateDir, now)
 }
 
 // keepDamaged moves an unparsable team-state.json aside (the resumed run is

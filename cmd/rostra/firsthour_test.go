@@ -12,6 +12,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
 )
 
 func TestValidateDefaultsToRostraYAML(t *testing.T) {
@@ -128,4 +130,40 @@ func TestWaitAndRetryOnAnEndedRun(t *testing.T) {
 	r = runBin(t, ws, "retry", "fine")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "and fine completed in it: rostra run --resume gives only the workers that did not complete a new attempt; rostra run --fresh starts the whole run over")
+}
+
+// A new run over a stopped one names --resume and --fresh; --fresh
+// archives the stopped run to previous/ and starts over.
+func TestRunFreshArchivesAStoppedRunAndStartsOver(t *testing.T) {
+	ws := runWorkspace(t, `version: 1
+name: over
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s }
+workers:
+  - { id: waits, provider: shell, prompt: "test -f go || exec sleep 300" }
+`)
+	detachedRun(t, ws)
+	require.Equal(t, 130, runBin(t, ws, "stop").code)
+	stateDir := filepath.Join(ws, ".rostra", "over")
+
+	r := runBin(t, ws, "run", "--headless")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "continue it with `rostra run --resume "+filepath.Join(ws, "rostra.yaml")+
+		"`, or start over with `rostra run --fresh "+filepath.Join(ws, "rostra.yaml")+"` (the run is archived to previous/)")
+	assert.Equal(t, 2, runBin(t, ws, "run", "--fresh", "--resume").code)
+
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "go"), nil, 0o644))
+	r = runBin(t, ws, "run", "--headless", "--fresh")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	assert.Contains(t, r.stderr, "rostra: the run in "+stateDir+" was archived to "+filepath.Join(stateDir, "previous"))
+	st := readState(t, stateDir)
+	assert.Equal(t, engine.RunFinished, st.Status)
+	require.Len(t, st.Dispatches, 1, "a new run: the stopped attempt is not in it")
+	olds, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", engine.TeamStateFile))
+	require.NoError(t, err)
+	require.Len(t, olds, 1)
+	old, err := engine.ReadTeamState(filepath.Dir(olds[0]))
+	require.NoError(t, err)
+	assert.Equal(t, engine.RunInterrupted, old.Status)
 }

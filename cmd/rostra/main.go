@@ -38,7 +38,7 @@ func init() {
 	commands = []command{
 		{"init", "[RUNFILE]", "write a run file for the agent CLIs on PATH (default ./rostra.yaml)", groupMain, runInit},
 		{"demo", "[--detach]", "run the built-in demo roster in a temp workspace", groupMain, runDemo},
-		{"run", "[--detach | --headless | --no-server] [--resume] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
+		{"run", "[--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
 		{"attach", "[--run PATH] [PATH]", "show the UI of a run whose server runs (d detaches)", groupMain, runAttach},
 		{"validate", "[RUNFILE]", "check a run file (default ./rostra.yaml) and list every problem", groupMain, runValidate},
 		{"status", "[--json] [--run PATH] [PATH]", "the roster and its attempts (live when a server runs)", groupMain, runStatus},

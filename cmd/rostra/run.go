@@ -20,7 +20,7 @@ import (
 	"github.com/rostra-dev/rostra/server"
 )
 
-const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume] [RUNFILE]
+const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]
 
 Runs the roster of RUNFILE (default ./rostra.yaml) in a server of its own
 and attaches this terminal to it: d detaches, and the run goes on without
@@ -29,6 +29,8 @@ returns at once. Without a terminal on stdout, or with --headless, the run
 stays in this process and prints one line per event instead of the UI.
 --no-server draws the UI in this process, with no server to detach from.
 --resume continues the run whose state dir exists (after a quit or a crash).
+--fresh archives the run found there, finished or not, to previous/ and
+starts over.
 `
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -37,6 +39,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.Usage = func() { fmt.Fprint(stderr, runUsage) }
 	headless := fs.Bool("headless", false, "print events instead of opening the UI")
 	resume := fs.Bool("resume", false, "continue the run in the existing state dir")
+	fresh := fs.Bool("fresh", false, "archive the run in the state dir and start over")
 	detach := fs.Bool("detach", false, "start the run's server and return")
 	noServer := fs.Bool("no-server", false, "draw the UI in this process, without a server")
 	rest, err := parseArgs(fs, args)
@@ -54,6 +57,10 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra run: --detach, --headless and --no-server exclude each other\n%s", runUsage)
 		return 2
 	}
+	if *fresh && *resume {
+		fmt.Fprintf(stderr, "rostra run: --resume continues the run, --fresh starts it over: one or the other\n%s", runUsage)
+		return 2
+	}
 	ref, file := "", defaultRunFile
 	if len(rest) == 1 {
 		ref, file = rest[0], rest[0]
@@ -66,6 +73,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2
+	}
+	if *fresh {
+		dest, err := engine.ArchiveForFreshRun(plan, time.Now())
+		if err != nil {
+			fmt.Fprintf(stderr, "rostra run: --fresh: %v\n", err)
+			return 2
+		}
+		if dest != "" {
+			fmt.Fprintf(stderr, "rostra: the run in %s was archived to %s; this one starts over\n", plan.StateDir, dest)
+		}
 	}
 	switch {
 	case *detach:

@@ -8,6 +8,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -166,4 +167,89 @@ workers:
 	old, err := engine.ReadTeamState(filepath.Dir(olds[0]))
 	require.NoError(t, err)
 	assert.Equal(t, engine.RunInterrupted, old.Status)
+}
+
+// isSubsequence reports whether every line of old stands in new, in order.
+func isSubsequence(old, new string) bool {
+	nl := strings.Split(new, "\n")
+	j := 0
+	for _, l := range strings.Split(old, "\n") {
+		for j < len(nl) && nl[j] != l {
+			j++
+		}
+		if j == len(nl) {
+			return false
+		}
+		j++
+	}
+	return true
+}
+
+func TestInitAddAddsTheAgentCLIsTheFileLacksAndKeepsItsText(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	file := filepath.Join(ws, "rostra.yaml")
+	r := runBinEnv(t, ws, []string{agentPath(t, "claude")}, "init")
+	require.Equal(t, 0, r.code, r.stderr)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Contains(t, string(data), "# Not found on PATH: codex, gemini, qwen (once installed, `rostra init --add` adds them).")
+	// The person's own edits and comments.
+	edited := strings.Replace(string(data), "Describe the task here.", "Fix the parser.", 1) + "  # my own note, kept\n"
+	require.NoError(t, os.WriteFile(file, []byte(edited), 0o644))
+
+	// init again refuses, naming --add.
+	again := runBinEnv(t, ws, []string{agentPath(t, "claude", "gemini")}, "init")
+	assert.Equal(t, 2, again.code)
+	assert.Contains(t, again.stderr, "rostra init --add adds the agent CLIs on PATH it lacks")
+
+	add := runBinEnv(t, ws, []string{agentPath(t, "claude", "gemini")}, "init", "--add")
+	require.Equal(t, 0, add.code, add.stderr)
+	assert.Equal(t, "added to rostra.yaml: the providers of gemini and the worker(s) gemini-agent.\nWrite their task in the prompts, then: rostra run rostra.yaml\n", add.stdout)
+	after, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.True(t, isSubsequence(edited, string(after)), "every line of the file stays, in order:\n%s", after)
+	assert.Contains(t, string(after), "  # Added by `rostra init --add`:\n")
+	plan, err := engine.Load(file)
+	require.NoError(t, err)
+	require.Len(t, plan.Workers, 2)
+	assert.Equal(t, "claude-agent", plan.Workers[0].ID)
+	assert.Equal(t, "gemini-agent", plan.Workers[1].ID)
+	assert.Contains(t, plan.Workers[0].Prompt, "Fix the parser.")
+	assert.Contains(t, plan.Providers, "gemini-live")
+
+	// Nothing left to add.
+	none := runBinEnv(t, ws, []string{agentPath(t, "claude", "gemini")}, "init", "--add")
+	require.Equal(t, 0, none.code, none.stderr)
+	assert.Contains(t, none.stdout, "already has a provider for each agent CLI on PATH (claude, gemini); nothing to add")
+	same, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.Equal(t, string(after), string(same))
+}
+
+// A file written by hand: workers at the left margin, no providers: key.
+func TestInitAddToAHandWrittenFile(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	file := filepath.Join(ws, "team.yaml")
+	hand := "version: 1\nname: hand\nworkers:\n- id: mine   # keep me\n  command: [\"true\"]\n# the end"
+	require.NoError(t, os.WriteFile(file, []byte(hand), 0o600))
+	add := runBinEnv(t, ws, []string{agentPath(t, "codex")}, "init", "--add", "team.yaml")
+	require.Equal(t, 0, add.code, add.stderr)
+	after, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.True(t, isSubsequence(hand, string(after)), "%s", after)
+	plan, err := engine.Load(file)
+	require.NoError(t, err, "%s", after)
+	require.Len(t, plan.Workers, 2)
+	assert.Equal(t, "codex-agent", plan.Workers[1].ID)
+	fi, err := os.Stat(file)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "its mode stays")
+
+	flow := filepath.Join(ws, "flow.yaml")
+	require.NoError(t, os.WriteFile(flow, []byte("version: 1\nname: flow\nproviders: {}\nworkers: [{id: a, command: [\"true\"]}]\n"), 0o644))
+	r := runBinEnv(t, ws, []string{agentPath(t, "codex")}, "init", "--add", "flow.yaml")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "its providers: is written on one line ({}); write it as a block")
 }

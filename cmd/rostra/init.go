@@ -13,6 +13,7 @@ package main
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -65,38 +67,43 @@ var agentCLIs = []agentCLI{
 	},
 }
 
-const initUsage = `usage: rostra init [RUNFILE]
+const initUsage = `usage: rostra init [--add] [RUNFILE]
 
 Writes RUNFILE (default ./rostra.yaml): a commented run file with a worker
 for each agent CLI found on PATH (claude, codex, gemini, qwen), each with a
 headless and an interactive provider. It never overwrites a file.
+--add adds to an existing RUNFILE the providers and the worker of each
+agent CLI on PATH it has no provider for, and changes nothing else in it
+(its text and comments stay as they are).
 `
 
 func runInit(args []string, stdout, stderr io.Writer) int {
-	path := defaultRunFile
+	fset := flag.NewFlagSet("init", flag.ContinueOnError)
+	fset.SetOutput(stderr)
+	fset.Usage = func() { fmt.Fprint(stderr, initUsage) }
+	add := fset.Bool("add", false, "add the agent CLIs on PATH the run file has no provider for")
+	rest, err := parseArgs(fset, args)
 	switch {
-	case len(args) == 1 && (args[0] == "-h" || args[0] == "--help"):
-		fmt.Fprint(stdout, initUsage)
+	case errors.Is(err, flag.ErrHelp):
 		return 0
-	case len(args) == 1 && !strings.HasPrefix(args[0], "-"):
-		path = args[0]
-	case len(args) > 0:
+	case err != nil:
+		return 2
+	case len(rest) > 1:
 		fmt.Fprint(stderr, initUsage)
 		return 2
 	}
-	if _, err := os.Lstat(path); err == nil {
-		fmt.Fprintf(stderr, "rostra init: %s already exists; rostra init never overwrites a file: edit it, remove it, or name another (rostra init other.yaml)\n", path)
-		return 2
+	path := defaultRunFile
+	if len(rest) == 1 {
+		path = rest[0]
 	}
-	var found []agentCLI
-	var where, missing []string
-	for _, c := range agentCLIs {
-		if p, err := exec.LookPath(c.name); err == nil {
-			found = append(found, c)
-			where = append(where, p)
-		} else {
-			missing = append(missing, c.name)
-		}
+	found, where, missing := agentCLIsOnPath()
+	if *add {
+		return initAdd(path, found, where, stdout, stderr)
+	}
+	if _, err := os.Lstat(path); err == nil {
+		fmt.Fprintf(stderr, "rostra init: %s already exists; rostra init never overwrites a file: %s adds the agent CLIs on PATH it lacks; or edit it, remove it, or name another (rostra init other.yaml)\n",
+			path, initAddCmd(path))
+		return 2
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -136,10 +143,232 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 	}
 	var ids []string
 	for _, c := range found {
-		ids = append(ids, c.name+"-agent")
+		ids = append(ids, c.workerID())
 	}
 	fmt.Fprintf(stdout, "wrote %s with %d worker(s): %s.\nWrite their task in the prompts, then: rostra run %s\n", path, len(found), strings.Join(ids, ", "), path)
 	return 0
+}
+
+// initAddCmd is the --add command line for path.
+func initAddCmd(path string) string {
+	if path == defaultRunFile {
+		return "rostra init --add"
+	}
+	return "rostra init --add " + shellQuote(path)
+}
+
+// agentCLIsOnPath are the agent CLIs init knows that are on PATH (with
+// where), and the names of those that are not.
+func agentCLIsOnPath() (found []agentCLI, where, missing []string) {
+	for _, c := range agentCLIs {
+		if p, err := exec.LookPath(c.name); err == nil {
+			found = append(found, c)
+			where = append(where, p)
+		} else {
+			missing = append(missing, c.name)
+		}
+	}
+	return found, where, missing
+}
+
+// initAdd adds to the run file at path the providers and worker of each
+// CLI of found it has no provider for. The file is edited as text: the
+// new lines go at the end of its providers: and workers: blocks, so
+// every line and comment of it stays as it was.
+func initAdd(path string, found []agentCLI, where []string, stdout, stderr io.Writer) int {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		fmt.Fprintf(stderr, "rostra init --add: %s does not exist: rostra init writes it\n", path)
+		return 2
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra init --add: %v\n", err)
+		return 2
+	}
+	plan, err := engine.Load(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra init --add: %s must load before workers are added to it; fix it first:\n%v\n", path, err)
+		return 2
+	}
+	var add []agentCLI
+	var addWhere []string
+	for i, c := range found {
+		if _, ok := plan.Providers[c.name]; !ok {
+			add, addWhere = append(add, c), append(addWhere, where[i])
+		}
+	}
+	if len(add) == 0 {
+		var names []string
+		for _, c := range found {
+			names = append(names, c.name)
+		}
+		if len(names) == 0 {
+			fmt.Fprintf(stdout, "%s: none of the agent CLIs rostra init knows is on PATH; nothing to add\n", path)
+		} else {
+			fmt.Fprintf(stdout, "%s already has a provider for each agent CLI on PATH (%s); nothing to add\n", path, strings.Join(names, ", "))
+		}
+		return 0
+	}
+	text, ids, err := addAgentCLIs(string(data), add, addWhere, func(id string) bool { _, ok := plan.Worker(id); return ok })
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra init --add: %s: %v\n", path, err)
+		return 2
+	}
+	if err := replaceFile(path, []byte(text)); err != nil {
+		fmt.Fprintf(stderr, "rostra init --add: write %s: %v\n", path, err)
+		return 1
+	}
+	if _, err := engine.Load(path); err != nil {
+		// What --add writes must load; put the file back as it was.
+		_ = replaceFile(path, data)
+		fmt.Fprintf(stderr, "rostra init --add: %s would not load with the workers added (a bug in rostra init); it is left as it was:\n%v\n", path, err)
+		return 1
+	}
+	var names []string
+	for _, c := range add {
+		names = append(names, c.name)
+	}
+	fmt.Fprintf(stdout, "added to %s: the providers of %s", path, strings.Join(names, ", "))
+	if len(ids) > 0 {
+		fmt.Fprintf(stdout, " and the worker(s) %s.\nWrite their task in the prompts", strings.Join(ids, ", "))
+	}
+	fmt.Fprintf(stdout, ", then: rostra run %s\n", path)
+	return 0
+}
+
+// topLevelKey is a line that opens a top-level key of a YAML mapping.
+var topLevelKey = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)$`)
+
+// addAgentCLIs adds the providers of add at the end of text's providers:
+// block and a worker each (unless hasWorker says its id is taken) at the
+// end of its workers: block; a block that is missing is added at the end.
+// A block written in flow style ({...}, [...]) is not edited: it is an
+// error that says what to add by hand.
+func addAgentCLIs(text string, add []agentCLI, where []string, hasWorker func(string) bool) (string, []string, error) {
+	lines := strings.SplitAfter(text, "\n")
+	if len(lines) > 0 && lines[len(lines)-1] == "" {
+		lines = lines[:len(lines)-1]
+	}
+	if len(lines) > 0 && !strings.HasSuffix(lines[len(lines)-1], "\n") {
+		lines[len(lines)-1] += "\n"
+	}
+	// block finds key's block: the line after its key and the line after
+	// its last indented line; the indent of its entries.
+	block := func(key string) (start, end int, indent string, ok bool, err error) {
+		for i, l := range lines {
+			m := topLevelKey.FindStringSubmatch(strings.TrimRight(l, "\r\n"))
+			if m == nil || m[1] != key {
+				continue
+			}
+			if v := strings.TrimSpace(m[2]); v != "" && !strings.HasPrefix(v, "#") {
+				return 0, 0, "", false, fmt.Errorf("its %s: is written on one line (%s); write it as a block, one entry a line, or add the entries by hand", key, v)
+			}
+			end = i + 1
+		scan:
+			for j := i + 1; j < len(lines); j++ {
+				t := strings.TrimRight(lines[j], "\r\n")
+				switch {
+				case strings.TrimSpace(t) == "" || strings.HasPrefix(strings.TrimSpace(t), "#"):
+					continue // blank lines and comments belong to what follows
+				case t[0] == ' ' || t[0] == '\t' || (key == "workers" && strings.HasPrefix(t, "-")):
+					if end == i+1 { // the block's first entry sets the indent
+						indent = t[:len(t)-len(strings.TrimLeft(t, " \t"))]
+					}
+					end = j + 1
+					continue
+				}
+				break scan
+			}
+			return i + 1, end, indent, true, nil
+		}
+		return 0, 0, "", false, nil
+	}
+	var note strings.Builder
+	note.WriteString("# Added by `rostra init --add`:\n")
+	for i, c := range add {
+		fmt.Fprintf(&note, "#   %-7s %s\n", c.name, where[i])
+	}
+
+	_, pEnd, pIndent, pOK, err := block("providers")
+	if err != nil {
+		return "", nil, err
+	}
+	var ptext strings.Builder
+	if pIndent == "" {
+		pIndent = "  "
+	}
+	for _, l := range strings.Split(strings.TrimRight(note.String(), "\n"), "\n") {
+		ptext.WriteString(pIndent + l + "\n")
+	}
+	for _, c := range add {
+		ptext.WriteString(providersText(c, pIndent))
+	}
+	var ids []string
+	var wtext strings.Builder
+	_, wEnd, wIndent, wOK, err := block("workers")
+	if err != nil {
+		return "", nil, err
+	}
+	if !wOK {
+		wIndent = "  "
+	}
+	for _, c := range add {
+		if hasWorker(c.workerID()) {
+			continue
+		}
+		ids = append(ids, c.workerID())
+		wtext.WriteString(workerText(c, wIndent))
+	}
+
+	// Insert the later block first, so the earlier's line numbers hold.
+	type insert struct {
+		at   int
+		text string
+	}
+	var ins []insert
+	if pOK {
+		ins = append(ins, insert{pEnd, ptext.String()})
+	} else {
+		ins = append(ins, insert{len(lines), "\nproviders:\n" + ptext.String()})
+	}
+	if wtext.Len() > 0 {
+		if wOK {
+			ins = append(ins, insert{wEnd, wtext.String()})
+		} else {
+			ins = append(ins, insert{len(lines), "\nworkers:\n" + wtext.String()})
+		}
+	}
+	slices.SortStableFunc(ins, func(a, b insert) int { return b.at - a.at })
+	for _, in := range ins {
+		lines = slices.Insert(lines, in.at, in.text)
+	}
+	return strings.Join(lines, ""), ids, nil
+}
+
+// replaceFile writes data to path through a temporary file in its folder
+// and a rename, keeping path's mode: a reader never sees half of it.
+func replaceFile(path string, data []byte) error {
+	mode := fs.FileMode(0o644)
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
 }
 
 var notNameChars = regexp.MustCompile(`[^a-z0-9._-]+`)
@@ -183,7 +412,7 @@ func initRunFile(name string, found []agentCLI, where, missing []string) string 
 		}
 	}
 	if len(missing) > 0 {
-		fmt.Fprintf(&b, "# Not found on PATH: %s (run `rostra init` again once installed).\n", strings.Join(missing, ", "))
+		fmt.Fprintf(&b, "# Not found on PATH: %s (once installed, `rostra init --add` adds them).\n", strings.Join(missing, ", "))
 	}
 	b.WriteString(`#
 # Write each worker's task in its prompt, then check the file with
@@ -201,11 +430,7 @@ workspace: .              # the folder the agents work in: this file's folder
 		b.WriteString("  shell: { command: [\"bash\", \"-c\", \"{prompt}\"] }\n")
 	}
 	for _, c := range found {
-		comment(&b, "  ", c.note)
-		comment(&b, "  ", c.name+"-live is its interactive session in the pane: you can type into\n"+
-			"it (i), it stays open, so a worker on it settles on its files.")
-		fmt.Fprintf(&b, "  %s: { command: %s }\n", c.name, yamlArgv(c.headless))
-		fmt.Fprintf(&b, "  %s-live: { command: %s }\n", c.name, yamlArgv(c.live))
+		b.WriteString(providersText(c, "  "))
 	}
 	b.WriteString(`
 defaults:
@@ -225,14 +450,35 @@ workers:
 		return b.String()
 	}
 	for _, c := range found {
-		fmt.Fprintf(&b, `  - id: %s-agent            # its provider is %s: the id less "-<role>"
-    role: agent
-    prompt: "Describe the task here. When you are done, write a short summary of what you did to {result}."
-    completion: { result: "out/{worker}/summary.md" }
-    # An interactive session instead, which stays open once the summary is written:
-    # provider: %s-live
-    # completion: { result: "out/{worker}/summary.md", settle: on-files }
-`, c.name, c.name, c.name)
+		b.WriteString(workerText(c, "  "))
 	}
 	return b.String()
 }
+
+// providersText is c's two providers, each key indented by indent, with
+// the comments that say what they do.
+func providersText(c agentCLI, indent string) string {
+	var b strings.Builder
+	comment(&b, indent, c.note)
+	comment(&b, indent, c.name+"-live is its interactive session in the pane: you can type into\n"+
+		"it (i), it stays open, so a worker on it settles on its files.")
+	fmt.Fprintf(&b, "%s%s: { command: %s }\n", indent, c.name, yamlArgv(c.headless))
+	fmt.Fprintf(&b, "%s%s-live: { command: %s }\n", indent, c.name, yamlArgv(c.live))
+	return b.String()
+}
+
+// workerText is c's worker, a list item whose "- " stands at indent.
+func workerText(c agentCLI, indent string) string {
+	in := indent + "  "
+	return fmt.Sprintf(`%s- id: %s            # its provider is %s: the id less "-<role>"
+%srole: agent
+%sprompt: "Describe the task here. When you are done, write a short summary of what you did to {result}."
+%scompletion: { result: "out/{worker}/summary.md" }
+%s# An interactive session instead, which stays open once the summary is written:
+%s# provider: %s-live
+%s# completion: { result: "out/{worker}/summary.md", settle: on-files }
+`, indent, c.workerID(), c.name, in, in, in, in, in, c.name, in)
+}
+
+// workerID is the id of the worker init writes for c.
+func (c agentCLI) workerID() string { return c.name + "-agent" }

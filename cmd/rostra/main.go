@@ -36,7 +36,7 @@ var commands []command
 
 func init() {
 	commands = []command{
-		{"init", "[RUNFILE]", "write a run file for the agent CLIs on PATH (default ./rostra.yaml)", groupMain, runInit},
+		{"init", "[--add] [RUNFILE]", "write a run file for the agent CLIs on PATH (default ./rostra.yaml); --add adds those it lacks", groupMain, runInit},
 		{"demo", "[--detach]", "run the built-in demo roster in a temp workspace", groupMain, runDemo},
 		{"run", "[--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
 		{"attach", "[--run PATH] [PATH]", "show the UI of a run whose server runs (d detaches)", groupMain, runAttach},

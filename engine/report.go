@@ -308,9 +308,13 @@ func reportWorktrees(st *TeamState, summary *ReportSummary, p func(string, ...an
 		return
 	}
 	p("## Worktrees\n\n| Worker | Branch | Base | Diff | At the run's end | Worktree |\n|---|---|---|---|---|---|\n")
+	merged := 0
 	for _, w := range rows {
-		if w.WorktreeOutcome == WorktreeKept {
+		switch w.WorktreeOutcome {
+		case WorktreeKept:
 			summary.WorktreesKept++
+		case reportMergedSince:
+			merged++
 		}
 		p("| %s | %s | %s | %s | %s | %s |\n", reportCell(w.WorkerID), reportCell(w.Branch), shortCommit(w.BaseCommit),
 			w.DiffStat, reportCell(reportOr(w.WorktreeOutcome, "in use")), reportCell(reportOr(w.Worktree, "—")))
@@ -318,7 +322,48 @@ func reportWorktrees(st *TeamState, summary *ReportSummary, p func(string, ...an
 	if summary.WorktreesKept > 0 {
 		p("\n%d kept with work not merged: `rostra diff WORKER` shows it, `rostra merge WORKER` merges it.\n", summary.WorktreesKept)
 	}
+	if merged > 0 {
+		p("\n%d kept at the run's end and merged into the workspace since (`rostra merge`).\n", merged)
+	}
 	p("\n")
+}
+
+// reportMergedSince is the outcome the report shows for a worktree the
+// run's end kept and whose branch has been merged since: the state files
+// of an ended run are not written again, so the report asks git.
+const reportMergedSince = "kept, merged since"
+
+// markMergedSince marks, in st, the kept worktrees whose work is in the
+// workspace's HEAD now: their branch is an ancestor of it, or, once
+// rostra merge has removed the branch, HEAD's history holds the merge
+// commit rostra merge made for it after the run started.
+func markMergedSince(st *TeamState) {
+	var repo string
+	for i := range st.Workers {
+		w := &st.Workers[i]
+		if w.WorktreeOutcome != WorktreeKept || w.Branch == "" {
+			continue
+		}
+		if repo == "" {
+			top, err := readGit(st.Workspace).line("rev-parse", "--show-toplevel")
+			if err != nil {
+				return // not a repository any more: kept is all that is known
+			}
+			repo = top
+		}
+		g := readGit(repo)
+		if tip, err := g.line("rev-parse", "--verify", "-q", "refs/heads/"+w.Branch); err == nil && tip != "" {
+			if ok, err := isAncestor(repo, tip, "HEAD"); err == nil && ok {
+				w.WorktreeOutcome = reportMergedSince
+			}
+			continue
+		}
+		out, err := g.line("log", "-1", "--format=%H", "--fixed-strings", "--grep="+mergeMessage(w.Branch, w.WorkerID, st.Run),
+			"--since="+st.StartedAt.UTC().Format(time.RFC3339), "HEAD")
+		if err == nil && out != "" {
+			w.WorktreeOutcome = reportMergedSince
+		}
+	}
 }
 
 func reportOutcome(st *TeamState, s ReportSummary) string {
@@ -431,6 +476,7 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 		// before the last one is damage a human must look at.
 		return "", summary, fmt.Errorf("read events: %w", err)
 	}
+	markMergedSince(st)
 	markdown, summary := BuildReport(st, events, now)
 	if note != "" {
 		title, rest, _ := strings.Cut(markdown, "\n")

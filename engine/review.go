@@ -203,7 +203,7 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 		return res, refused("%s conflicts with %s in %s; nothing was merged: resolve it by hand (git merge %s in %s) or ask the worker again",
 			wt.branch, into, conflicts, wt.branch, wt.repo)
 	}
-	msg := fmt.Sprintf("rostra: merge %s (worker %s of run %s)", wt.branch, worker, st.Run)
+	msg := mergeMessage(wt.branch, worker, st.Run)
 	if _, err := g.run("merge", "--no-ff", "--no-edit", "-m", msg, wt.branch); err != nil {
 		abortMerge(wt.repo)
 		return res, fmt.Errorf("merge %s into %s: %w; the merge was aborted, the workspace is as it was", wt.branch, into, err)
@@ -212,6 +212,12 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 		return res, err
 	}
 	return res, removeAfterRun(&res, wt, live)
+}
+
+// mergeMessage is the message of the merge commit rostra merge makes; the
+// report finds the commit by it once the branch is removed.
+func mergeMessage(branch, worker, run string) string {
+	return fmt.Sprintf("rostra: merge %s (worker %s of run %s)", branch, worker, run)
 }
 
 // runDriven reports whether a rostra holds the run's lock: the run goes

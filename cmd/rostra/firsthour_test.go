@@ -8,6 +8,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -252,4 +253,50 @@ func TestInitAddToAHandWrittenFile(t *testing.T) {
 	r := runBinEnv(t, ws, []string{agentPath(t, "codex")}, "init", "--add", "flow.yaml")
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "its providers: is written on one line ({}); write it as a block")
+}
+
+// The report of an ended run knows that a kept worktree has been merged
+// since: rostra merge removes its branch, and the state files are not
+// written again.
+func TestReportAfterMergeSaysMerged(t *testing.T) {
+	t.Parallel()
+	ws := runWorkspace(t, `version: 1
+name: iso
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+workers:
+  - id: maker
+    provider: shell
+    isolation: worktree
+    prompt: "echo made > made.txt && mkdir -p out && echo ok > {result}"
+    completion: { result: "out/{worker}.txt" }
+`)
+	gitRepo(t, ws)
+	r := runBin(t, ws, "run", "--headless")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	stateDir := filepath.Join(ws, ".rostra", "iso")
+	report := func() string {
+		t.Helper()
+		rep := runBin(t, ws, "report")
+		require.Equal(t, 0, rep.code, rep.stderr)
+		paths, err := filepath.Glob(filepath.Join(stateDir, "reports", "report-*.md"))
+		require.NoError(t, err)
+		require.NotEmpty(t, paths)
+		slices.Sort(paths)
+		md, err := os.ReadFile(paths[len(paths)-1])
+		require.NoError(t, err)
+		require.NoError(t, os.RemoveAll(filepath.Join(stateDir, "reports")))
+		return rep.stdout + string(md)
+	}
+	before := report()
+	assert.Contains(t, before, "1 kept with work not merged")
+	assert.Contains(t, before, `"worktreesKept": 1`)
+
+	m := runBin(t, ws, "merge", "maker")
+	require.Equal(t, 0, m.code, m.stderr)
+	after := report()
+	assert.NotContains(t, after, "not merged")
+	assert.Contains(t, after, "| kept, merged since |")
+	assert.Contains(t, after, "1 kept at the run's end and merged into the workspace since (`rostra merge`).")
+	assert.Contains(t, after, `"worktreesKept": 0`)
 }

@@ -6,14 +6,21 @@
 // take a value say so, as `[--size 120x40]` does; flag alternatives are
 // split at " | ") and the kind of its arguments: RUNFILE completes *.yaml and *.yml
 // files, PATH those and folders (a run file or a state dir), LOG any file,
-// a|b|c one of the words; WORKER and TEXT are typed.
+// a|b|c one of the words, WORKER the worker ids of the run (the scripts
+// ask the hidden `rostra __workers [--run PATH]`, which reads them from the
+// run's server, its state or its run file); TEXT is typed.
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"strings"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/server"
 )
 
 // cmdSpec is what completion knows of a command.
@@ -38,7 +45,12 @@ const (
 	argPath // a run file or a state dir
 	argFile
 	argWords
+	argWorker // a worker id of the run, first of the arguments
 )
+
+// workersMode is the hidden command the completion scripts run for the
+// worker ids of a run.
+const workersMode = "__workers"
 
 var (
 	bracketed       = regexp.MustCompile(`\[([^\]]*)\]`)
@@ -76,6 +88,8 @@ func specs() []cmdSpec {
 				s.args = argPath
 			case tok == "LOG":
 				s.args = argFile
+			case tok == "WORKER":
+				s.args = argWorker
 			case wordsInSynopsis.MatchString(tok):
 				s.args, s.words = argWords, strings.Split(tok, "|")
 			}
@@ -121,6 +135,20 @@ func bashCompletion(cmds []cmdSpec) string {
 		names = append(names, c.name)
 	}
 	fmt.Fprintf(&b, `# bash completion for rostra: source <(rostra completion bash)
+# _rostra_workers completes the run's worker ids (of --run PATH if given),
+# as the first argument only.
+_rostra_workers() {
+	local i run=() n=0
+	for ((i = 2; i < COMP_CWORD; i++)); do
+		case ${COMP_WORDS[i]} in
+		--run) run=(--run "${COMP_WORDS[i+1]}"); ((i++)) ;;
+		--color|--size) ((i++)) ;;
+		-*) ;;
+		*) ((n++)) ;;
+		esac
+	done
+	((n == 0)) && COMPREPLY=($(compgen -W "$("${COMP_WORDS[0]}" `+workersMode+` "${run[@]}" 2>/dev/null)" -- "$cur"))
+}
 _rostra() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
 	COMPREPLY=()
@@ -162,6 +190,8 @@ _rostra() {
 			fmt.Fprintf(&b, "\t\tCOMPREPLY=(%s)\n", anyFile)
 		case argWords:
 			fmt.Fprintf(&b, "\t\t((COMP_CWORD == 2)) && COMPREPLY=($(compgen -W %q -- \"$cur\"))\n", strings.Join(c.words, " "))
+		case argWorker:
+			b.WriteString("\t\t_rostra_workers\n")
 		}
 		b.WriteString("\t\t;;\n")
 	}
@@ -177,6 +207,13 @@ func zshCompletion(cmds []cmdSpec) string {
 	b.WriteString(`#compdef rostra
 # zsh completion for rostra: source <(rostra completion zsh) after compinit,
 # or save it as _rostra in a folder of $fpath.
+_rostra_workers() {
+	local -a ws run
+	local i=${words[(i)--run]}
+	((i < CURRENT)) && run=(--run ${words[i+1]})
+	ws=(${(f)"$(rostra ` + workersMode + ` $run 2>/dev/null)"})
+	compadd -a ws
+}
 _rostra() {
 	local -a commands
 	commands=(
@@ -212,6 +249,8 @@ _rostra() {
 			specs = append(specs, zshQuote(`*:file:_files`))
 		case argWords:
 			specs = append(specs, zshQuote("1:"+c.name+":("+strings.Join(c.words, " ")+")"))
+		case argWorker:
+			specs = append(specs, zshQuote("1:worker:_rostra_workers"))
 		}
 		if len(specs) == 0 {
 			fmt.Fprintf(&b, "\t%s) ;;\n", c.name)
@@ -226,6 +265,15 @@ _rostra() {
 func fishCompletion(cmds []cmdSpec) string {
 	var b strings.Builder
 	b.WriteString("# fish completion for rostra: rostra completion fish | source\ncomplete -c rostra -f\n")
+	b.WriteString(`function __rostra_workers
+	set -l args (commandline -opc)
+	set -l run
+	if set -l i (contains -i -- --run $args)
+		set run --run $args[(math $i + 1)]
+	end
+	rostra ` + workersMode + ` $run 2>/dev/null
+end
+`)
 	for _, c := range cmds {
 		fmt.Fprintf(&b, "complete -c rostra -n '__fish_use_subcommand' -a %s -d %s\n", c.name, zshQuote(c.what))
 	}
@@ -252,7 +300,64 @@ func fishCompletion(cmds []cmdSpec) string {
 			fmt.Fprintf(&b, "complete -c rostra %s -F\n", on)
 		case argWords:
 			fmt.Fprintf(&b, "complete -c rostra %s -a %s\n", on, zshQuote(strings.Join(c.words, " ")))
+		case argWorker:
+			fmt.Fprintf(&b, "complete -c rostra %s -a '(__rostra_workers)'\n", on)
 		}
 	}
 	return b.String()
+}
+
+// runWorkers is `rostra __workers [--run PATH] [PATH]`: the worker ids of
+// the run, one a line, for the completion scripts: from its server when
+// one runs, else its team-state.json, else its run file. Quiet: a
+// completion has nowhere to say why it has nothing.
+func runWorkers(args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd(workersMode, "usage: rostra "+workersMode+" [--run PATH] [PATH]\n", io.Discard)
+	rest, code, ok := c.parseFlags(args)
+	if !ok {
+		return code
+	}
+	ref, err := runRefFrom(*c.runFlag, rest)
+	if err != nil {
+		return 2
+	}
+	var ids []string
+	if r, err := resolveRun(ref); err == nil {
+		if cc, err := server.Control(r.stateDir); err == nil {
+			rep, err := cc.Do(server.Request{Op: server.OpStatus})
+			cc.Close()
+			if err == nil && rep.State != nil {
+				for _, w := range rep.State.Workers {
+					ids = append(ids, w.WorkerID)
+				}
+			}
+		}
+		if st, _ := engine.ReadTeamState(r.stateDir); ids == nil && st != nil {
+			for _, w := range st.Workers {
+				ids = append(ids, w.WorkerID)
+			}
+		}
+	}
+	if ids == nil {
+		file := ref
+		if file == "" {
+			file = defaultRunFile
+		}
+		if fi, err := os.Stat(file); err == nil && fi.IsDir() {
+			file += "/" + defaultRunFile
+		}
+		plan, err := engine.Load(file)
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return 1
+		}
+		if plan != nil {
+			for _, w := range plan.Workers {
+				ids = append(ids, w.ID)
+			}
+		}
+	}
+	for _, id := range ids {
+		fmt.Fprintln(stdout, id)
+	}
+	return 0
 }

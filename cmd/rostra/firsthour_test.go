@@ -7,8 +7,10 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -299,4 +301,46 @@ workers:
 	assert.Contains(t, after, "| kept, merged since |")
 	assert.Contains(t, after, "1 kept at the run's end and merged into the workspace since (`rostra merge`).")
 	assert.Contains(t, after, `"worktreesKept": 0`)
+}
+
+// rostra logs <Tab> completes the run's worker ids: from its run file
+// before it ran, from its state after, and of the run --run names.
+func TestBashCompletionCompletesWorkerIDs(t *testing.T) {
+	t.Parallel()
+	ws := runWorkspace(t, `version: 1
+name: names
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+workers:
+  - { id: alpha, provider: shell, prompt: "true" }
+  - { id: beta, provider: shell, prompt: "true" }
+`)
+	script := runBin(t, ws, "completion", "bash").stdout
+	complete := func(dir string, line ...string) []string {
+		t.Helper()
+		var words strings.Builder
+		for _, w := range line {
+			words.WriteString(" '" + w + "'")
+		}
+		prog := script + "\nCOMP_WORDS=(" + words.String() + ")\nCOMP_CWORD=" + strconv.Itoa(len(line)-1) +
+			"\n_rostra\nprintf '%s\\n' \"${COMPREPLY[@]}\"\n"
+		cmd := exec.Command("bash", "--norc", "--noprofile", "-c", prog)
+		cmd.Dir = dir
+		cmd.Env = append(os.Environ(), "PATH="+filepath.Dir(rostraBin)+":"+os.Getenv("PATH"))
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return strings.Fields(string(out))
+	}
+	assert.Equal(t, []string{"alpha", "beta"}, complete(ws, "rostra", "logs", ""), "from the run file")
+	assert.Equal(t, []string{"beta"}, complete(ws, "rostra", "retry", "b"))
+	assert.Empty(t, complete(ws, "rostra", "send", "alpha", ""), "TEXT is typed")
+
+	require.Equal(t, 0, runBin(t, ws, "run", "--headless").code)
+	// The run file changed since: the ids are the run's, from its state.
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte("broken: ["), 0o644))
+	other := t.TempDir()
+	stateDir := filepath.Join(ws, ".rostra", "names")
+	assert.Equal(t, []string{"alpha", "beta"}, complete(other, "rostra", "logs", "--run", stateDir, ""))
+	assert.Equal(t, []string{"alpha"}, complete(ws, "rostra", "cancel", "a"), "a run file that no longer loads: its state")
+	assert.Empty(t, complete(other, "rostra", "logs", ""), "no run here")
 }

@@ -57,6 +57,7 @@ func init() {
 		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
 		{"ls", "", "the runs with a live server of yours", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
+		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},
 	}
 }
 

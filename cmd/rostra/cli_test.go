@@ -98,8 +98,9 @@ func demoWorkspace(t *testing.T) string {
 }
 
 // demoStep is the demo agents' step time in the tests (fake-agent.sh's
-// DEMO_STEP): short, so the demo runs in seconds, not its 13 s on screen.
-const demoStep = "DEMO_STEP=0.05"
+// DEMO_STEP): short, so the demo runs in a second or two, not its minute
+// on screen.
+const demoStep = "DEMO_STEP=0.01"
 
 func TestHeadlessDemoRun(t *testing.T) {
 	t.Parallel()

@@ -7,12 +7,17 @@
 #   flaky        attempt 1 exits 0 without a result; later attempts complete
 #   alias        writes result.md (an alias) instead of result.json
 #   crash        writes its result, then exits 1
-#   interactive  waits for its prompt to be typed, writes the result and
-#                stays open, as an interactive agent session does
+#   interactive  waits for its prompt to be typed, then for a line you type
+#                into its pane (i, then Enter; it goes on without one after
+#                a while), writes the result and stays open, as an
+#                interactive agent session does
 # rostra gives it ROSTRA_WORKER, ROSTRA_ATTEMPT and the prompt. DEMO_STEP
-# is the seconds each step of work takes (default 0.6; the tests make it
-# short).
+# is the seconds each step of work takes: 1.5 by default, which paces the
+# demo to about a minute, long enough to watch the tester's retry and to
+# type into the pairer's pane; DEMO_STEP=0.05 runs it in a few seconds (the
+# tests make it shorter still).
 set -u
+step=${DEMO_STEP:-1.5}
 agent=$1
 prompt=${2:-}
 out="out/$ROSTRA_WORKER"
@@ -26,7 +31,7 @@ work() {
 	local what=("reading the code" "planning edits" "editing files" "running the tests" "checking the diff")
 	for ((i = 1; i <= steps; i++)); do
 		printf '%s[%s]%s step %d/%d %s%s%s\n' "$cyan" "$agent" "$reset" "$i" "$steps" "$dim" "${what[$(((i - 1) % 5))]}" "$reset"
-		sleep "${DEMO_STEP:-0.6}"
+		sleep "$step"
 	done
 }
 
@@ -34,13 +39,13 @@ say "${bold}${agent}${reset} · worker ${ROSTRA_WORKER} · attempt ${ROSTRA_ATTE
 case ${DEMO_MODE:-complete} in
 complete)
 	say "task: $prompt"
-	work 8
+	work 30
 	printf '{"worker":"%s","attempt":%s,"ok":true}\n' "$ROSTRA_WORKER" "$ROSTRA_ATTEMPT" >"$out/result.json"
 	say "${green}done${reset}: wrote $out/result.json"
 	;;
 implement)
 	say "task: $prompt"
-	work 8
+	work 36
 	cat >>src/parser.go <<'GO'
 
 // Count is how many words line holds.
@@ -51,7 +56,7 @@ GO
 	;;
 flaky)
 	say "task: $prompt"
-	work 4
+	work 12
 	if [ "$ROSTRA_ATTEMPT" = 1 ]; then
 		say "${yellow}lost the thread; ending without a result${reset}"
 		exit 0
@@ -61,13 +66,13 @@ flaky)
 	;;
 alias)
 	say "task: $prompt"
-	work 6
+	work 20
 	printf '# Review\n\nLooks good.\n' >"$out/result.md"
 	say "${green}done${reset}: wrote $out/result.md"
 	;;
 crash)
 	say "task: $prompt"
-	work 6
+	work 24
 	printf '{"worker":"%s","ok":true}\n' "$ROSTRA_WORKER" >"$out/result.json"
 	say "${red}panic: telemetry upload failed${reset} (the result is written)"
 	exit 1
@@ -77,8 +82,20 @@ interactive)
 	printf '> '
 	IFS= read -r task
 	say "got task: $task"
-	work 4
-	printf '{"worker":"%s","task":"%s"}\n' "$ROSTRA_WORKER" "${task//\"/}" >"$out/result.json"
+	say "${bold}type a line for the docs into this pane${reset} (i, type, Enter; Ctrl-] gives the keys back),"
+	say "or wait: it goes on without one in a while"
+	printf '> '
+	note="(none)"
+	for ((i = 0; i < 20; i++)); do
+		if IFS= read -r -t "$step" line; then
+			note=$line
+			say "got it: $note"
+			break
+		fi
+	done
+	[ "$note" = "(none)" ] && say "${dim}no line typed; going on${reset}"
+	work 6
+	printf '{"worker":"%s","task":"%s","note":"%s"}\n' "$ROSTRA_WORKER" "${task//\"/}" "${note//\"/}" >"$out/result.json"
 	say "${green}wrote $out/result.json${reset}; session stays open"
 	while IFS= read -r line; do say "you said: $line"; done
 	;;

@@ -344,3 +344,76 @@ workers:
 	assert.Equal(t, []string{"alpha"}, complete(ws, "rostra", "cancel", "a"), "a run file that no longer loads: its state")
 	assert.Empty(t, complete(other, "rostra", "logs", ""), "no run here")
 }
+
+// README's quick start, as written, with a fake claude on PATH for init to
+// find: every rostra line of it runs, `rostra run` as `rostra run
+// --detach` (the test has no terminal to attach), and each does what its
+// comment says.
+func TestReadmeQuickStartAsWritten(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	_, section, ok := strings.Cut(string(data), "## Your own roster in five minutes\n")
+	require.True(t, ok, "README has its quick start")
+	_, block, ok := strings.Cut(section, "```sh\n")
+	require.True(t, ok)
+	block, _, _ = strings.Cut(block, "```")
+	var cmds [][]string
+	for _, line := range strings.Split(block, "\n") {
+		line, _, _ = strings.Cut(line, "#")
+		f := strings.Fields(line)
+		if len(f) == 0 || f[0] != "rostra" {
+			continue // go install, cd, $EDITOR: the test stands in for them
+		}
+		cmds = append(cmds, f[1:])
+	}
+	var names []string
+	for _, c := range cmds {
+		names = append(names, strings.Join(c, " "))
+	}
+	require.Equal(t, []string{"init", "validate", "run", "status", "stop"}, names, "the quick start this test runs")
+
+	// A claude that works until it is stopped, as a real one on a long task.
+	bin := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "claude"), []byte("#!/bin/sh\nmkdir -p \"out/$ROSTRA_WORKER\"\necho working\nexec sleep 300\n"), 0o755))
+	for _, tool := range []string{"sh", "mkdir", "sleep"} {
+		p, err := exec.LookPath(tool)
+		require.NoError(t, err)
+		require.NoError(t, os.Symlink(p, filepath.Join(bin, tool)))
+	}
+	env := []string{"PATH=" + bin}
+	ws := runWorkspace(t, "") // its cleanup stops a run the test leaves
+	require.NoError(t, os.Remove(filepath.Join(ws, "rostra.yaml")))
+
+	for _, c := range cmds {
+		args := c
+		if c[0] == "run" {
+			args = append([]string{"run", "--detach"}, c[1:]...)
+		}
+		r := runBinEnv(t, ws, env, args...)
+		switch c[0] {
+		case "init":
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "wrote rostra.yaml with 1 worker(s): claude-agent.")
+		case "validate":
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "rostra.yaml: valid: run ")
+		case "run":
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "goes on in the background")
+			// Its pid: the run's server is stopped by the last line.
+			m := serverPidRx.FindStringSubmatch(r.stdout)
+			require.NotNil(t, m, r.stdout)
+			pid, _ := strconv.Atoi(m[1])
+			t.Cleanup(func() { stopServer(t, ws, pid) })
+		case "status":
+			require.Equal(t, 0, r.code, r.stderr)
+			assert.Contains(t, r.stdout, "claude-agent")
+			assert.Contains(t, r.stdout, "running")
+		case "stop":
+			assert.Equal(t, 130, r.code, "stopped while its worker ran: %s", r.stderr)
+		}
+	}
+	st := readState(t, filepath.Join(ws, ".rostra", runNameFor(ws)))
+	assert.Equal(t, engine.RunInterrupted, st.Status)
+}

@@ -319,12 +319,14 @@ func serverStays(stateDir string) bool {
 
 // processExit opens pid (a pidfd: a later process given the same pid is
 // not it) and returns a function that waits at most d for it to exit and
-// reports whether it has. It waits for nothing when pid cannot be opened.
+// reports whether it has. It waits for nothing (true) when pid cannot be
+// opened.
 func processExit(pid int) func(d time.Duration) bool {
 	fd, err := unix.PidfdOpen(pid, 0)
 	if err != nil {
-		gone := errors.Is(err, unix.ESRCH)
-		return func(time.Duration) bool { return gone }
+		// Gone already (ESRCH), or a kernel without pidfds: nothing to
+		// wait on, and nothing to warn about.
+		return func(time.Duration) bool { return true }
 	}
 	return func(d time.Duration) bool {
 		defer unix.Close(fd)

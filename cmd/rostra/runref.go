@@ -268,7 +268,7 @@ func (r runRef) noServerHint() string {
 		}
 		return fmt.Sprintf("run %s finished (%d of %d workers completed): %s shows it\n", st.Run, done, len(st.Workers), r.cmd("status"))
 	case engine.RunInterrupted:
-		return fmt.Sprintf("run %s was stopped before it finished: %s continues it\n", st.Run, r.cmd("run --resume"))
+		return fmt.Sprintf("run %s was stopped before it finished: %s continues it (%s starts it over)\n", st.Run, r.cmd("run --resume"), r.cmd("run --fresh"))
 	}
 	return fmt.Sprintf("run %s is recorded as %s by pid %d, which no longer serves it (it died?): %s continues it\n",
 		st.Run, st.Status, st.Pid, r.cmd("run --resume"))

@@ -163,7 +163,7 @@ func findRunOfBrokenFile(path string) (runRef, bool) {
 				note: fmt.Sprintf("using the run rostra ls lists for it: %s (server pid %d)", s.StateDir, s.Pid)}, true
 		}
 	}
-	// Newest first: the run last started from this file.
+	// The newest of them: the run last started from this file.
 	var best runRef
 	var bestAt time.Time
 	dirs, _ := filepath.Glob(filepath.Join(ws, ".rostra", "*"))

@@ -1,6 +1,9 @@
-// init.go wires `rostra init [RUNFILE]`: it looks for the agent CLIs rostra
-// knows on PATH and writes a commented run file (default ./rostra.yaml)
-// with a worker for each one found, never over an existing file.
+// init.go wires `rostra init [--add] [RUNFILE]`: it looks for the agent
+// CLIs rostra knows on PATH and writes a commented run file (default
+// ./rostra.yaml) with a worker for each one found, never over an existing
+// file. --add edits an existing file as text, appending the providers and
+// worker of each CLI on PATH it has no provider for to its providers: and
+// workers: blocks, so the person's lines and comments stay as written.
 //
 // Each CLI gets two providers: <cli>, its headless mode (the prompt in, an
 // answer out, then it exits), and <cli>-live, its interactive session in

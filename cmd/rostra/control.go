@@ -2,8 +2,9 @@
 // runs from any shell against a run's server: retry, cancel, send, logs,
 // stop, wait, and ls (every live server of this user). Each takes the run
 // as --run PATH (a run file or a state dir; default ./rostra.yaml) and
-// exits 2 with what the state files say when no server runs for it; logs
-// alone also reads a run that has ended, from its files.
+// exits 2 with what the state files say when no server runs for it (and,
+// for a retry, the command that will do it); logs also reads a run that
+// has ended, from its files, and wait exits with the code it recorded.
 package main
 
 import (

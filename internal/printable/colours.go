@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/ansi/parser"
 )
 
 // ColoursOnly returns a writer that passes to w the text it is given,
@@ -63,6 +64,13 @@ type colourFilter struct {
 func (f *colourFilter) Write(b []byte) (int, error) {
 	f.out = f.out[:0]
 	for _, c := range b {
+		if f.inString() && c != 0x1b && c != 0x18 && c != 0x1a && (c != 0x07 || f.p.State() != parser.OscStringState) {
+			// The string's data, dropped unread. Only ESC (of ST), CAN,
+			// SUB and an OSC's BEL end it: the parser alone would end it
+			// at a 0x9C, which is also a byte of UTF-8 text (the "✳" of
+			// an agent's title), and print the rest of the string.
+			continue
+		}
 		f.p.Advance(c)
 	}
 	if len(f.out) > 0 {
@@ -71,6 +79,14 @@ func (f *colourFilter) Write(b []byte) (int, error) {
 		}
 	}
 	return len(b), nil
+}
+
+func (f *colourFilter) inString() bool {
+	switch f.p.State() {
+	case parser.OscStringState, parser.DcsStringState, parser.ApcStringState, parser.PmStringState, parser.SosStringState:
+		return true
+	}
+	return false
 }
 
 // appendSGR writes an SGR sequence from its parsed parameters, ':' kept

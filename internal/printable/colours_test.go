@@ -62,6 +62,8 @@ func TestColoursOnlyKeepsTextAndColours(t *testing.T) {
 		{"\xc3A\xe2\x9c", "\ufffd"},
 		{"bad \xff utf-8", "bad  utf-8"},
 		{"unterminated \x1b]52;c;aGVsbG8=", "unterminated "},
+		{"\x1b]0;✳ Claude Code\x07title ✳ kept", "title ✳ kept"},
+		{"\x1bPtmux;\x1b\x1b]0;“quoted”\x07\x1b\\after", "after"},
 	} {
 		assert.Equal(t, tc.want, filtered(t, tc.in), "%q", tc.in)
 	}

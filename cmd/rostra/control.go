@@ -19,6 +19,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/server"
 )
@@ -230,18 +231,22 @@ func runWait(args []string, stdout, stderr io.Writer) int {
 	return request("wait", waitUsage, server.OpWait, false, args, stdout, stderr)
 }
 
-const logsUsage = `usage: rostra logs [--run PATH] [-f] [--screen] WORKER
+const logsUsage = `usage: rostra logs [--run PATH] [-f] [--screen] [--raw] WORKER
 
-Prints the output of WORKER's latest attempt, every byte as its program
-wrote it (output.log). -f follows it until the attempt ends. --screen
-prints the pane's screen as text instead (live from the server, else
-rebuilt from output.log).
+Prints the output of WORKER's latest attempt (output.log). On a terminal
+it keeps the text and its colours and drops every other escape sequence
+(clipboard writes, hyperlinks, images, cursor movement, queries); --raw,
+or a stdout that is not a terminal, gives every byte as its program wrote
+it. -f follows it until the attempt ends. --screen prints the pane's
+screen as text instead (live from the server, else rebuilt from
+output.log).
 `
 
 func runLogs(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("logs", logsUsage, stderr)
 	follow := c.fs.Bool("f", false, "follow the output until the attempt ends")
 	screen := c.fs.Bool("screen", false, "print the screen as text")
+	raw := c.fs.Bool("raw", false, "every byte of output.log, escape sequences included, even on a terminal")
 	rest, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
@@ -290,10 +295,17 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 		}
 		return printReplayedScreen(row, stdout, stderr)
 	}
-	if !*follow || !live || row.EndedAt != nil {
-		return copyLog(row.OutputLogPath, stdout, stderr)
+	// A terminal acts on what it is sent: there the log goes through a
+	// filter that keeps its colours only (docs/design.md, "Nothing raw
+	// reaches a terminal").
+	out := stdout
+	if !*raw && isTerminal(stdout) {
+		out = printable.ColoursOnly(stdout)
 	}
-	return followLog(cc, row, stdout, stderr)
+	if !*follow || !live || row.EndedAt != nil {
+		return copyLog(row.OutputLogPath, out, stderr)
+	}
+	return followLog(cc, row, out, stderr)
 }
 
 // latestAttempt is the worker's last dispatch row; nil (and the exit code)

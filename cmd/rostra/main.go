@@ -52,7 +52,7 @@ func init() {
 		{"retry", "[--run PATH] WORKER", "start a manual attempt (cancels a running one)", groupControl, runRetry},
 		{"cancel", "[--run PATH] WORKER", "cancel the running attempt or pending retry", groupControl, runCancel},
 		{"send", "[--run PATH] [--enter] WORKER TEXT...", "type TEXT into the worker's pane", groupControl, runSend},
-		{"logs", "[--run PATH] [-f] [--screen] WORKER", "the latest attempt's output (or its screen)", groupControl, runLogs},
+		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
 		{"ls", "", "the runs with a live server of yours", groupControl, runLs},

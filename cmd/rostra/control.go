@@ -124,7 +124,7 @@ func (c *controlCmd) do(r runRef, req server.Request, stdout io.Writer) int {
 		fmt.Fprintf(c.stderr, "rostra %s: %s\n", c.name, rep.Error)
 	}
 	if rep.Note != "" {
-		fmt.Fprintln(stdout, rep.Note)
+		fmt.Fprintln(stdout, printable.Lines(rep.Note))
 	}
 	// The server answers a stop once the workers are stopped and the state
 	// saved, then ends its clients and its process, and closes this
@@ -451,13 +451,14 @@ func runLs(args []string, stdout, stderr io.Writer) int {
 	}
 	tw := newTable(stdout)
 	fmt.Fprintln(tw, "STATE DIR\tRUN\tSTATUS\tWORKERS\tCLIENTS\tPID\tUP")
+	esc := printable.String // a state dir's path is any folder's name
 	for _, s := range found {
 		if s.Err != nil {
-			fmt.Fprintf(tw, "%s\t-\tnot answering: %v\t-\t-\t%d\t-\n", s.StateDir, s.Err, s.Pid)
+			fmt.Fprintf(tw, "%s\t-\tnot answering: %s\t-\t-\t%d\t-\n", esc(s.StateDir), esc(s.Err.Error()), s.Pid)
 			continue
 		}
 		i := s.Info
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d running\t%d\t%d\t%s\n", i.StateDir, i.Run, i.Status, i.Running, i.Workers, i.Clients, i.Pid,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d running\t%d\t%d\t%s\n", esc(i.StateDir), esc(i.Run), esc(i.Status), i.Running, i.Workers, i.Clients, i.Pid,
 			time.Since(i.Started).Round(time.Second))
 	}
 	tw.Flush()

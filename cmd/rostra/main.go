@@ -102,6 +102,9 @@ func main() {
 }
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
+	// Messages go to stderr; what a command prints on stdout (a table, a
+	// log, a diff, the UI) is made safe where it is written.
+	stderr = escaped(stderr)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
 		return 2

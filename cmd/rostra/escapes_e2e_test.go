@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -72,7 +73,18 @@ func TestAHostileFileNameReachesNoTerminalRaw(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(hostileNameRunFile), 0o644))
 	stateDir := filepath.Join(ws, ".rostra", "hostile")
 
-	detachedRun(t, ws)
+	v := runBin(t, ws, "validate", "rostra.yaml")
+	require.Equal(t, 0, v.code, v.stderr)
+	assertEscaped(t, "rostra validate", v.stdout, "ws"+escapedClipboardWrite)
+
+	d := runBin(t, ws, "run", "--detach")
+	require.Equal(t, 0, d.code, "run --detach: %s%s", d.stdout, d.stderr)
+	m := serverPidRx.FindStringSubmatch(d.stdout)
+	require.NotNil(t, m, "no server pid in %q", d.stdout)
+	pid, _ := strconv.Atoi(m[1])
+	t.Cleanup(func() { stopServer(t, ws, pid) })
+	assertEscaped(t, "rostra run --detach", d.stdout+d.stderr, "ws"+escapedClipboardWrite)
+
 	// logs -f returns once the writer's attempt has ended.
 	r := runBin(t, ws, "logs", "-f", "writer")
 	require.Equal(t, 0, r.code, r.stderr)

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -31,6 +32,6 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", rest[0], plan.Name, len(plan.Workers), plan.StateDir)
+	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", printable.String(rest[0]), plan.Name, len(plan.Workers), printable.String(plan.StateDir))
 	return 0
 }

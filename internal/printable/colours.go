@@ -64,6 +64,10 @@ type colourFilter struct {
 func (f *colourFilter) Write(b []byte) (int, error) {
 	f.out = f.out[:0]
 	for _, c := range b {
+		if c >= 0x20 && c < 0x7f && f.p.State() == parser.GroundState {
+			f.out = append(f.out, c) // text, most of a log: as the parser would print it
+			continue
+		}
 		if f.inString() && c != 0x1b && c != 0x18 && c != 0x1a && (c != 0x07 || f.p.State() != parser.OscStringState) {
 			// The string's data, dropped unread. Only ESC (of ST), CAN,
 			// SUB and an OSC's BEL end it: the parser alone would end it

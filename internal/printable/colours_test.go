@@ -4,6 +4,7 @@ package printable
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 
@@ -72,4 +73,15 @@ func TestColoursOnlyKeepsTextAndColours(t *testing.T) {
 func TestColoursOnlyDropsALargeImageWithoutKeepingIt(t *testing.T) {
 	img := "\x1b_Gf=100;" + strings.Repeat("A", 4<<20) + "\x1b\\"
 	assert.Equal(t, "ab", filtered(t, "a"+img+"b"))
+}
+
+// BenchmarkColoursOnly filters an agent's typical output: coloured text,
+// a title, some cursor movement.
+func BenchmarkColoursOnly(b *testing.B) {
+	chunk := []byte(strings.Repeat("\x1b[1;32m✓\x1b[0m test passed in 0.3s, output ✳ ok\r\n\x1b]0;✳ agent\x07\x1b[2K\x1b[1A", 400))
+	w := ColoursOnly(io.Discard)
+	b.SetBytes(int64(len(chunk)))
+	for b.Loop() {
+		_, _ = w.Write(chunk)
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -85,7 +86,9 @@ func TestAHostileFileNameReachesNoTerminalRaw(t *testing.T) {
 	t.Cleanup(func() { stopServer(t, ws, pid) })
 	assertEscaped(t, "rostra run --detach", d.stdout+d.stderr, "ws"+escapedClipboardWrite)
 
-	// logs -f returns once the writer's attempt has ended.
+	// logs -f returns once the writer's attempt has ended. Its output.log
+	// is made as the attempt opens, after run --detach returns.
+	waitForFile(t, filepath.Join(stateDir, "attempts", "writer", "1", "output.log"))
 	r := runBin(t, ws, "logs", "-f", "writer")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "wrote it")
@@ -219,6 +222,7 @@ workers:
 `
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(runFile), 0o644))
 	detachedRun(t, ws)
+	waitForFile(t, filepath.Join(ws, ".rostra", "logs", "attempts", "printer", "1", "output.log"))
 
 	// logs -f on a terminal, while the attempt runs: the first part, then
 	// the second once the worker reads a line, each through the filter.
@@ -342,4 +346,40 @@ func (p *ptyRun) wait(t *testing.T) (string, int) {
 		require.FailNow(t, "the pty was not drained 10 s after rostra ended", "%q", p.output())
 	}
 	return p.output(), p.cmd.ProcessState.ExitCode()
+}
+
+// waitForFile waits, on file-system events, until path exists: it watches
+// the deepest folder of path that exists, deeper as folders are made.
+func waitForFile(t *testing.T, path string) {
+	t.Helper()
+	w, err := fsnotify.NewWatcher()
+	require.NoError(t, err)
+	defer w.Close()
+	deepest := func() string {
+		dir := filepath.Dir(path)
+		for {
+			if _, err := os.Stat(dir); err == nil || dir == filepath.Dir(dir) {
+				return dir
+			}
+			dir = filepath.Dir(dir)
+		}
+	}
+	deadline := time.After(30 * time.Second)
+	for {
+		dir := deepest()
+		require.NoError(t, w.Add(dir))
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if deepest() != dir {
+			continue // made before the watch: watch deeper
+		}
+		select {
+		case <-w.Events:
+		case err := <-w.Errors:
+			require.NoError(t, err)
+		case <-deadline:
+			require.FailNow(t, "no "+path+" after 30 s")
+		}
+	}
 }

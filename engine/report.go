@@ -13,6 +13,11 @@
 // A failure's class is the dispatch row's failureClass, which the engine
 // sets where it makes the reason (state.go, Failure*); the report never
 // reads the reason's prose.
+//
+// The report is read in a terminal as often as in a viewer: every control
+// character in it is escaped (a file name a worker made, a reason, a
+// branch), newlines kept (docs/design.md, "Nothing raw reaches a
+// terminal"). The JSON summary is escaped by its encoder.
 package engine
 
 import (
@@ -26,6 +31,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // FailureClasses lists the failure classes in the order the report shows
@@ -291,7 +298,7 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 			p("| %s | %d |\n", reportCell(t), eventCounts[t])
 		}
 	}
-	return b.String(), summary
+	return printable.Lines(b.String()), summary
 }
 
 // reportWorktrees is the Worktrees section, for a run with isolated
@@ -462,7 +469,7 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 	note := ""
 	if errors.As(err, &recovered) {
 		// The previous good copy stands in; the report says so.
-		note, err = recovered.Error(), nil
+		note, err = printable.Lines(recovered.Error()), nil
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):

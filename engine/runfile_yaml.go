@@ -25,6 +25,8 @@ import (
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
 	"github.com/goccy/go-yaml/token"
+
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // Problem is one thing wrong with a run file, where it was written and what
@@ -133,35 +135,16 @@ func indexPath(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i
 // add records a problem at node n (nil: the top of the file).
 func (l *loader) add(n ast.Node, path, format string, args ...any) {
 	line, col := position(n)
-	// One line per problem, whatever text the run file holds.
-	msg := escapeControls(fmt.Sprintf(format, args...))
+	// One line per problem, whatever text the run file holds: a NUL or an
+	// escape sequence from it shows as what it is (\x00, \e), never acts
+	// on the terminal.
+	msg := printable.String(fmt.Sprintf(format, args...))
 	l.problems = append(l.problems, Problem{
-		File: l.file, Line: line, Col: col, Path: escapeControls(path), Message: msg,
+		File: l.file, Line: line, Col: col, Path: printable.String(path), Message: msg,
 	})
 }
 
 func (l *loader) addAt(v val, format string, args ...any) { l.add(v.at, v.path, format, args...) }
-
-// escapeControls writes the control characters of s as Go escapes (\n,
-// \t, \x00): a problem is one line, and a NUL or an escape sequence from
-// the run file must show as what it is, not act on the terminal.
-func escapeControls(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if !isControl(r) {
-			b.WriteRune(r)
-			continue
-		}
-		q := strconv.QuoteRune(r) // '\x00', '\t'
-		b.WriteString(q[1 : len(q)-1])
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }
 
 func position(n ast.Node) (line, col int) {
 	// A block mapping starts where its first key is written.

@@ -21,6 +21,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/server"
 )
@@ -133,7 +134,7 @@ func (c *controlCmd) do(r runRef, req server.Request, stdout io.Writer) int {
 		fmt.Fprintf(c.stderr, "rostra %s: %s\n", c.name, rep.Error)
 	}
 	if rep.Note != "" {
-		fmt.Fprintln(stdout, rep.Note)
+		fmt.Fprintln(stdout, printable.Lines(rep.Note))
 	}
 	// The server answers a stop once the workers are stopped and the state
 	// saved, then ends its clients and its process, and closes this
@@ -347,18 +348,22 @@ func processExit(pid int) func(d time.Duration) bool {
 	}
 }
 
-const logsUsage = `usage: rostra logs [--run PATH] [-f] [--screen] WORKER
+const logsUsage = `usage: rostra logs [--run PATH] [-f] [--screen] [--raw] WORKER
 
-Prints the output of WORKER's latest attempt, every byte as its program
-wrote it (output.log). -f follows it until the attempt ends. --screen
-prints the pane's screen as text instead (live from the server, else
-rebuilt from output.log).
+Prints the output of WORKER's latest attempt (output.log). On a terminal
+it keeps the text and its colours and drops every other escape sequence
+(clipboard writes, hyperlinks, images, cursor movement, queries); --raw,
+or a stdout that is not a terminal, gives every byte as its program wrote
+it. -f follows it until the attempt ends. --screen prints the pane's
+screen as text instead (live from the server, else rebuilt from
+output.log).
 `
 
 func runLogs(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("logs", logsUsage, stderr)
 	follow := c.fs.Bool("f", false, "follow the output until the attempt ends")
 	screen := c.fs.Bool("screen", false, "print the screen as text")
+	raw := c.fs.Bool("raw", false, "every byte of output.log, escape sequences included, even on a terminal")
 	rest, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
@@ -407,10 +412,17 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 		}
 		return printReplayedScreen(row, stdout, stderr)
 	}
-	if !*follow || !live || row.EndedAt != nil {
-		return copyLog(row.OutputLogPath, stdout, stderr)
+	// A terminal acts on what it is sent: there the log goes through a
+	// filter that keeps its colours only (docs/design.md, "Nothing raw
+	// reaches a terminal").
+	out := stdout
+	if !*raw && isTerminal(stdout) {
+		out = printable.ColoursOnly(stdout)
 	}
-	return followLog(cc, row, stdout, stderr)
+	if !*follow || !live || row.EndedAt != nil {
+		return copyLog(row.OutputLogPath, out, stderr)
+	}
+	return followLog(cc, row, out, stderr)
 }
 
 // latestAttempt is the worker's last dispatch row; nil (and the exit code)
@@ -556,13 +568,14 @@ func runLs(args []string, stdout, stderr io.Writer) int {
 	}
 	tw := newTable(stdout)
 	fmt.Fprintln(tw, "STATE DIR\tRUN\tSTATUS\tWORKERS\tCLIENTS\tPID\tUP")
+	esc := printable.String // a state dir's path is any folder's name
 	for _, s := range found {
 		if s.Err != nil {
-			fmt.Fprintf(tw, "%s\t-\tnot answering: %v\t-\t-\t%d\t-\n", s.StateDir, s.Err, s.Pid)
+			fmt.Fprintf(tw, "%s\t-\tnot answering: %s\t-\t-\t%d\t-\n", esc(s.StateDir), esc(s.Err.Error()), s.Pid)
 			continue
 		}
 		i := s.Info
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d running\t%d\t%d\t%s\n", i.StateDir, i.Run, i.Status, i.Running, i.Workers, i.Clients, i.Pid,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d/%d running\t%d\t%d\t%s\n", esc(i.StateDir), esc(i.Run), esc(i.Status), i.Running, i.Workers, i.Clients, i.Pid,
 			time.Since(i.Started).Round(time.Second))
 	}
 	tw.Flush()

@@ -1,7 +1,9 @@
 // headless.go prints the engine's events one line each, for a run without
 // the UI (on stdout) and a run's server (in server.log). A degradation
 // prints exactly the line SPEC §4.1 fixes:
-// `DEGRADED <role>: <from> -> <to> (<reason>)`.
+// `DEGRADED <role>: <from> -> <to> (<reason>)`. Each line is printable:
+// its control characters escaped (docs/design.md, "Nothing raw reaches a
+// terminal").
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // printEvents prints the events of sub to w, one line each, until sub is
@@ -46,9 +49,10 @@ func printEvents(plan *engine.Plan, sub *engine.Subscription, w io.Writer, faile
 }
 
 // formatEvent is one event as a line of the headless log: its time, then
-// what happened; a degradation is the bare DEGRADED line.
+// what happened; a degradation is the bare DEGRADED line. A reason may
+// name a file a worker made, escape sequences and all: they are escaped.
 func formatEvent(ev engine.Event, role, stateDir string) string {
-	line := ev.Describe(role, stateDir)
+	line := printable.String(ev.Describe(role, stateDir))
 	if ev.Type == engine.EventWorkerDegraded {
 		return line
 	}

@@ -52,7 +52,7 @@ func init() {
 		{"retry", "[--run PATH] WORKER", "start a manual attempt (cancels a running one)", groupControl, runRetry},
 		{"cancel", "[--run PATH] WORKER", "cancel the running attempt or pending retry", groupControl, runCancel},
 		{"send", "[--run PATH] [--enter] WORKER TEXT...", "type TEXT into the worker's pane", groupControl, runSend},
-		{"logs", "[--run PATH] [-f] [--screen] WORKER", "the latest attempt's output (or its screen)", groupControl, runLogs},
+		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
 		{"ls", "", "the runs with a live server of yours", groupControl, runLs},
@@ -103,6 +103,9 @@ func main() {
 }
 
 func runCommand(args []string, stdout, stderr io.Writer) int {
+	// Messages go to stderr; what a command prints on stdout (a table, a
+	// log, a diff, the UI) is made safe where it is written.
+	stderr = escaped(stderr)
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage())
 		return 2

@@ -16,6 +16,7 @@ import (
 	"os"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 const diffUsage = `usage: rostra diff [--run PATH] [--color auto|always|never] WORKER
@@ -159,7 +160,8 @@ func printWorktrees(w io.Writer, st *engine.TeamState) {
 		if path == "" {
 			path = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", wr.WorkerID, wr.Branch, wr.DiffStat, state, path)
+		esc := printable.String // a branch or path may hold what an agent wrote
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", esc(wr.WorkerID), esc(wr.Branch), wr.DiffStat, esc(state), esc(path))
 	}
 	tw.Flush()
 	if kept := engine.KeptWorktrees(st); len(kept) > 0 && st.Status != engine.RunRunning {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes"
 	"github.com/rostra-dev/rostra/server"
 )
@@ -119,11 +120,14 @@ func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, 
 		return code
 	}
 	if detach {
-		fmt.Fprintf(stdout, "rostra: run %s goes on in the background (server pid %d; its log: %s)\n", plan.Name, pid, filepath.Join(plan.StateDir, serverLogFile))
-		fmt.Fprintf(stdout, "  %-40s shows its UI (d detaches again)\n", run.cmd("attach"))
-		fmt.Fprintf(stdout, "  %-40s the roster and its attempts\n", run.cmd("status"))
-		fmt.Fprintf(stdout, "  %-40s waits for it to end, with its exit code\n", run.cmd("wait"))
-		fmt.Fprintf(stdout, "  %-40s stops every worker and ends it\n", run.cmd("stop"))
+		// The paths are any folder's names: escaped (docs/design.md,
+		// "Nothing raw reaches a terminal").
+		esc := printable.String
+		fmt.Fprintf(stdout, "rostra: run %s goes on in the background (server pid %d; its log: %s)\n", plan.Name, pid, esc(filepath.Join(plan.StateDir, serverLogFile)))
+		fmt.Fprintf(stdout, "  %-40s shows its UI (d detaches again)\n", esc(run.cmd("attach")))
+		fmt.Fprintf(stdout, "  %-40s the roster and its attempts\n", esc(run.cmd("status")))
+		fmt.Fprintf(stdout, "  %-40s waits for it to end, with its exit code\n", esc(run.cmd("wait")))
+		fmt.Fprintf(stdout, "  %-40s stops every worker and ends it\n", esc(run.cmd("stop")))
 		return 0
 	}
 	return attach(run, stderr)

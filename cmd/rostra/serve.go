@@ -100,8 +100,12 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGQUIT, syscall.SIGHUP)
 	defer signal.Stop(sigs)
 
+	// Every line of server.log goes through one escaping writer: the
+	// server's messages carry a client's TERM, a stop's reason, errors
+	// naming files (docs/design.md, "Nothing raw reaches a terminal").
+	log := escaped(logf)
 	srv := server.New(server.Config{
-		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: runFile, Log: logf,
+		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: runFile, Log: log,
 		FPS:       uiFPS,
 		WrapModel: func(m *tui.Model) tea.Model { return withTestPanicKey(m) },
 		Colours: func(env []string) (string, bool, error) {
@@ -110,19 +114,19 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 		},
 	})
 	sub := eng.Subscribe()
-	printed := printEvents(plan, sub, logf, nil)
+	printed := printEvents(plan, sub, log, nil)
 	if err := eng.Start(); err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(logf, "rostra server: pid %d serves run %s on %s\n", os.Getpid(), plan.Name, ln.Path())
+	fmt.Fprintf(log, "rostra server: pid %d serves run %s on %s\n", os.Getpid(), plan.Name, ln.Path())
 	fmt.Fprintf(stderr, "%s %d\n", readyLine, os.Getpid())
 	// From here on, stdout and stderr (a panic's stack too) go to the log;
 	// the pipe to the rostra that started the server closes.
 	for _, fd := range []int{1, 2} {
 		if err := unix.Dup3(int(logf.Fd()), fd, 0); err != nil {
-			fmt.Fprintf(logf, "rostra server: move fd %d to the log: %v\n", fd, err)
+			fmt.Fprintf(log, "rostra server: move fd %d to the log: %v\n", fd, err)
 		}
 	}
 	go func() {
@@ -136,7 +140,7 @@ func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stder
 	code = srv.Serve()
 	sub.Close()
 	<-printed
-	fmt.Fprintf(logf, "rostra: state in %s\n", plan.StateDir)
+	fmt.Fprintf(log, "rostra: state in %s\n", plan.StateDir)
 	return code
 }
 

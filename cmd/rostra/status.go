@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/server"
 )
 
@@ -45,11 +46,15 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	if live {
 		how = "live from its server, pid"
 	}
-	fmt.Fprintf(stdout, "run %s: %s (%s %d, started %s)\n\n", st.Run, st.Status, how, st.Pid, st.StartedAt.Local().Format(time.DateTime))
+	// Every text cell is escaped: a reason may name a file a worker made,
+	// and a tab in it would break the columns (docs/design.md, "Nothing
+	// raw reaches a terminal").
+	esc := printable.String
+	fmt.Fprintf(stdout, "run %s: %s (%s %d, started %s)\n\n", esc(st.Run), esc(st.Status), how, st.Pid, st.StartedAt.Local().Format(time.DateTime))
 	tw := newTable(stdout)
 	fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tREASON")
 	for _, w := range st.Workers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", w.WorkerID, w.Role, w.Provider, w.Status, w.Attempts, w.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", esc(w.WorkerID), esc(w.Role), esc(w.Provider), esc(w.Status), w.Attempts, esc(w.Reason))
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout)
@@ -72,7 +77,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		if containment == "" {
 			containment = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", d.DispatchID, surface, containment, d.Status, exit, dur, d.Reason)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", esc(d.DispatchID), esc(surface), esc(containment), esc(d.Status), exit, dur, esc(d.Reason))
 	}
 	tw.Flush()
 	printWorktrees(stdout, st)

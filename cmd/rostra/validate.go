@@ -10,6 +10,7 @@ import (
 	"io"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 const validateUsage = `usage: rostra validate [RUNFILE]
@@ -46,6 +47,6 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
-	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", file, plan.Name, len(plan.Workers), plan.StateDir)
+	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", printable.String(file), plan.Name, len(plan.Workers), printable.String(plan.StateDir))
 	return 0
 }

@@ -31,6 +31,7 @@ type session struct {
 	out   *outbox
 	model *tui.Model
 	prog  *tea.Program
+	in    *clientInput // what prog reads: the client's Input frames
 	// kill ends the program (its context): safe at any time, unlike
 	// Program.Kill, which races with a Run that has not started yet.
 	kill context.CancelFunc
@@ -105,7 +106,8 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 	if h.Profile != nil && *h.Profile >= colorprofile.NoTTY && *h.Profile <= colorprofile.TrueColor {
 		profile = *h.Profile
 	}
-	in, inW := io.Pipe()
+	in := newClientInput()
+	ss.in = in
 	ctx, kill := context.WithCancel(context.Background())
 	ss.kill = kill
 	ss.prog = tea.NewProgram(model,
@@ -130,8 +132,7 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 				ss.suspendClient()
 				return nil
 			case clientResumedMsg:
-				ss.resumeClient()
-				return nil
+				return ss.resumeClient()
 			}
 			return ss.model.Filter(mod, msg)
 		}),
@@ -140,10 +141,10 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 	s.mu.Unlock()
 	fmt.Fprintf(s.log, "rostra server: a client attached (%d×%d, TERM=%s); %d attached\n", h.Cols, h.Rows, envGet(env, "TERM"), s.attached())
 
-	go ss.read(fr, inW)
+	go ss.read(fr, in)
 	_, runErr := ss.prog.Run()
 	kill()
-	_ = inW.CloseWithError(io.EOF)
+	_ = in.Close()
 	ss.model.Close()
 	sub.Close()
 
@@ -216,7 +217,7 @@ func (s *Server) stopReason() string {
 
 // read feeds the program from the client's frames. A frame it cannot read,
 // or the connection ending, ends the program (the session then ends).
-func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
+func (ss *session) read(fr *FrameReader, in *clientInput) {
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
@@ -225,7 +226,7 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 			} else {
 				ss.setCut(fmt.Errorf("cannot read the client: %w", err), false)
 			}
-			_ = in.CloseWithError(io.EOF)
+			_ = in.Close()
 			ss.kill()
 			return
 		}
@@ -263,24 +264,31 @@ type clientResumedMsg struct{}
 
 // suspendClient stops drawing to the client and gives its terminal back
 // (the renderer writes what restores it), then tells the client to stop
-// itself. It runs on the program's goroutine (the filter).
+// itself. It runs on the program's goroutine (the filter). The program's
+// input reader stops too (see input.go) and a new one starts on resume;
+// what the client sends meanwhile stays queued.
 func (ss *session) suspendClient() {
 	if ss.suspended {
 		return
 	}
 	ss.suspended = true
-	ss.prog.SuspendRenderer()
+	ss.in.pause()
+	_ = ss.prog.ReleaseTerminal()
 	_ = ss.out.frame(FrameSuspend, nil)
 }
 
 // resumeClient draws again to a client back from a suspend: its modes and
-// a whole frame.
-func (ss *session) resumeClient() {
+// then, with the message it returns (a clear screen), a whole frame.
+func (ss *session) resumeClient() tea.Msg {
 	if !ss.suspended {
-		return
+		return nil
 	}
 	ss.suspended = false
-	ss.prog.ResumeRenderer()
+	ss.in.resume()
+	if err := ss.prog.RestoreTerminal(); err != nil {
+		return tea.Quit()
+	}
+	return tea.ClearScreen()
 }
 
 func envGet(env []string, key string) string {

@@ -196,6 +196,10 @@ func paramMin(params ansi.Params, i, min, def int) int {
 	return v
 }
 
+// handleCsi does one CSI sequence; a parameter over maxParam voids it.
+// Sequences with an intermediate byte, those with a private prefix
+// (? > < =: private modes, queries, the keyboard protocols) and plain ones
+// (the cursor, editing, SGR) each have a function of their own.
 func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	defer t.forgetLastRune()
 	for _, p := range params {
@@ -204,100 +208,129 @@ func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 		}
 	}
 	final, prefix, inter := cmd.Final(), cmd.Prefix(), cmd.Intermediate()
-	if inter != 0 {
-		// DECSCUSR (CSI Ps SP q), DECSTR (CSI ! p) and friends.
-		switch {
-		case inter == '!' && final == 'p':
-			t.softReset()
-		case inter == '$' && final == 'p' && (prefix == 0 || prefix == '?'):
-			// DECRQM: CSI [?] Ps $ p -> CSI [?] Ps ; Pm $ y
-			mode := csiParam(params, 0, 0)
-			p := ""
-			if prefix == '?' {
-				p = "?"
-			}
-			t.reply("\x1b[" + p + strconv.Itoa(mode) + ";" + strconv.Itoa(t.modeState(prefix == '?', mode)) + "$y")
-		}
-		return
+	switch {
+	case inter != 0:
+		t.csiIntermediate(inter, final, prefix, params)
+	case prefix == 0:
+		t.changed = true
+		t.csiPlain(final, params)
+	default:
+		t.csiPrivate(prefix, final, params)
 	}
+}
+
+// csiIntermediate: DECSCUSR (CSI Ps SP q), DECSTR (CSI ! p) and friends.
+func (t *Terminal) csiIntermediate(inter, final, prefix byte, params ansi.Params) {
+	switch {
+	case inter == '!' && final == 'p':
+		t.softReset()
+	case inter == '$' && final == 'p' && (prefix == 0 || prefix == '?'):
+		// DECRQM: CSI [?] Ps $ p -> CSI [?] Ps ; Pm $ y
+		mode := csiParam(params, 0, 0)
+		p := ""
+		if prefix == '?' {
+			p = "?"
+		}
+		t.reply("\x1b[" + p + strconv.Itoa(mode) + ";" + strconv.Itoa(t.modeState(prefix == '?', mode)) + "$y")
+	}
+}
+
+// csiPrivate does a CSI sequence with a private prefix.
+func (t *Terminal) csiPrivate(prefix, final byte, params ansi.Params) {
 	switch prefix {
 	case '?':
-		switch final {
-		case 'h':
-			t.setPrivateModes(params, true)
-		case 'l':
-			t.setPrivateModes(params, false)
-		case 'u':
-			flags := 0
-			if n := len(t.kittyStack); n > 0 {
-				flags = t.kittyStack[n-1]
-			}
-			t.reply("\x1b[?" + strconv.Itoa(flags) + "u")
-		case 'm': // XTQMODKEYS: only modifyOtherKeys is kept
-			if csiParam(params, 0, -1) == 4 {
-				t.reply("\x1b[>4;" + strconv.Itoa(t.modifyOtherKeys) + "m")
-			}
-		}
-		return
+		t.csiQuestion(final, params)
 	case '>':
-		switch final {
-		case 'm': // XTMODKEYS: CSI > 4 ; n m sets modifyOtherKeys; no value resets it
-			if len(params) > 0 && param(params[0], -1) == 4 {
-				if v := paramMin(params, 1, 0, 0); v <= 2 {
-					t.modifyOtherKeys = v
-				}
-			}
-		case 'q': // XTVERSION
-			if csiParam(params, 0, 0) == 0 {
-				t.reply("\x1bP>|" + Program + " " + Version() + "\x1b\\")
-			}
-		case 'n': // CSI > 4 n disables modifyOtherKeys
-			if len(params) > 0 && param(params[0], -1) == 4 {
-				t.modifyOtherKeys = 0
-			}
-		case 'c':
-			if csiParam(params, 0, 0) == 0 {
-				t.reply("\x1b[>84;0;0c")
-			}
-		case 'u':
-			if len(t.kittyStack) >= 16 {
-				t.kittyStack = t.kittyStack[1:]
-			}
-			t.kittyStack = append(t.kittyStack, csiParam(params, 0, 0))
-		}
-		return
+		t.csiGreater(final, params)
 	case '<':
 		if final == 'u' {
-			n := csiParam(params, 0, 1)
-			if n > len(t.kittyStack) {
-				n = len(t.kittyStack)
-			}
-			t.kittyStack = t.kittyStack[:len(t.kittyStack)-n]
+			t.popKittyFlags(csiParam(params, 0, 1))
 		}
-		return
 	case '=':
 		if final == 'u' {
-			flags := csiParam(params, 0, 0)
-			mode := csiParam(params, 1, 1)
-			if len(t.kittyStack) == 0 {
-				t.kittyStack = append(t.kittyStack, 0)
-			}
-			top := &t.kittyStack[len(t.kittyStack)-1]
-			switch mode {
-			case 1:
-				*top = flags
-			case 2:
-				*top |= flags
-			case 3:
-				*top &^= flags
+			t.setKittyFlags(csiParam(params, 0, 0), csiParam(params, 1, 1))
+		}
+	}
+}
+
+// popKittyFlags: CSI < n u pops n entries of the kitty keyboard stack.
+func (t *Terminal) popKittyFlags(n int) {
+	if n > len(t.kittyStack) {
+		n = len(t.kittyStack)
+	}
+	t.kittyStack = t.kittyStack[:len(t.kittyStack)-n]
+}
+
+// setKittyFlags: CSI = flags ; mode u sets (1), adds (2) or removes (3)
+// flags on the top of the kitty keyboard stack.
+func (t *Terminal) setKittyFlags(flags, mode int) {
+	if len(t.kittyStack) == 0 {
+		t.kittyStack = append(t.kittyStack, 0)
+	}
+	top := &t.kittyStack[len(t.kittyStack)-1]
+	switch mode {
+	case 1:
+		*top = flags
+	case 2:
+		*top |= flags
+	case 3:
+		*top &^= flags
+	}
+}
+
+// csiQuestion: CSI ? …: DEC private modes, the kitty keyboard query and
+// XTQMODKEYS.
+func (t *Terminal) csiQuestion(final byte, params ansi.Params) {
+	switch final {
+	case 'h':
+		t.setPrivateModes(params, true)
+	case 'l':
+		t.setPrivateModes(params, false)
+	case 'u':
+		flags := 0
+		if n := len(t.kittyStack); n > 0 {
+			flags = t.kittyStack[n-1]
+		}
+		t.reply("\x1b[?" + strconv.Itoa(flags) + "u")
+	case 'm': // XTQMODKEYS: only modifyOtherKeys is kept
+		if csiParam(params, 0, -1) == 4 {
+			t.reply("\x1b[>4;" + strconv.Itoa(t.modifyOtherKeys) + "m")
+		}
+	}
+}
+
+// csiGreater: CSI > …: xterm's modifyOtherKeys, XTVERSION, DA2 and the
+// kitty keyboard push.
+func (t *Terminal) csiGreater(final byte, params ansi.Params) {
+	switch final {
+	case 'm': // XTMODKEYS: CSI > 4 ; n m sets modifyOtherKeys; no value resets it
+		if len(params) > 0 && param(params[0], -1) == 4 {
+			if v := paramMin(params, 1, 0, 0); v <= 2 {
+				t.modifyOtherKeys = v
 			}
 		}
-		return
-	case 0:
-	default:
-		return
+	case 'q': // XTVERSION
+		if csiParam(params, 0, 0) == 0 {
+			t.reply("\x1bP>|" + Program + " " + Version() + "\x1b\\")
+		}
+	case 'n': // CSI > 4 n disables modifyOtherKeys
+		if len(params) > 0 && param(params[0], -1) == 4 {
+			t.modifyOtherKeys = 0
+		}
+	case 'c':
+		if csiParam(params, 0, 0) == 0 {
+			t.reply("\x1b[>84;0;0c")
+		}
+	case 'u':
+		if len(t.kittyStack) >= 16 {
+			t.kittyStack = t.kittyStack[1:]
+		}
+		t.kittyStack = append(t.kittyStack, csiParam(params, 0, 0))
 	}
-	t.changed = true
+}
+
+// csiPlain does a CSI sequence without prefix or intermediate.
+func (t *Terminal) csiPlain(final byte, params ansi.Params) {
 	switch final {
 	case '@':
 		t.insertCells(csiParam(params, 0, 1))
@@ -342,15 +375,7 @@ func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	case 'Z':
 		t.backTab(csiParam(params, 0, 1))
 	case 'b':
-		// tmux repeats only an ASCII character printed right before, and
-		// never past the end of the line (HPR, VPR and CHT it ignores
-		// altogether; so does Terminal, tmux being the reference).
-		if r := t.lastRune; r != 0 && r < 0x80 {
-			n := min(csiParam(params, 0, 1), t.cols-t.x)
-			for range n {
-				t.printASCII([]byte{byte(r)})
-			}
-		}
+		t.repeatLastRune(csiParam(params, 0, 1))
 	case 'c':
 		if csiParam(params, 0, 0) == 0 {
 			t.reply("\x1b[?1;2c")
@@ -360,47 +385,77 @@ func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 		t.cursorTo(0, csiParam(params, 0, 1)-1)
 		t.x = x
 	case 'g':
-		switch csiParam(params, 0, 0) {
-		case 0:
-			if t.x < t.cols {
-				t.tabs[t.x] = false
-			}
-		case 3:
-			clear(t.tabs)
-		}
+		t.clearTabStops(csiParam(params, 0, 0))
 	case 'h', 'l':
-		for i := range params {
-			if param(params[i], 0) == 4 {
-				t.insert = final == 'h'
-			}
-		}
+		t.setModes(params, final == 'h')
 	case 'm':
 		t.setSGR(params)
 	case 'n':
-		switch csiParam(params, 0, 0) {
-		case 5:
-			t.reply("\x1b[0n")
-		case 6:
-			// Absolute, and the pending-wrap column as it is: what tmux
-			// answers.
-			t.reply("\x1b[" + strconv.Itoa(t.y+1) + ";" + strconv.Itoa(t.x+1) + "R")
-		}
+		t.deviceStatus(csiParam(params, 0, 0))
 	case 'r':
 		// Missing means the default, zero means the minimum (tmux's
 		// input_get): "CSI 0;0 r" is a one-line region, refused.
-		top := paramMin(params, 0, 1, 1) - 1
-		bot := paramMin(params, 1, 1, t.rows) - 1
-		if bot > t.rows-1 {
-			bot = t.rows - 1
-		}
-		if top < bot {
-			t.top, t.bot = top, bot
-			t.x, t.y = 0, 0 // home, not origin-relative (tmux)
-		}
+		t.setScrollRegion(paramMin(params, 0, 1, 1)-1, paramMin(params, 1, 1, t.rows)-1)
 	case 's':
 		t.saveCursor()
 	case 'u':
 		t.restoreCursor()
+	}
+}
+
+// repeatLastRune is REP. tmux repeats only an ASCII character printed
+// right before, and never past the end of the line (HPR, VPR and CHT it
+// ignores altogether; so does Terminal, tmux being the reference).
+func (t *Terminal) repeatLastRune(n int) {
+	if r := t.lastRune; r != 0 && r < 0x80 {
+		for range min(n, t.cols-t.x) {
+			t.printASCII([]byte{byte(r)})
+		}
+	}
+}
+
+// clearTabStops is TBC: the stop at the cursor (0) or every stop (3).
+func (t *Terminal) clearTabStops(mode int) {
+	switch mode {
+	case 0:
+		if t.x < t.cols {
+			t.tabs[t.x] = false
+		}
+	case 3:
+		clear(t.tabs)
+	}
+}
+
+// setModes is SM and RM; of the ANSI modes only insert (4) is kept.
+func (t *Terminal) setModes(params ansi.Params, on bool) {
+	for i := range params {
+		if param(params[i], 0) == 4 {
+			t.insert = on
+		}
+	}
+}
+
+// deviceStatus is DSR: the status (5) or the cursor position (6).
+func (t *Terminal) deviceStatus(report int) {
+	switch report {
+	case 5:
+		t.reply("\x1b[0n")
+	case 6:
+		// Absolute, and the pending-wrap column as it is: what tmux
+		// answers.
+		t.reply("\x1b[" + strconv.Itoa(t.y+1) + ";" + strconv.Itoa(t.x+1) + "R")
+	}
+}
+
+// setScrollRegion is DECSTBM with 0-based rows; a region under two lines
+// is refused.
+func (t *Terminal) setScrollRegion(top, bot int) {
+	if bot > t.rows-1 {
+		bot = t.rows - 1
+	}
+	if top < bot {
+		t.top, t.bot = top, bot
+		t.x, t.y = 0, 0 // home, not origin-relative (tmux)
 	}
 }
 

@@ -1,7 +1,8 @@
 // rostra_test.go tests rostra's patch to bubbletea (README.rostra.md): the
 // on-change renderer (WithRenderOnChange), the alternate screen's redraw of
-// changed lines only (cursedRenderer.prevLines), and SuspendRenderer /
-// ResumeRenderer. Upstream's own tests beside it run unchanged.
+// changed lines only (cursedRenderer.prevLines), and the on-change
+// renderer across ReleaseTerminal / RestoreTerminal. Upstream's own tests
+// beside it run unchanged.
 package tea
 
 import (
@@ -148,12 +149,12 @@ func frameWord(n int) string {
 
 type setFrame int
 
-type suspendRenderer struct{}
+type releaseTerminal struct{}
 
-type resumeRenderer struct{}
+type restoreTerminal struct{}
 
-// frameModel shows frameWord(n) and runs the patch's renderer calls on the
-// program's goroutine, as rostra's server does.
+// frameModel shows frameWord(n) and releases and restores the terminal on
+// the program's goroutine, as rostra's server does on a suspend.
 type frameModel struct {
 	p   *Program
 	n   int
@@ -166,10 +167,11 @@ func (m *frameModel) Update(msg Msg) (Model, Cmd) {
 	switch msg := msg.(type) {
 	case setFrame:
 		m.n = int(msg)
-	case suspendRenderer:
-		m.p.SuspendRenderer()
-	case resumeRenderer:
-		m.p.ResumeRenderer()
+	case releaseTerminal:
+		_ = m.p.ReleaseTerminal()
+	case restoreTerminal:
+		_ = m.p.RestoreTerminal()
+		return m, ClearScreen
 	}
 	return m, nil
 }
@@ -238,38 +240,29 @@ func TestRenderOnChangeDrawsAtMostFPSFramesASecond(t *testing.T) {
 	}
 }
 
-// TestSuspendRendererGivesTheTerminalBackAndResumeDrawsTheWholeFrame: on
-// SuspendRenderer the alternate screen is left and nothing is drawn while
-// the view changes; ResumeRenderer enters the alternate screen again and
-// draws the latest view, with and without the on-change renderer.
-func TestSuspendRendererGivesTheTerminalBackAndResumeDrawsTheWholeFrame(t *testing.T) {
-	for _, tc := range []struct {
-		name string
-		opts []ProgramOption
-	}{
-		{"on change", []ProgramOption{WithRenderOnChange()}},
-		{"ticker", nil},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			m := &frameModel{alt: true}
-			p, out := startFrameProgram(t, m, tc.opts...)
-			mark := out.waitFor(t, 0, ansi.SetModeAltScreenSaveCursor)
-			mark = out.waitFor(t, mark, frameWord(0))
+// TestReleasedTerminalGetsNoFrameAndRestoreDrawsTheLatest: with the
+// on-change renderer, ReleaseTerminal leaves the alternate screen and
+// nothing is drawn while the view changes; RestoreTerminal then a clear
+// screen (what rostra's server does when a client resumes) enter it again
+// and draw the latest view.
+func TestReleasedTerminalGetsNoFrameAndRestoreDrawsTheLatest(t *testing.T) {
+	m := &frameModel{alt: true}
+	p, out := startFrameProgram(t, m, WithRenderOnChange())
+	mark := out.waitFor(t, 0, ansi.SetModeAltScreenSaveCursor)
+	mark = out.waitFor(t, mark, frameWord(0))
 
-			p.Send(suspendRenderer{})
-			suspended := out.waitFor(t, mark, ansi.ResetModeAltScreenSaveCursor)
-			p.Send(setFrame(1))
-			p.Send(setFrame(2))
-			p.Send(resumeRenderer{})
-			resumed := out.waitFor(t, suspended, ansi.SetModeAltScreenSaveCursor)
-			out.waitFor(t, resumed, frameWord(2))
+	p.Send(releaseTerminal{})
+	released := out.waitFor(t, mark, ansi.ResetModeAltScreenSaveCursor)
+	p.Send(setFrame(1))
+	p.Send(setFrame(2))
+	p.Send(restoreTerminal{})
+	restored := out.waitFor(t, released, ansi.SetModeAltScreenSaveCursor)
+	out.waitFor(t, restored, frameWord(2))
 
-			between := out.String()[suspended:resumed]
-			for _, n := range []int{1, 2} {
-				if strings.Contains(between, frameWord(n)) {
-					t.Fatalf("frame %d was drawn while the renderer was suspended: %q", n, between)
-				}
-			}
-		})
+	between := out.String()[released:restored]
+	for _, n := range []int{1, 2} {
+		if strings.Contains(between, frameWord(n)) {
+			t.Fatalf("frame %d was drawn while the terminal was released: %q", n, between)
+		}
 	}
 }

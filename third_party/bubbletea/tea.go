@@ -1482,13 +1482,13 @@ func (p *Program) startRenderer() {
 		p.startRendererOnChange(framerate)
 		return
 	}
-	// rostra: a ticker of its own for each start. The goroutine of the
-	// previous start stops its ticker once told to stop, which can be after
-	// a quick restart (ResumeRenderer right after SuspendRenderer): with
-	// one ticker reset and shared, that stop stopped the new start's ticker
-	// too, and nothing was drawn again.
-	ticker := time.NewTicker(framerate)
-	p.ticker = ticker
+	if p.ticker == nil {
+		p.ticker = time.NewTicker(framerate)
+	} else {
+		// If the ticker already exists, it has been stopped and we need to
+		// reset it.
+		p.ticker.Reset(framerate)
+	}
 
 	// Since the renderer can be restarted after a stop, we need to reset
 	// the done channel and its corresponding sync.Once.
@@ -1500,10 +1500,10 @@ func (p *Program) startRenderer() {
 		for {
 			select {
 			case <-p.rendererDone:
-				ticker.Stop()
+				p.ticker.Stop()
 				return
 
-			case <-ticker.C:
+			case <-p.ticker.C:
 				_ = p.flush()
 				_ = p.renderer.flush(false)
 			}

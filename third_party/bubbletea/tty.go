@@ -22,30 +22,6 @@ func (p *Program) suspend() {
 	go p.Send(ResumeMsg{})
 }
 
-// SuspendRenderer gives the terminal back as a suspend does (the alternate
-// screen left, mouse and keyboard modes off, the cursor shown) and stops
-// drawing, leaving the input alone. It is how a program whose terminal is a
-// remote client suspends: the client stops itself. Call it on the
-// program's goroutine (a filter or an Update), as suspend is called.
-// (rostra's patch: see README.rostra.md.)
-func (p *Program) SuspendRenderer() {
-	if p.renderer == nil {
-		return
-	}
-	p.stopRenderer(false)
-	p.renderer.reset()
-}
-
-// ResumeRenderer draws again after SuspendRenderer: every mode the view
-// asks for, then the whole frame.
-func (p *Program) ResumeRenderer() {
-	if p.renderer == nil {
-		return
-	}
-	p.startRenderer()
-	p.requestFlush()
-}
-
 func (p *Program) initTerminal() error {
 	if p.disableRenderer {
 		return nil

@@ -368,6 +368,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case diffMsg:
 		m.onDiff(msg)
 		return nil
+	case copiedMsg:
+		m.note = msg.note
+		return nil
 	case controlMsg:
 		m.note = msg.note
 		m.refresh()

@@ -110,7 +110,7 @@ type Model struct {
 	finds       *findList       // the last search of every pane
 	findSeq     int             // tags searches of every pane; an older answer is dropped
 
-	events []string
+	evlog eventLog // the event log panel's lines (eventlog.go)
 
 	note        string // a one-off message in the status bar, cleared by the next key
 	stopping    bool
@@ -163,6 +163,7 @@ func New(eng Engine, opts Options) *Model {
 	if opts.Activity != nil {
 		m.wake, m.unlisten = opts.Activity.listen()
 	}
+	m.evlog.loaded = opts.Events == nil || m.plan.StateDir == ""
 	m.paneHints = m.keys.paneHints()
 	m.setTheme(themeName(opts.Theme, opts.NoColor, false, true))
 	for i := range m.plan.Workers {
@@ -189,7 +190,7 @@ func (m *Model) Interrupted() bool { return m.interrupted }
 // time later, and a claim then would take the ptys from a client used in
 // between.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.claimSizes(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
+	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -340,6 +341,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.refresh()
 		return tea.Batch(m.nextEvent(), m.afterRefresh())
 	case eventsEndMsg:
+		return nil
+	case eventHistoryMsg:
+		m.onEventHistory(msg)
 		return nil
 	case wakeMsg:
 		// Output arrived: draw at most once per frameInterval.

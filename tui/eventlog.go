@@ -136,3 +136,17 @@ func eventLines(events []string, w int) []string {
 	}
 	return lines
 }
+
+// logLongNote adds a status message too long for the status bar to the
+// event log, once: its own lines above the bar show at most noteMaxLines,
+// the log holds it whole.
+func (m *Model) logLongNote() {
+	if m.note == m.noteLogged || !m.noteOnItsLine() {
+		return
+	}
+	m.noteLogged = m.note
+	m.evlog.lines = capEvents(append(m.evlog.lines, m.opts.Now().Local().Format(time.TimeOnly)+"  "+printable.String(m.note)))
+	if m.overlay == overlayEvents {
+		m.fillPanel(false)
+	}
+}

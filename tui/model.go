@@ -113,6 +113,7 @@ type Model struct {
 	evlog eventLog // the event log panel's lines (eventlog.go)
 
 	note        string // a one-off message in the status bar, cleared by the next key
+	noteLogged  string // the last long note added to the event log
 	stopping    bool
 	interrupted bool
 	quit        bool
@@ -286,6 +287,7 @@ func nextChange(since, now time.Time) time.Time {
 // screen would change with time alone.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	m.logLongNote()
 	if m.quit {
 		return m, cmd
 	}

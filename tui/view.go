@@ -6,6 +6,8 @@
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // View is the frame bubbletea draws.
@@ -86,6 +89,9 @@ func (m *Model) Render() string {
 			b.WriteString(strings.Repeat(" ", m.width-x))
 		}
 		lines = append(lines, b.String())
+	}
+	if nl := m.noteLines(); len(nl) > 0 {
+		copy(lines[max(0, len(lines)-len(nl)):], nl)
 	}
 	lines = append(lines, m.statusBar())
 	if ob := m.overlayBox(); ob != nil {
@@ -193,13 +199,13 @@ func (m *Model) statusBar() string {
 	case m.mode == modeSearch:
 		mid = m.searchInput.View() + paint(m.th.dim, "  "+hintLine(m.keys.search))
 	case m.mode == modeCopy && m.note != "":
-		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.warn, m.note)
+		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.warn, printable.String(m.note))
 	case m.mode == modeCopy:
 		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.barKey, hintLine(m.keys.copy))
 	case m.overlay == overlayFind && m.note == "":
 		mid = paint(m.th.barKey, hintLine(m.keys.find))
-	case m.note != "":
-		mid = paint(m.th.warn, m.note)
+	case m.note != "" && !m.noteOnItsLine():
+		mid = paint(m.th.warn, printable.String(m.note))
 	case m.confirm != nil:
 		mid = paint(m.th.warn, hintLine(m.confirmKeys()))
 	default:
@@ -209,7 +215,11 @@ func (m *Model) statusBar() string {
 	if m.st.Status == engine.RunFinished && hinted {
 		prefix = paint(m.th.barKey, "run finished · ")
 	}
-	right := paint(m.th.dim, m.st.StateDir+" ")
+	// The run's folder is always on the right, shortened when room is
+	// short: two runs of one name differ by their folder alone.
+	stateDir := printable.String(m.st.StateDir)
+	right := paint(m.th.dim, stateDir+" ")
+	rightShort := paint(m.th.dim, " "+shortFolder(stateDir, max(8, min(24, m.width/4)))+" ")
 	normal := m.keys.flat
 	ranks := 0
 	for _, a := range normal {
@@ -218,15 +228,19 @@ func (m *Model) statusBar() string {
 	if hinted {
 		mid = prefix + hints(normal, ranks, m.th)
 	}
+	withRight := func(line, right string) string {
+		return fit(line, m.width-ansi.StringWidth(right)) + right
+	}
 	line := left + mid
 	if w := ansi.StringWidth(line); w+ansi.StringWidth(right)+2 <= m.width {
-		return line + strings.Repeat(" ", m.width-w-ansi.StringWidth(right)) + right
+		return withRight(line, right)
 	}
+	room := m.width - ansi.StringWidth(rightShort)
 	if !hinted {
-		if ansi.StringWidth(left+mid) > m.width {
+		if ansi.StringWidth(left+mid) > room {
 			left = " " + strings.Join(short, " ") + extraShort + " │ "
 		}
-		return fit(left+mid, m.width)
+		return withRight(left+mid, rightShort)
 	}
 	// Long counts with the four most useful hints beat short counts with
 	// all of them.
@@ -236,13 +250,84 @@ func (m *Model) statusBar() string {
 		min  int
 	}{{left, 4}, {shortLeft, 1}} {
 		for n := ranks; n >= try.min; n-- {
-			if l := try.left + prefix + hints(normal, n, m.th); ansi.StringWidth(l) <= m.width {
-				return fit(l, m.width)
+			if l := try.left + prefix + hints(normal, n, m.th); ansi.StringWidth(l) <= room {
+				return withRight(l, rightShort)
 			}
 		}
 	}
 	left, mid = shortLeft, prefix+hints(normal, 2, m.th)
-	return fit(left+mid, m.width)
+	return withRight(left+mid, rightShort)
+}
+
+// shortFolder is the run's folder in at most w cells: a state dir in its
+// usual place, <workspace>/.rostra/<name>, is shown as its workspace (two
+// runs of one name differ by their folder alone), the home folder as ~,
+// and only the last elements after "…/" when that is still too long.
+func shortFolder(dir string, w int) string {
+	if filepath.Base(filepath.Dir(dir)) == ".rostra" {
+		dir = filepath.Dir(filepath.Dir(dir))
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if dir == home {
+			dir = "~"
+		} else if rest, ok := strings.CutPrefix(dir, home+"/"); ok {
+			dir = "~/" + rest
+		}
+	}
+	if ansi.StringWidth(dir) <= w {
+		return dir
+	}
+	parts := strings.Split(dir, "/")
+	out := parts[len(parts)-1]
+	for i := len(parts) - 2; i >= 0; i-- {
+		next := parts[i] + "/" + out
+		if ansi.StringWidth("…/"+next) > w {
+			break
+		}
+		out = next
+	}
+	return fitText("…/"+out, w)
+}
+
+// noteOnItsLine reports whether the status message is too long for the
+// status bar beside the counts: it is drawn over the panes' last rows
+// instead, wrapped (noteLines), never cut.
+func (m *Model) noteOnItsLine() bool {
+	if m.note == "" || m.width <= 0 || m.mode == modeCopy {
+		// Copy mode's notes (where a search is) stay in the bar: the
+		// pane's border below them says the same, and must stay in sight.
+		return false
+	}
+	return ansi.StringWidth(printable.String(m.note)) > m.width-noteBeside
+}
+
+// noteBeside is the room the status bar keeps beside a message: the
+// counts, the mode and the folder.
+const noteBeside = 36
+
+// noteMaxLines bounds the message's own lines: a longer one ends with a
+// pointer to the event log, which holds it whole.
+const noteMaxLines = 3
+
+// noteLines is a long status message wrapped to the screen's width, drawn
+// above the status bar.
+func (m *Model) noteLines() []string {
+	if !m.noteOnItsLine() {
+		return nil
+	}
+	w := m.width - 2
+	lines := wrapText(printable.String(m.note), w)
+	if len(lines) > noteMaxLines {
+		more := " … (whole: " + keyOf(m.keys.flat, "events") + ")"
+		lines = lines[:noteMaxLines]
+		last := lines[noteMaxLines-1]
+		lines[noteMaxLines-1] = ansi.Truncate(last, w-ansi.StringWidth(more), "") + more
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = paint(m.th.warn, " "+fit(l, w)+" ")
+	}
+	return out
 }
 
 // hints shows the key map's n most useful key hints, in the key map's order.

@@ -18,6 +18,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // confirmDialog asks y/n before an action that stops a running attempt.
@@ -70,10 +72,11 @@ func (m *Model) overlayBox() []string {
 			lines := make([]string, 0, len(c.lines)+2)
 			lines = append(lines, "")
 			for _, l := range c.lines {
-				lines = append(lines, fitText(l, iw))
+				// A worker id, a branch, a reason: outside text, escaped.
+				lines = append(lines, fitText(printable.String(l), iw))
 			}
 			lines = append(lines, "")
-			c.drawn, c.drawnW = box(m.th, c.title, strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
+			c.drawn, c.drawnW = box(m.th, printable.String(c.title), strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
 		}
 		return c.drawn
 	case m.overlay == overlayNone:

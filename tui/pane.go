@@ -232,7 +232,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	if !whole && attn != "" {
 		// The flag alone says the pane wants the human (the status bar
 		// counts why); the id and the badges need the room.
-		attn = fitText(" ⚑ ", room)
+		attn = fitText(" ⚑", room)
 		title, _ = p.title(d, status, c.now, room-ansi.StringWidth(attn))
 	}
 	used := 1 + ansi.StringWidth(attn) + ansi.StringWidth(title)
@@ -377,13 +377,13 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 	head := noticesFor(d, w, c.th)
 	head = head[:min(len(head), max(0, h-1))]
 	if p.diff.on {
-		tail = append(tail, paint(c.th.dim, fit(fitText(p.diff.caption(), w), w)))
+		tail = append(tail, paint(c.th.dim, fit(fitText(printable.String(p.diff.caption()), w), w)))
 	} else if p.view != 0 && d != nil {
 		msg := "attempt " + strconv.Itoa(d.Attempt) + " " + d.Status
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
-		tail = append(tail, paint(c.th.dim, fit(fitText(msg, w), w)))
+		tail = append(tail, paint(c.th.dim, fit(fitText(printable.String(msg), w), w)))
 	}
 	room := max(0, h-len(head)-len(tail))
 	lines := make([]string, 0, h)
@@ -395,7 +395,7 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 	case t != nil:
 		lines = append(lines, p.window(t, w, room, c.th)...)
 	default:
-		msg := p.placeholder(d)
+		msg := printable.Lines(p.placeholder(d))
 		var ls []string
 		for _, para := range strings.Split(msg, "\n") {
 			ls = append(ls, wrapText(para, w)...)
@@ -431,7 +431,7 @@ func noticesFor(d *engine.DispatchRow, w int, th *theme) []string {
 		reason = "no reason reported"
 	}
 	var out []string
-	lines := wrapText("DEGRADED "+string(d.DegradedFrom)+" -> "+string(d.Surface)+": "+reason, w)
+	lines := wrapText(printable.String("DEGRADED "+string(d.DegradedFrom)+" -> "+string(d.Surface)+": "+reason), w)
 	if len(lines) > 2 {
 		lines = lines[:2]
 		lines[1] = fitText(lines[1]+"…", w)

@@ -24,7 +24,7 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.ReportFocus = true // the focused pane's child hears of it (sendFocus)
-	v.WindowTitle = "rostra · " + m.plan.Name
+	v.WindowTitle = "rostra · " + printable.String(m.plan.Name)
 	if m.mode == modeInput {
 		p := m.focused()
 		if p.term != nil && p.term.Modes().Mouse == 1003 {
@@ -195,7 +195,7 @@ func (m *Model) statusBar() string {
 	case m.stopping:
 		mid = paint(m.th.warn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
 	case m.mode == modeInput:
-		mid = paint(m.th.attn, " INPUT → "+m.focused().spec.ID+" ") + paint(m.th.barKey, " keys go to the pane · "+hintLine(m.keys.typing))
+		mid = paint(m.th.attn, " INPUT → "+printable.String(m.focused().spec.ID)+" ") + paint(m.th.barKey, " keys go to the pane · "+hintLine(m.keys.typing))
 	case m.mode == modeSearch:
 		mid = m.searchInput.View() + paint(m.th.dim, "  "+hintLine(m.keys.search))
 	case m.mode == modeCopy && m.note != "":

@@ -155,40 +155,7 @@ var statusOrder = []string{
 // terminal is narrow the counts shorten, the state dir goes, and key hints
 // are dropped least useful first, so "? help" and "q quit" stay.
 func (m *Model) statusBar() string {
-	counts := map[string]int{}
-	for _, wr := range m.st.Workers {
-		counts[wr.Status]++
-	}
-	var long, short []string
-	for _, s := range statusOrder {
-		if counts[s] > 0 {
-			n := strconv.Itoa(counts[s])
-			long = append(long, paint(m.th.statusColour(s), statusGlyph(s)+" "+n+" "+s))
-			short = append(short, paint(m.th.statusColour(s), statusGlyph(s)+n))
-		}
-	}
-	now := m.opts.Now()
-	attn := 0
-	for _, p := range m.panes {
-		if p.attention(now, m.plan.AttentionAfter) != "" {
-			attn++
-		}
-	}
-	var extra, extraShort string
-	if attn > 0 {
-		extra += "  " + paint(m.th.attn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(m.th.dim, " "+keyOf(m.keys.flat, "attention")+" jumps")
-		extraShort += " " + paint(m.th.attn, "⚑"+strconv.Itoa(attn))
-	}
-	if n := m.pages(); n > 1 && !m.zoom {
-		pg := "page " + strconv.Itoa(m.page+1) + "/" + strconv.Itoa(n)
-		extra += "  " + paint(m.th.barKey, pg) + paint(m.th.dim, " "+keyOf(m.keys.flat, "previous page")+" "+keyOf(m.keys.flat, "next page"))
-		extraShort += " " + paint(m.th.barKey, strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n))
-	}
-	if m.zoom {
-		extra += "  " + paint(m.th.barKey, "ZOOM") + paint(m.th.dim, " "+keyOf(m.keys.flat, "zoom")+" back")
-		extraShort += " " + paint(m.th.barKey, "ZOOM")
-	}
-	left := " " + strings.Join(long, "  ") + extra + "  │ "
+	left, shortLeft := m.barCounts()
 	var mid string
 	hinted := false
 	switch {
@@ -219,7 +186,7 @@ func (m *Model) statusBar() string {
 	// short: two runs of one name differ by their folder alone.
 	stateDir := printable.String(m.st.StateDir)
 	right := paint(m.th.dim, stateDir+" ")
-	rightShort := paint(m.th.dim, " "+shortFolder(stateDir, max(8, min(24, m.width/4)))+" ")
+	rightShort := m.barFolder()
 	normal := m.keys.flat
 	ranks := 0
 	for _, a := range normal {
@@ -238,13 +205,12 @@ func (m *Model) statusBar() string {
 	room := m.width - ansi.StringWidth(rightShort)
 	if !hinted {
 		if ansi.StringWidth(left+mid) > room {
-			left = " " + strings.Join(short, " ") + extraShort + " │ "
+			left = shortLeft
 		}
 		return withRight(left+mid, rightShort)
 	}
 	// Long counts with the four most useful hints beat short counts with
 	// all of them.
-	shortLeft := " " + strings.Join(short, " ") + extraShort + " │ "
 	for _, try := range []struct {
 		left string
 		min  int
@@ -257,6 +223,12 @@ func (m *Model) statusBar() string {
 	}
 	left, mid = shortLeft, prefix+hints(normal, 2, m.th)
 	return withRight(left+mid, rightShort)
+}
+
+// barFolder is the run's folder as the status bar shows it when the whole
+// state dir does not fit.
+func (m *Model) barFolder() string {
+	return paint(m.th.dim, " "+shortFolder(printable.String(m.st.StateDir), max(8, min(24, m.width/4)))+" ")
 }
 
 // shortFolder is the run's folder in at most w cells: a state dir in its
@@ -290,20 +262,17 @@ func shortFolder(dir string, w int) string {
 }
 
 // noteOnItsLine reports whether the status message is too long for the
-// status bar beside the counts: it is drawn over the panes' last rows
-// instead, wrapped (noteLines), never cut.
+// status bar beside the short counts and the folder: it is drawn over the
+// panes' last rows instead, wrapped (noteLines), never cut.
 func (m *Model) noteOnItsLine() bool {
 	if m.note == "" || m.width <= 0 || m.mode == modeCopy {
 		// Copy mode's notes (where a search is) stay in the bar: the
 		// pane's border below them says the same, and must stay in sight.
 		return false
 	}
-	return ansi.StringWidth(printable.String(m.note)) > m.width-noteBeside
+	_, counts := m.barCounts()
+	return ansi.StringWidth(printable.String(m.note)) > m.width-ansi.StringWidth(counts)-ansi.StringWidth(m.barFolder())
 }
-
-// noteBeside is the room the status bar keeps beside a message: the
-// counts, the mode and the folder.
-const noteBeside = 36
 
 // noteMaxLines bounds the message's own lines: a longer one ends with a
 // pointer to the event log, which holds it whole.
@@ -328,6 +297,45 @@ func (m *Model) noteLines() []string {
 		out[i] = paint(m.th.warn, " "+fit(l, w)+" ")
 	}
 	return out
+}
+
+// barCounts is the status bar's left part, long and short: the counts
+// by status, attention, the page or zoom.
+func (m *Model) barCounts() (long, short string) {
+	counts := map[string]int{}
+	for _, wr := range m.st.Workers {
+		counts[wr.Status]++
+	}
+	var longs, shorts []string
+	for _, s := range statusOrder {
+		if counts[s] > 0 {
+			n := strconv.Itoa(counts[s])
+			longs = append(longs, paint(m.th.statusColour(s), statusGlyph(s)+" "+n+" "+s))
+			shorts = append(shorts, paint(m.th.statusColour(s), statusGlyph(s)+n))
+		}
+	}
+	now := m.opts.Now()
+	attn := 0
+	for _, p := range m.panes {
+		if p.attention(now, m.plan.AttentionAfter) != "" {
+			attn++
+		}
+	}
+	var extra, extraShort string
+	if attn > 0 {
+		extra += "  " + paint(m.th.attn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(m.th.dim, " "+keyOf(m.keys.flat, "attention")+" jumps")
+		extraShort += " " + paint(m.th.attn, "⚑"+strconv.Itoa(attn))
+	}
+	if n := m.pages(); n > 1 && !m.zoom {
+		pg := "page " + strconv.Itoa(m.page+1) + "/" + strconv.Itoa(n)
+		extra += "  " + paint(m.th.barKey, pg) + paint(m.th.dim, " "+keyOf(m.keys.flat, "previous page")+" "+keyOf(m.keys.flat, "next page"))
+		extraShort += " " + paint(m.th.barKey, strconv.Itoa(m.page+1)+"/"+strconv.Itoa(n))
+	}
+	if m.zoom {
+		extra += "  " + paint(m.th.barKey, "ZOOM") + paint(m.th.dim, " "+keyOf(m.keys.flat, "zoom")+" back")
+		extraShort += " " + paint(m.th.barKey, "ZOOM")
+	}
+	return " " + strings.Join(longs, "  ") + extra + "  │ ", " " + strings.Join(shorts, " ") + extraShort + " │ "
 }
 
 // hints shows the key map's n most useful key hints, in the key map's order.

@@ -85,7 +85,11 @@ func TestGoldenNarrowTitles(t *testing.T) {
 	for _, want := range []string{"w01 · PTY · 1/3", "w02 · WRAPPER · 1/3", "w03 · PTY · 2/3", "reviewer… · WRAPPER · 1/3"} {
 		assert.Contains(t, tt, want)
 	}
-	assert.NotContains(t, tt, "w01 · w01", "a role that repeats the id is not shown")
+
+	// Wide enough for the role: one that repeats the id is not shown.
+	wide := strings.Join(titles(newModel(t, shellRun(t), 200, 24).Render()), "\n")
+	assert.Contains(t, wide, "w01 · shell · PTY · attempt 1/3 · running · 40s")
+	assert.NotContains(t, wide, "w01 · w01")
 }
 
 func TestGoldenNarrowTitlesWithAttention(t *testing.T) {

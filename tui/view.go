@@ -1,6 +1,9 @@
 // view.go composes the screen: the visible panes' frames laid side by side
 // row by row, the status bar (counts by status, attention, page, key hints
-// or the current mode, the state dir), then any dialog or panel on top.
+// or the current mode, the state dir), a status message too long for the
+// bar on its own lines above it, then any dialog or panel on top. Outside
+// text (ids, reasons, folders, messages) is shown escaped (internal/
+// printable; docs/design.md, "Nothing raw reaches a terminal").
 // The cursor is shown where the focused child put it, while it has the
 // keyboard.
 package tui
@@ -151,8 +154,9 @@ var statusOrder = []string{
 }
 
 // statusBar is the bottom line: counts by status, attention, page or zoom,
-// then what the keys do now, and the state dir on the right. When the
-// terminal is narrow the counts shorten, the state dir goes, and key hints
+// then what the keys do now (or a short status message), and the state
+// dir on the right. When the terminal is narrow the counts shorten, the
+// state dir shortens to the run's folder (it never goes), and key hints
 // are dropped least useful first, so "? help" and "q quit" stay.
 func (m *Model) statusBar() string {
 	left, shortLeft := m.barCounts()

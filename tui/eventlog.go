@@ -8,7 +8,10 @@
 // eventLogCap. The subscription starts before the file is read, so an
 // event may come both ways: until the file's events arrive, live events
 // are kept (early) and, once they do, those the file holds already are
-// dropped, the others follow the file's.
+// dropped, the others follow the file's. (The engine appends to the file
+// off its loop: an event emitted just before the subscription began and
+// not yet written when the file is read would be missed; the window is
+// the disk writer's lag at the moment of attaching.)
 package tui
 
 import (
@@ -16,6 +19,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -71,7 +75,11 @@ func (m *Model) onEventHistory(msg eventHistoryMsg) {
 			lines = append(lines, formatEvent(ev, m.plan))
 		}
 	}
-	m.evlog = eventLog{lines: capEvents(lines), loaded: true}
+	if n := len(lines) - eventLogCap; n > 0 {
+		// The panel keeps the newest; the file keeps them all.
+		lines = append([]string{strconv.Itoa(n+1) + " earlier event(s) are in " + printable.String(filepath.Join(m.plan.StateDir, engine.EventsFile))}, lines[n+1:]...)
+	}
+	m.evlog = eventLog{lines: lines, loaded: true}
 	if m.overlay == overlayEvents {
 		m.fillPanel(false)
 	}

@@ -218,3 +218,19 @@ func TestGoldenEventLogFromTheFile(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(screen, "codex-tester#1 failed"), "an event in the file and heard live shows once")
 	assert.NotContains(t, m.Render(), "\x1b]52", "no raw clipboard write")
 }
+
+// TestEventLogFromALongFile keeps the newest eventLogCap lines of a long
+// events.jsonl and says where the others are.
+func TestEventLogFromALongFile(t *testing.T) {
+	f := fakeRun(t, 1, 80, 24)
+	f.plan.StateDir = t.TempDir()
+	m := New(f, Options{Events: fakeEvents{}, Now: func() time.Time { return testNow }})
+	evs := make([]engine.Event, eventLogCap+10)
+	for i := range evs {
+		evs[i] = engine.Event{TS: testNow.Add(time.Duration(i) * time.Second), Type: engine.EventWorkerRetry, WorkerID: "claude-implementer", Attempt: i}
+	}
+	m.Update(eventHistoryMsg{events: evs})
+	require.Len(t, m.evlog.lines, eventLogCap)
+	assert.Equal(t, "11 earlier event(s) are in "+filepath.Join(f.plan.StateDir, engine.EventsFile), m.evlog.lines[0])
+	assert.Equal(t, formatEvent(evs[len(evs)-1], f.plan), m.evlog.lines[eventLogCap-1])
+}

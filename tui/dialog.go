@@ -72,8 +72,9 @@ func (m *Model) overlayBox() []string {
 			lines := make([]string, 0, len(c.lines)+2)
 			lines = append(lines, "")
 			for _, l := range c.lines {
-				// A worker id, a branch, a reason: outside text, escaped.
-				lines = append(lines, fitText(printable.String(l), iw))
+				// A worker id, a branch, a reason: outside text, escaped;
+				// a line too long for a narrow terminal wraps, never cut.
+				lines = append(lines, wrapText(printable.String(l), iw)...)
 			}
 			lines = append(lines, "")
 			c.drawn, c.drawnW = box(m.th, printable.String(c.title), strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w

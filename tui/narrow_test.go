@@ -178,3 +178,14 @@ func TestGoldenEscapedOutsideText(t *testing.T) {
 	clean("the event log")
 	t.Run("events", func(t *testing.T) { requireGolden(t, m) })
 }
+
+// TestDialogLinesWrapOnANarrowTerminal: the quit dialog at 50 columns
+// wraps its lines rather than cutting the end off.
+func TestDialogLinesWrapOnANarrowTerminal(t *testing.T) {
+	m := newModel(t, shellRun(t), 50, 24)
+	press(m, "q")
+	require.NotNil(t, m.confirm)
+	screen := strings.Join(strings.Fields(ansi.Strip(m.Render())), " ")
+	assert.Contains(t, screen, "files are completed;")
+	assert.Contains(t, screen, "rostra run --resume continues the run later.")
+}

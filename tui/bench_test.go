@@ -66,7 +66,7 @@ func BenchmarkViewHelpOpen(b *testing.B) {
 func BenchmarkViewEventLogOpen(b *testing.B) {
 	m, output := busyModel(b)
 	for i := range eventLogCap {
-		m.events = append(m.events, fmt.Sprintf("10:00:%02d  worker-%d#1 started on pane", i%60, i%16))
+		m.evlog.lines = append(m.evlog.lines, fmt.Sprintf("10:00:%02d  worker-%d#1 started on pane", i%60, i%16))
 	}
 	press(m, "e")
 	require.Equal(b, overlayEvents, m.overlay)

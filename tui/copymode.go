@@ -431,9 +431,17 @@ func (m *Model) copySelection() tea.Cmd {
 	if !strings.HasSuffix(text, "\n") {
 		n++
 	}
-	m.note = fmt.Sprintf("copied %d line(s), %d character(s), to the clipboard (OSC 52)", n, len([]rune(text)))
-	return tea.SetClipboard(text)
+	note := fmt.Sprintf("copied %d line(s), %d character(s), to the clipboard (OSC 52)", n, len([]rune(text)))
+	m.note = ""
+	// bubbletea writes a queued sequence (the OSC 52) with the next frame
+	// it draws: the note that says it was copied comes after the sequence
+	// is queued, so the frame showing the note carries the copy, and the
+	// clipboard holds the text as soon as the note is on screen.
+	return tea.Sequence(tea.SetClipboard(text), func() tea.Msg { return copiedMsg{note: note} })
 }
+
+// copiedMsg follows a copy's OSC 52: the note for the status bar.
+type copiedMsg struct{ note string }
 
 func (m *Model) cancelCopy() tea.Cmd { m.leaveCopy(); return nil }
 

@@ -38,32 +38,48 @@ func copyScene(t *testing.T) (*Model, *fakeHandle) {
 	return newModel(t, f, 60, 12), h
 }
 
-// clipboardOf runs cmd and returns what it sets the clipboard to (the OSC
-// 52 bubbletea writes), failing when it sets none.
-func clipboardOf(t *testing.T, cmd tea.Cmd) string {
+// clipboardOf runs cmd as bubbletea would, feeding its messages back to
+// m, and returns what it sets the clipboard to (the OSC 52 bubbletea
+// writes), failing when it sets none.
+func clipboardOf(t *testing.T, m *Model, cmd tea.Cmd) string {
 	t.Helper()
-	s, ok := findClipboard(cmd)
+	s, ok := findClipboard(m, cmd)
 	require.True(t, ok, "the command sets no clipboard")
 	return s
 }
 
-func findClipboard(cmd tea.Cmd) (string, bool) {
+// findClipboard runs cmd: a batch's commands and a sequence's in order
+// (bubbletea's sequenceMsg, by reflection), the copy's note fed to m.
+// It checks that the copy's note comes only after the clipboard is set:
+// bubbletea writes the OSC 52 with the frame that shows the note.
+func findClipboard(m *Model, cmd tea.Cmd) (text string, ok bool) {
 	if cmd == nil {
 		return "", false
 	}
-	msg := cmd()
-	if batch, ok := msg.(tea.BatchMsg); ok {
-		for _, c := range batch {
-			if s, ok := findClipboard(c); ok {
-				return s, true
+	var walk func(msg tea.Msg)
+	walk = func(msg tea.Msg) {
+		switch {
+		case msg == nil:
+		case fmt.Sprintf("%T", msg) == "tea.setClipboardMsg":
+			text, ok = reflect.ValueOf(msg).String(), true
+		case fmt.Sprintf("%T", msg) == "tea.sequenceMsg", fmt.Sprintf("%T", msg) == "tea.BatchMsg":
+			v := reflect.ValueOf(msg)
+			for i := range v.Len() {
+				if c, _ := v.Index(i).Interface().(tea.Cmd); c != nil {
+					walk(c())
+				}
+			}
+		default:
+			if _, copied := msg.(copiedMsg); copied {
+				if !ok {
+					panic("the copy's note comes before its OSC 52")
+				}
+				m.Update(msg)
 			}
 		}
-		return "", false
 	}
-	if msg != nil && fmt.Sprintf("%T", msg) == "tea.setClipboardMsg" {
-		return reflect.ValueOf(msg).String(), true
-	}
-	return "", false
+	walk(cmd())
+	return text, ok
 }
 
 func TestGoldenCopyCursor(t *testing.T) {
@@ -109,7 +125,7 @@ func TestGoldenCopySelectBlock(t *testing.T) {
 // that copy mode is left.
 func copySelected(t *testing.T, m *Model) string {
 	t.Helper()
-	s := clipboardOf(t, press(m, "y"))
+	s := clipboardOf(t, m, press(m, "y"))
 	assert.Equal(t, modeNormal, m.mode, "y leaves copy mode")
 	assert.Nil(t, m.copy)
 	assert.Contains(t, m.note, "to the clipboard (OSC 52)")
@@ -125,10 +141,10 @@ func TestCopyWideCharactersAndTrailingSpaces(t *testing.T) {
 	assert.Equal(t, 32, cm.cur.Col, "h steps over the right half of 本")
 	press(m, "v", "h", "h", "h", "h", "h")
 	assert.Equal(t, 26, cm.cur.Col)
-	assert.Equal(t, "got 日本", clipboardOf(t, press(m, "y")))
+	assert.Equal(t, "got 日本", clipboardOf(t, m, press(m, "y")))
 
 	press(m, "c", "g", "j", "j", "j", "j", "j", "v", "$")
-	assert.Equal(t, "trailing spaces\n", clipboardOf(t, press(m, "y")), "trailing spaces dropped; past the end, the newline comes")
+	assert.Equal(t, "trailing spaces\n", clipboardOf(t, m, press(m, "y")), "trailing spaces dropped; past the end, the newline comes")
 }
 
 func TestCopyMotions(t *testing.T) {
@@ -194,7 +210,7 @@ func TestCopyModeIsFrozenAndScrollsBack(t *testing.T) {
 func TestCopyNothingSelectedSaysSo(t *testing.T) {
 	m, _ := copyScene(t)
 	press(m, "c")
-	_, ok := findClipboard(press(m, "y"))
+	_, ok := findClipboard(m, press(m, "y"))
 	assert.False(t, ok)
 	assert.Equal(t, modeCopy, m.mode)
 	assert.Contains(t, m.note, "nothing is selected: v starts a selection")
@@ -234,7 +250,7 @@ func TestMouseDragSelectsInsideItsPaneAndCopies(t *testing.T) {
 	mouse(m, tea.MouseMotionMsg{X: vis[1].r.x + 5, Y: in.y + 3, Button: tea.MouseLeft})
 	assert.Equal(t, vt.Pos{Line: 3, Col: in.w - 1}, m.copy.cur, "the drag stays inside its pane")
 	requireGoldenANSI(t, m)
-	text := clipboardOf(t, mouse(m, tea.MouseReleaseMsg{X: vis[1].r.x + 5, Y: in.y + 3, Button: tea.MouseLeft}))
+	text := clipboardOf(t, m, mouse(m, tea.MouseReleaseMsg{X: vis[1].r.x + 5, Y: in.y + 3, Button: tea.MouseLeft}))
 	assert.Equal(t, "FAIL pkg/b: expected 中文 got 日本\na very long line that goes past the edge of the pane and w", text)
 	assert.NotContains(t, text, "│", "never a frame")
 	assert.Nil(t, m.copy, "the release copies and leaves copy mode")
@@ -244,7 +260,7 @@ func TestMouseClickDoesNotCopy(t *testing.T) {
 	m, _ := copyScene(t)
 	in := m.visible()[0].r.inner()
 	mouse(m, tea.MouseClickMsg{X: in.x + 2, Y: in.y + 1, Button: tea.MouseLeft})
-	_, ok := findClipboard(mouse(m, tea.MouseReleaseMsg{X: in.x + 2, Y: in.y + 1, Button: tea.MouseLeft}))
+	_, ok := findClipboard(m, mouse(m, tea.MouseReleaseMsg{X: in.x + 2, Y: in.y + 1, Button: tea.MouseLeft}))
 	assert.False(t, ok)
 	assert.Nil(t, m.copy)
 

@@ -11,7 +11,6 @@ package tui
 import (
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -20,7 +19,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // confirmDialog asks y/n before an action that stops a running attempt.
@@ -73,10 +72,12 @@ func (m *Model) overlayBox() []string {
 			lines := make([]string, 0, len(c.lines)+2)
 			lines = append(lines, "")
 			for _, l := range c.lines {
-				lines = append(lines, fitText(l, iw))
+				// A worker id, a branch, a reason: outside text, escaped;
+				// a line too long for a narrow terminal wraps, never cut.
+				lines = append(lines, wrapText(printable.String(l), iw)...)
 			}
 			lines = append(lines, "")
-			c.drawn, c.drawnW = box(m.th, c.title, strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
+			c.drawn, c.drawnW = box(m.th, printable.String(c.title), strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
 		}
 		return c.drawn
 	case m.overlay == overlayNone:
@@ -160,10 +161,7 @@ func (m *Model) fillPanel(fresh bool) {
 		}
 	case overlayEvents:
 		follow := fresh || m.panel.AtBottom()
-		lines := make([]string, 0, max(1, len(m.events)))
-		for _, e := range m.events {
-			lines = append(lines, fitText(e, iw))
-		}
+		lines := eventLines(m.evlog.lines, iw)
 		if len(lines) == 0 {
 			lines = append(lines, "no events yet")
 		}
@@ -274,25 +272,4 @@ func splice(lines []string, b []string, width int) {
 		right := ansi.TruncateLeft(row, x+bw, "")
 		lines[y+i] = left + sgrReset + l + sgrReset + right
 	}
-}
-
-// logEvent adds an event to the event log (and to its panel when open).
-func (m *Model) logEvent(ev engine.Event) {
-	m.events = append(m.events, formatEvent(ev, m.plan))
-	if len(m.events) > eventLogCap {
-		m.events = append(m.events[:0:0], m.events[len(m.events)-eventLogCap:]...)
-	}
-	if m.overlay == overlayEvents {
-		m.fillPanel(false)
-	}
-}
-
-// formatEvent is one event as a line of the panel: its time, then what
-// happened, worded as in the headless log.
-func formatEvent(ev engine.Event, plan *engine.Plan) string {
-	role := ""
-	if w, ok := plan.Worker(ev.WorkerID); ok {
-		role = w.Role
-	}
-	return ev.TS.Local().Format(time.TimeOnly) + "  " + ev.Describe(role, plan.StateDir)
 }

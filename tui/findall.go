@@ -24,6 +24,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
 )
 
@@ -315,7 +316,7 @@ func (m *Model) findBox() []string {
 	}
 	wWorker, wWhere := 0, 0
 	for _, h := range f.res.hits {
-		wWorker = max(wWorker, ansi.StringWidth(h.src.worker))
+		wWorker = max(wWorker, ansi.StringWidth(printable.String(h.src.worker)))
 	}
 	where := func(h findHit) string {
 		s := "attempt " + strconv.Itoa(h.src.attempt)
@@ -330,7 +331,8 @@ func (m *Model) findBox() []string {
 	lines := make([]string, 0, f.rows)
 	for i := f.top; i < min(len(f.res.hits), f.top+f.rows); i++ {
 		h := f.res.hits[i]
-		name := h.src.worker + strings.Repeat(" ", wWorker-ansi.StringWidth(h.src.worker))
+		name := printable.String(h.src.worker)
+		name += strings.Repeat(" ", wWorker-ansi.StringWidth(name))
 		if i > f.top && f.res.hits[i-1].src.pane == h.src.pane {
 			name = paint(th.dim, name)
 		}

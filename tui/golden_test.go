@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/stretchr/testify/assert"
@@ -172,4 +173,64 @@ func TestGoldenAttemptHistory(t *testing.T) {
 	assert.Contains(t, ansi.Strip(m.Render()), "TypeError: cannot read 'x'")
 	press(m, ">")
 	assert.Equal(t, 0, m.focused().view, "> past the last earlier attempt is live again")
+}
+
+// fakeEvents is an event queue that never delivers (the tests feed
+// eventMsg themselves): it marks the UI as one with a live log.
+type fakeEvents struct{}
+
+func (fakeEvents) Next() (engine.Event, bool) { select {} }
+
+// TestGoldenEventLogFromTheFile is a client attaching after the run has
+// logged: e shows events.jsonl's events, then the live ones (an event both
+// in the file and heard live once), wrapped at 80 columns rather than cut,
+// and a reason holding a clipboard write escaped.
+func TestGoldenEventLogFromTheFile(t *testing.T) {
+	f := fakeRun(t, 2, 80, 24)
+	f.plan.StateDir = t.TempDir()
+	f.st.StateDir = f.plan.StateDir
+	code := 1
+	logged := []engine.Event{
+		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDispatched, WorkerID: "claude-implementer", Attempt: 1, Surface: engine.SurfacePane},
+		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDegraded, WorkerID: "codex-tester", Attempt: 1, From: engine.SurfacePane, To: engine.SurfaceWrapper,
+			Reason: "pane limit reached (1 of 1 in use): the other workers hold every pane the run file allows"},
+		{TS: testNow.Add(-20 * time.Second), Type: engine.EventWorkerFailed, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1 \x1b]52;c;cm0gLXJmIH4=\x07", ExitCode: &code},
+	}
+	log, err := engine.OpenEventLog(filepath.Join(f.plan.StateDir, engine.EventsFile))
+	require.NoError(t, err)
+	for _, ev := range logged {
+		require.NoError(t, log.Append(ev))
+	}
+	require.NoError(t, log.Close())
+
+	m := New(f, Options{Events: fakeEvents{}, Now: func() time.Time { return testNow }})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	read := m.readEventHistory()
+	require.NotNil(t, read, "a UI with an event queue reads the file")
+	// Heard live before the file's events are in: the last one logged,
+	// and one the file does not hold yet.
+	m.Update(eventMsg{ev: logged[2]})
+	m.Update(eventMsg{ev: engine.Event{TS: testNow.Add(-19 * time.Second), Type: engine.EventWorkerRetry, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1"}})
+	m.Update(read())
+	press(m, "e")
+	requireGolden(t, m)
+	screen := ansi.Strip(m.Render())
+	assert.Equal(t, 1, strings.Count(screen, "codex-tester#1 failed"), "an event in the file and heard live shows once")
+	assert.NotContains(t, m.Render(), "\x1b]52", "no raw clipboard write")
+}
+
+// TestEventLogFromALongFile keeps the newest eventLogCap lines of a long
+// events.jsonl and says where the others are.
+func TestEventLogFromALongFile(t *testing.T) {
+	f := fakeRun(t, 1, 80, 24)
+	f.plan.StateDir = t.TempDir()
+	m := New(f, Options{Events: fakeEvents{}, Now: func() time.Time { return testNow }})
+	evs := make([]engine.Event, eventLogCap+10)
+	for i := range evs {
+		evs[i] = engine.Event{TS: testNow.Add(time.Duration(i) * time.Second), Type: engine.EventWorkerRetry, WorkerID: "claude-implementer", Attempt: i}
+	}
+	m.Update(eventHistoryMsg{events: evs})
+	require.Len(t, m.evlog.lines, eventLogCap)
+	assert.Equal(t, "11 earlier event(s) are in "+filepath.Join(f.plan.StateDir, engine.EventsFile), m.evlog.lines[0])
+	assert.Equal(t, formatEvent(evs[len(evs)-1], f.plan), m.evlog.lines[eventLogCap-1])
 }

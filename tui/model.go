@@ -110,9 +110,10 @@ type Model struct {
 	finds       *findList       // the last search of every pane
 	findSeq     int             // tags searches of every pane; an older answer is dropped
 
-	events []string
+	evlog eventLog // the event log panel's lines (eventlog.go)
 
 	note        string // a one-off message in the status bar, cleared by the next key
+	noteLogged  string // the last long note added to the event log
 	stopping    bool
 	interrupted bool
 	quit        bool
@@ -163,6 +164,7 @@ func New(eng Engine, opts Options) *Model {
 	if opts.Activity != nil {
 		m.wake, m.unlisten = opts.Activity.listen()
 	}
+	m.evlog.loaded = opts.Events == nil || m.plan.StateDir == ""
 	m.paneHints = m.keys.paneHints()
 	m.setTheme(themeName(opts.Theme, opts.NoColor, false, true))
 	for i := range m.plan.Workers {
@@ -189,7 +191,7 @@ func (m *Model) Interrupted() bool { return m.interrupted }
 // time later, and a claim then would take the ptys from a client used in
 // between.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.claimSizes(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
+	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -285,6 +287,7 @@ func nextChange(since, now time.Time) time.Time {
 // screen would change with time alone.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	cmd := m.update(msg)
+	m.logLongNote()
 	if m.quit {
 		return m, cmd
 	}
@@ -341,6 +344,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.nextEvent(), m.afterRefresh())
 	case eventsEndMsg:
 		return nil
+	case eventHistoryMsg:
+		m.onEventHistory(msg)
+		return nil
 	case wakeMsg:
 		// Output arrived: draw at most once per frameInterval.
 		wait := frameInterval - m.opts.Now().Sub(m.lastFrame)
@@ -367,6 +373,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case diffMsg:
 		m.onDiff(msg)
+		return nil
+	case copiedMsg:
+		m.note = msg.note
 		return nil
 	case controlMsg:
 		m.note = msg.note

@@ -23,6 +23,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
 )
 
@@ -227,7 +228,13 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)
-	title := p.title(d, status, c.now, room-ansi.StringWidth(attn))
+	title, whole := p.title(d, status, c.now, room-ansi.StringWidth(attn))
+	if !whole && attn != "" {
+		// The flag alone says the pane wants the human (the status bar
+		// counts why); the id and the badges need the room.
+		attn = fitText(" ⚑", room)
+		title, _ = p.title(d, status, c.now, room-ansi.StringWidth(attn))
+	}
 	used := 1 + ansi.StringWidth(attn) + ansi.StringWidth(title)
 	top := paint(colour, b.tl+b.h) + paint(c.th.attn, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
 	if r.w < 2 {
@@ -252,12 +259,17 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 }
 
 // title is worker id, role, provider, surface, attempt k/max, status and
-// elapsed time; when room is short it drops the provider, then the role,
-// then words, so status and time stay in sight.
-func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room int) string {
+// elapsed time. When room is short it drops the provider, then the role,
+// then shortens the attempt and the elapsed time, then drops the time,
+// then cuts the id: the surface badge, the attempt and the status stay in
+// sight down to the narrowest panes (whole is false once the id is cut or
+// a badge is gone). A role that only repeats the id is
+// not shown. Outside text (the id, role and provider come from the run
+// file) is shown escaped.
+func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room int) (t string, whole bool) {
 	surface := "—"
 	k := "0"
-	var took, manual string
+	var took, tookShort, manual string
 	if d != nil {
 		switch d.Surface {
 		case engine.SurfacePane:
@@ -275,6 +287,7 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 		}
 		if !d.StartedAt.IsZero() {
 			took = elapsed(end.Sub(d.StartedAt))
+			tookShort = elapsedShort(end.Sub(d.StartedAt))
 		}
 	}
 	switch {
@@ -284,15 +297,18 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 		manual += " (history)"
 	}
 	kmax := k + "/" + strconv.Itoa(p.spec.MaxAttempts)
-	id, role, prov := p.spec.ID, p.spec.Role, p.spec.Provider
+	id, role, prov := printable.String(p.spec.ID), printable.String(p.spec.Role), printable.String(p.spec.Provider)
+	if p.spec.Role == p.spec.ID {
+		role = ""
+	}
+	status = printable.String(status)
 	candidates := [][]string{
 		{id, role, prov, surface, "attempt " + kmax + manual, status, took},
 		{id, role, surface, "attempt " + kmax + manual, status, took},
 		{id, surface, "attempt " + kmax + manual, status, took},
 		{id, surface, kmax + manual, status, took},
-		{id, kmax, status, took},
-		{id, status, took},
-		{id, status},
+		{id, surface, kmax + manual, status, tookShort},
+		{id, surface, kmax + manual, status},
 	}
 	// An isolated worker's diff-stat goes at the end while the surface and
 	// the attempt still fit beside it; past that, it goes first.
@@ -305,15 +321,27 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 		}
 		tries = append(tries, candidates...)
 	}
-	var t string
-	for _, c := range tries {
+	join := func(c []string) string {
 		c = slices.DeleteFunc(slices.Clone(c), func(s string) bool { return s == "" })
-		t = " " + strings.Join(c, " · ") + " "
-		if ansi.StringWidth(t) <= room {
-			return t
+		return " " + strings.Join(c, " · ") + " "
+	}
+	for _, c := range tries {
+		if t := join(c); ansi.StringWidth(t) <= room {
+			return t, true
 		}
 	}
-	return fitText(t, room)
+	// The id is cut (to no fewer than 4 cells and an ellipsis) before the
+	// badge and the attempt go.
+	rest := " · " + surface + " · " + kmax + manual + " · " + status + " "
+	if idRoom := room - ansi.StringWidth(rest) - 1; idRoom >= 5 {
+		return " " + fitText(id, idRoom) + rest, false
+	}
+	for _, c := range [][]string{{id, kmax, status}, {id, status}} {
+		if t := join(c); ansi.StringWidth(t) <= room {
+			return t, false
+		}
+	}
+	return fitText(join([]string{id, status}), room), false
 }
 
 func (p *pane) footer(c frameCtx) string {
@@ -349,13 +377,13 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 	head := noticesFor(d, w, c.th)
 	head = head[:min(len(head), max(0, h-1))]
 	if p.diff.on {
-		tail = append(tail, paint(c.th.dim, fit(fitText(p.diff.caption(), w), w)))
+		tail = append(tail, paint(c.th.dim, fit(fitText(printable.String(p.diff.caption()), w), w)))
 	} else if p.view != 0 && d != nil {
 		msg := "attempt " + strconv.Itoa(d.Attempt) + " " + d.Status
 		if d.Reason != "" {
 			msg += ": " + d.Reason
 		}
-		tail = append(tail, paint(c.th.dim, fit(fitText(msg, w), w)))
+		tail = append(tail, paint(c.th.dim, fit(fitText(printable.String(msg), w), w)))
 	}
 	room := max(0, h-len(head)-len(tail))
 	lines := make([]string, 0, h)
@@ -367,7 +395,7 @@ func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
 	case t != nil:
 		lines = append(lines, p.window(t, w, room, c.th)...)
 	default:
-		msg := p.placeholder(d)
+		msg := printable.Lines(p.placeholder(d))
 		var ls []string
 		for _, para := range strings.Split(msg, "\n") {
 			ls = append(ls, wrapText(para, w)...)
@@ -403,7 +431,7 @@ func noticesFor(d *engine.DispatchRow, w int, th *theme) []string {
 		reason = "no reason reported"
 	}
 	var out []string
-	lines := wrapText("DEGRADED "+string(d.DegradedFrom)+" -> "+string(d.Surface)+": "+reason, w)
+	lines := wrapText(printable.String("DEGRADED "+string(d.DegradedFrom)+" -> "+string(d.Surface)+": "+reason), w)
 	if len(lines) > 2 {
 		lines = lines[:2]
 		lines[1] = fitText(lines[1]+"…", w)

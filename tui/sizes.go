@@ -213,6 +213,14 @@ func (m *Model) applySizes(all bool) tea.Cmd {
 		if p.term == nil || p.handle == nil || (!all && p.sizedTerm == p.term) {
 			continue
 		}
+		if d := p.cur(); d != nil && d.EndedAt != nil {
+			// No program is left to redraw an ended attempt's screen for
+			// a new size: the emulator's reflow alone, out and back (z
+			// twice), moved lines into the scrollback and left empty rows
+			// below. Its screen stays as the program left it; the pane
+			// shows it cut or padded (window).
+			continue
+		}
 		c, r := m.target(i)
 		p.sizedTerm = p.term
 		if tc, tr := p.term.Size(); tc == c && tr == r {

@@ -5,6 +5,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +48,18 @@ func elapsed(d time.Duration) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// elapsedShort is elapsed to the largest unit only, for a narrow title:
+// 42s, 3m, 1h.
+func elapsedShort(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return elapsed(d)
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	}
+	return strconv.Itoa(int(d.Hours())) + "h"
 }
 
 // wrapText breaks plain text into lines of at most w cells.

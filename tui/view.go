@@ -1,11 +1,16 @@
 // view.go composes the screen: the visible panes' frames laid side by side
 // row by row, the status bar (counts by status, attention, page, key hints
-// or the current mode, the state dir), then any dialog or panel on top.
+// or the current mode, the state dir), a status message too long for the
+// bar on its own lines above it, then any dialog or panel on top. Outside
+// text (ids, reasons, folders, messages) is shown escaped (internal/
+// printable; docs/design.md, "Nothing raw reaches a terminal").
 // The cursor is shown where the focused child put it, while it has the
 // keyboard.
 package tui
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -13,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // View is the frame bubbletea draws.
@@ -21,7 +27,7 @@ func (m *Model) View() tea.View {
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
 	v.ReportFocus = true // the focused pane's child hears of it (sendFocus)
-	v.WindowTitle = "rostra · " + m.plan.Name
+	v.WindowTitle = "rostra · " + printable.String(m.plan.Name)
 	if m.mode == modeInput {
 		p := m.focused()
 		if p.term != nil && p.term.Modes().Mouse == 1003 {
@@ -87,6 +93,9 @@ func (m *Model) Render() string {
 		}
 		lines = append(lines, b.String())
 	}
+	if nl := m.noteLines(); len(nl) > 0 {
+		copy(lines[max(0, len(lines)-len(nl)):], nl)
+	}
 	lines = append(lines, m.statusBar())
 	if ob := m.overlayBox(); ob != nil {
 		splice(lines, ob, m.width)
@@ -145,20 +154,168 @@ var statusOrder = []string{
 }
 
 // statusBar is the bottom line: counts by status, attention, page or zoom,
-// then what the keys do now, and the state dir on the right. When the
-// terminal is narrow the counts shorten, the state dir goes, and key hints
+// then what the keys do now (or a short status message), and the state
+// dir on the right. When the terminal is narrow the counts shorten, the
+// state dir shortens to the run's folder (it never goes), and key hints
 // are dropped least useful first, so "? help" and "q quit" stay.
 func (m *Model) statusBar() string {
+	left, shortLeft := m.barCounts()
+	var mid string
+	hinted := false
+	switch {
+	case m.stopping:
+		mid = paint(m.th.warn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
+	case m.mode == modeInput:
+		mid = paint(m.th.attn, " INPUT → "+printable.String(m.focused().spec.ID)+" ") + paint(m.th.barKey, " keys go to the pane · "+hintLine(m.keys.typing))
+	case m.mode == modeSearch:
+		mid = m.searchInput.View() + paint(m.th.dim, "  "+hintLine(m.keys.search))
+	case m.mode == modeCopy && m.note != "":
+		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.warn, printable.String(m.note))
+	case m.mode == modeCopy:
+		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.barKey, hintLine(m.keys.copy))
+	case m.overlay == overlayFind && m.note == "":
+		mid = paint(m.th.barKey, hintLine(m.keys.find))
+	case m.note != "" && !m.noteOnItsLine():
+		mid = paint(m.th.warn, printable.String(m.note))
+	case m.confirm != nil:
+		mid = paint(m.th.warn, hintLine(m.confirmKeys()))
+	default:
+		hinted = true
+	}
+	prefix := ""
+	if m.st.Status == engine.RunFinished && hinted {
+		prefix = paint(m.th.barKey, "run finished · ")
+	}
+	// The run's folder is always on the right, shortened when room is
+	// short: two runs of one name differ by their folder alone.
+	stateDir := printable.String(m.st.StateDir)
+	right := paint(m.th.dim, stateDir+" ")
+	rightShort := m.barFolder()
+	normal := m.keys.flat
+	ranks := 0
+	for _, a := range normal {
+		ranks = max(ranks, a.rank)
+	}
+	if hinted {
+		mid = prefix + hints(normal, ranks, m.th)
+	}
+	withRight := func(line, right string) string {
+		return fit(line, m.width-ansi.StringWidth(right)) + right
+	}
+	line := left + mid
+	if w := ansi.StringWidth(line); w+ansi.StringWidth(right)+2 <= m.width {
+		return withRight(line, right)
+	}
+	room := m.width - ansi.StringWidth(rightShort)
+	if !hinted {
+		if ansi.StringWidth(left+mid) > room {
+			left = shortLeft
+		}
+		return withRight(left+mid, rightShort)
+	}
+	// Long counts with the four most useful hints beat short counts with
+	// all of them.
+	for _, try := range []struct {
+		left string
+		min  int
+	}{{left, 4}, {shortLeft, 1}} {
+		for n := ranks; n >= try.min; n-- {
+			if l := try.left + prefix + hints(normal, n, m.th); ansi.StringWidth(l) <= room {
+				return withRight(l, rightShort)
+			}
+		}
+	}
+	left, mid = shortLeft, prefix+hints(normal, 2, m.th)
+	return withRight(left+mid, rightShort)
+}
+
+// barFolder is the run's folder as the status bar shows it when the whole
+// state dir does not fit.
+func (m *Model) barFolder() string {
+	return paint(m.th.dim, " "+shortFolder(printable.String(m.st.StateDir), max(8, min(24, m.width/4)))+" ")
+}
+
+// shortFolder is the run's folder in at most w cells: a state dir in its
+// usual place, <workspace>/.rostra/<name>, is shown as its workspace (two
+// runs of one name differ by their folder alone), the home folder as ~,
+// and only the last elements after "…/" when that is still too long.
+func shortFolder(dir string, w int) string {
+	if filepath.Base(filepath.Dir(dir)) == ".rostra" {
+		dir = filepath.Dir(filepath.Dir(dir))
+	}
+	if home, err := os.UserHomeDir(); err == nil && home != "" && home != "/" {
+		if dir == home {
+			dir = "~"
+		} else if rest, ok := strings.CutPrefix(dir, home+"/"); ok {
+			dir = "~/" + rest
+		}
+	}
+	if ansi.StringWidth(dir) <= w {
+		return dir
+	}
+	parts := strings.Split(dir, "/")
+	out := parts[len(parts)-1]
+	for i := len(parts) - 2; i >= 0; i-- {
+		next := parts[i] + "/" + out
+		if ansi.StringWidth("…/"+next) > w {
+			break
+		}
+		out = next
+	}
+	return fitText("…/"+out, w)
+}
+
+// noteOnItsLine reports whether the status message is too long for the
+// status bar beside the short counts and the folder: it is drawn over the
+// panes' last rows instead, wrapped (noteLines), never cut.
+func (m *Model) noteOnItsLine() bool {
+	if m.note == "" || m.width <= 0 || m.mode == modeCopy {
+		// Copy mode's notes (where a search is) stay in the bar: the
+		// pane's border below them says the same, and must stay in sight.
+		return false
+	}
+	_, counts := m.barCounts()
+	return ansi.StringWidth(printable.String(m.note)) > m.width-ansi.StringWidth(counts)-ansi.StringWidth(m.barFolder())
+}
+
+// noteMaxLines bounds the message's own lines: a longer one ends with a
+// pointer to the event log, which holds it whole.
+const noteMaxLines = 3
+
+// noteLines is a long status message wrapped to the screen's width, drawn
+// above the status bar.
+func (m *Model) noteLines() []string {
+	if !m.noteOnItsLine() {
+		return nil
+	}
+	w := m.width - 2
+	lines := wrapText(printable.String(m.note), w)
+	if len(lines) > noteMaxLines {
+		more := " … (whole: " + keyOf(m.keys.flat, "events") + ")"
+		lines = lines[:noteMaxLines]
+		last := lines[noteMaxLines-1]
+		lines[noteMaxLines-1] = ansi.Truncate(last, w-ansi.StringWidth(more), "") + more
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = paint(m.th.warn, " "+fit(l, w)+" ")
+	}
+	return out
+}
+
+// barCounts is the status bar's left part, long and short: the counts
+// by status, attention, the page or zoom.
+func (m *Model) barCounts() (long, short string) {
 	counts := map[string]int{}
 	for _, wr := range m.st.Workers {
 		counts[wr.Status]++
 	}
-	var long, short []string
+	var longs, shorts []string
 	for _, s := range statusOrder {
 		if counts[s] > 0 {
 			n := strconv.Itoa(counts[s])
-			long = append(long, paint(m.th.statusColour(s), statusGlyph(s)+" "+n+" "+s))
-			short = append(short, paint(m.th.statusColour(s), statusGlyph(s)+n))
+			longs = append(longs, paint(m.th.statusColour(s), statusGlyph(s)+" "+n+" "+s))
+			shorts = append(shorts, paint(m.th.statusColour(s), statusGlyph(s)+n))
 		}
 	}
 	now := m.opts.Now()
@@ -182,67 +339,7 @@ func (m *Model) statusBar() string {
 		extra += "  " + paint(m.th.barKey, "ZOOM") + paint(m.th.dim, " "+keyOf(m.keys.flat, "zoom")+" back")
 		extraShort += " " + paint(m.th.barKey, "ZOOM")
 	}
-	left := " " + strings.Join(long, "  ") + extra + "  │ "
-	var mid string
-	hinted := false
-	switch {
-	case m.stopping:
-		mid = paint(m.th.warn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
-	case m.mode == modeInput:
-		mid = paint(m.th.attn, " INPUT → "+m.focused().spec.ID+" ") + paint(m.th.barKey, " keys go to the pane · "+hintLine(m.keys.typing))
-	case m.mode == modeSearch:
-		mid = m.searchInput.View() + paint(m.th.dim, "  "+hintLine(m.keys.search))
-	case m.mode == modeCopy && m.note != "":
-		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.warn, m.note)
-	case m.mode == modeCopy:
-		mid = paint(m.th.attn, " COPY ") + " " + paint(m.th.barKey, hintLine(m.keys.copy))
-	case m.overlay == overlayFind && m.note == "":
-		mid = paint(m.th.barKey, hintLine(m.keys.find))
-	case m.note != "":
-		mid = paint(m.th.warn, m.note)
-	case m.confirm != nil:
-		mid = paint(m.th.warn, hintLine(m.confirmKeys()))
-	default:
-		hinted = true
-	}
-	prefix := ""
-	if m.st.Status == engine.RunFinished && hinted {
-		prefix = paint(m.th.barKey, "run finished · ")
-	}
-	right := paint(m.th.dim, m.st.StateDir+" ")
-	normal := m.keys.flat
-	ranks := 0
-	for _, a := range normal {
-		ranks = max(ranks, a.rank)
-	}
-	if hinted {
-		mid = prefix + hints(normal, ranks, m.th)
-	}
-	line := left + mid
-	if w := ansi.StringWidth(line); w+ansi.StringWidth(right)+2 <= m.width {
-		return line + strings.Repeat(" ", m.width-w-ansi.StringWidth(right)) + right
-	}
-	if !hinted {
-		if ansi.StringWidth(left+mid) > m.width {
-			left = " " + strings.Join(short, " ") + extraShort + " │ "
-		}
-		return fit(left+mid, m.width)
-	}
-	// Long counts with the four most useful hints beat short counts with
-	// all of them.
-	shortLeft := " " + strings.Join(short, " ") + extraShort + " │ "
-	for _, try := range []struct {
-		left string
-		min  int
-	}{{left, 4}, {shortLeft, 1}} {
-		for n := ranks; n >= try.min; n-- {
-			if l := try.left + prefix + hints(normal, n, m.th); ansi.StringWidth(l) <= m.width {
-				return fit(l, m.width)
-			}
-		}
-	}
-	left, mid = shortLeft, prefix+hints(normal, 2, m.th)
-	return fit(left+mid, m.width)
+	return " " + strings.Join(longs, "  ") + extra + "  │ ", " " + strings.Join(shorts, " ") + extraShort + " │ "
 }
 
 // hints shows the key map's n most useful key hints, in the key map's order.

@@ -68,7 +68,7 @@ func TestSuspendGivesTheShellItsTerminalAndFgBringsTheUIBack(t *testing.T) {
 			s.keys("-l", rostraBin+" "+mode.args+" 2>"+filepath.Join(ws, "stderr"))
 			s.keys("Enter")
 			uiUp := func(what string) {
-				s.waitScreen(what, "reader · reader · shell · PTY · attempt 1/1 · running", "Tab focus")
+				s.waitScreen(what, "reader · shell · PTY · attempt 1/1 · running", "Tab focus")
 				s.waitModes(what, map[string]string{"alternate_on": "1", "mouse_sgr_flag": "1"})
 			}
 			shellUp := func(what string) {

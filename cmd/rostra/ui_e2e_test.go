@@ -119,7 +119,7 @@ func TestUIEndToEndInTmux(t *testing.T) {
 	screen := s.waitScreen("the panes open",
 		"cat-echo · echo · shell · PTY · attempt 1/1 · running",
 		"sleeper · waiter · shell · PTY · attempt 1/1 · running",
-		"piper · piper · shell · WRAPPER · attempt 1/1 · running",
+		"piper · shell · WRAPPER · attempt 1/1 · running",
 		"DEGRADED pane -> wrapper: pane limit reached (2 of 2 in use)",
 		"cat is ready", "sleeping", "on a pipe", "3 running")
 	t.Logf("first screen:\n%s", screen)

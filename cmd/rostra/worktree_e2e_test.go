@@ -57,7 +57,7 @@ func TestUIReviewsAndMergesAWorktreeInTmux(t *testing.T) {
 	s.run("new-session", "-d", "-s", "ui", "-x", "200", "-y", "50", "-c", ws, shell)
 
 	s.waitScreen("the editor completes in its worktree",
-		"editor · editor · shell · PTY · attempt 1/1 · completed", "+1 −0, 1 file", "edited")
+		"editor · shell · PTY · attempt 1/1 · completed", "+1 −0, 1 file", "edited")
 
 	s.keys("D")
 	screen := s.waitScreen("D shows the diff", "(diff)", "+hello from the agent", "notes.txt | 1 +", "diff: D back")

@@ -149,6 +149,8 @@ func frameWord(n int) string {
 
 type setFrame int
 
+type copyText string
+
 type releaseTerminal struct{}
 
 type restoreTerminal struct{}
@@ -167,6 +169,8 @@ func (m *frameModel) Update(msg Msg) (Model, Cmd) {
 	switch msg := msg.(type) {
 	case setFrame:
 		m.n = int(msg)
+	case copyText:
+		return m, SetClipboard(string(msg))
 	case releaseTerminal:
 		_ = m.p.ReleaseTerminal()
 	case restoreTerminal:
@@ -265,4 +269,17 @@ func TestReleasedTerminalGetsNoFrameAndRestoreDrawsTheLatest(t *testing.T) {
 			t.Fatalf("frame %d was drawn while the terminal was released: %q", n, between)
 		}
 	}
+}
+
+// TestAQueuedSequenceIsWrittenAtOnce: with the on-change renderer, a
+// clipboard write (OSC 52) that changes nothing in the view reaches the
+// terminal without waiting for another message or frame.
+func TestAQueuedSequenceIsWrittenAtOnce(t *testing.T) {
+	m := &frameModel{}
+	p, out := startFrameProgram(t, m, WithRenderOnChange())
+	mark := out.waitFor(t, 0, frameWord(0))
+	p.Send(setFrame(1)) // a first change, so the copy below changes nothing
+	mark = out.waitFor(t, mark, frameWord(1))
+	p.Send(copyText("copied"))
+	out.waitFor(t, mark, ansi.SetSystemClipboard("copied"))
 }

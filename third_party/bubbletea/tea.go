@@ -1517,8 +1517,12 @@ func (p *Program) startRenderer() {
 // immediately, a flood at most fps times a second, and an idle program
 // never wakes up.
 func (p *Program) startRendererOnChange(framerate time.Duration) {
+	// WithRenderOnChange makes renderReq already: seqReq is made on its own,
+	// or a queued sequence (a clipboard write) waits for the next frame.
 	if p.renderReq == nil {
 		p.renderReq = make(chan struct{}, 1)
+	}
+	if p.seqReq == nil {
 		p.seqReq = make(chan struct{}, 1)
 	}
 	p.once = sync.Once{}

@@ -9,6 +9,7 @@
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ type session struct {
 	conn  net.Conn
 	out   *outbox
 	model *tui.Model
+	sizes *resizes // the client's latest size, handed to the program once a frame
 	prog  *tea.Program
 	// kill ends the program (its context): safe at any time, unlike
 	// Program.Kill, which races with a Run that has not started yet.
@@ -136,11 +138,16 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 			return ss.model.Filter(mod, msg)
 		}),
 	)
+	ss.sizes = newResizes(ss.prog.Send, s.cfg.FPS)
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
 	fmt.Fprintf(s.log, "rostra server: a client attached (%d×%d, TERM=%s); %d attached\n", h.Cols, h.Rows, envGet(env, "TERM"), s.attached())
 
-	go ss.read(fr, inW)
+	// The hello was read unbuffered: nothing of what follows it is lost
+	// by reading the rest through a buffer (a flood of small frames then
+	// costs a read per 64 KiB, not two per frame).
+	go ss.read(NewFrameReader(bufio.NewReaderSize(c, 64<<10)), inW)
+	go ss.sizes.pace(ctx)
 	_, runErr := ss.prog.Run()
 	kill()
 	_ = inW.CloseWithError(io.EOF)
@@ -229,12 +236,25 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 			ss.kill()
 			return
 		}
+		if f.Type == FrameResize {
+			// Only the latest size matters (resizes.go).
+			cols, rows, err := DecodeResize(f.Payload)
+			if err != nil {
+				ss.setCut(err, false)
+				ss.kill()
+				return
+			}
+			ss.sizes.offer(cols, rows)
+			continue
+		}
+		// What the client sent after a resize comes after it.
+		ss.sizes.flush()
 		switch f.Type {
 		case FrameInput:
 			if _, err := in.Write(f.Payload); err != nil {
 				return // the program has ended
 			}
-		case FrameResize, FrameResume:
+		case FrameResume:
 			// A Resume carries the size of the terminal the client is back in.
 			cols, rows, err := DecodeResize(f.Payload)
 			if err != nil {
@@ -243,9 +263,7 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 				return
 			}
 			ss.prog.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
-			if f.Type == FrameResume {
-				ss.prog.Send(clientResumedMsg{})
-			}
+			ss.prog.Send(clientResumedMsg{})
 		case FrameDetach:
 			ss.prog.Send(tui.Detach())
 		case FrameSuspend:

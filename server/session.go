@@ -292,10 +292,13 @@ func (ss *session) suspendClient() {
 }
 
 // resumeClient draws again to a client back from a suspend: its modes and
-// a whole frame.
+// a whole frame. A client that was not suspended by the UI was stopped from
+// outside (SIGSTOP, then SIGCONT): its shell may have written over the
+// screen and set the terminal's modes meanwhile, so it gets the same, its
+// terminal given back and taken again.
 func (ss *session) resumeClient() {
 	if !ss.suspended {
-		return
+		ss.prog.SuspendRenderer()
 	}
 	ss.suspended = false
 	ss.prog.ResumeRenderer()

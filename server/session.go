@@ -3,9 +3,10 @@
 // outbox, over the shared engine. The session ends when the program quits
 // (the human detached, left a finished run, or the run stopped), when the
 // client goes away (a closed terminal, a dropped ssh: the run goes on), or
-// when the client is dropped (it sent a frame that cannot be read, or fell
-// too far behind). Its last frame is a Bye with the code the client exits
-// with.
+// when the client is dropped (it sent a frame that cannot be read). A
+// client that falls behind is not dropped: it gets a whole frame once it
+// has caught up (outbox.go). Its last frame is a Bye with the code the
+// client exits with.
 package server
 
 import (
@@ -80,7 +81,7 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		}
 	}
 	ss := &session{s: s, conn: c, done: make(chan struct{}), attached: time.Now()}
-	ss.out = newOutbox(c, s.cfg.OutputLimit)
+	ss.out = newOutbox(c, s.cfg.OutputLimit, func() { go ss.prog.Send(caughtUpMsg{}) })
 	if err := ss.out.frame(FrameWelcome, mustJSON(s.welcome())); err != nil {
 		s.mu.Unlock()
 		return
@@ -133,6 +134,9 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 				return nil
 			case clientResumedMsg:
 				ss.resumeClient()
+				return nil
+			case caughtUpMsg:
+				ss.redraw()
 				return nil
 			}
 			return ss.model.Filter(mod, msg)
@@ -195,8 +199,6 @@ func (ss *session) bye(runErr error) Bye {
 	switch {
 	case ss.model.Detached():
 		return Bye{Reason: ByeDetached, Code: 0}
-	case errors.Is(ss.out.Err(), errOverflow):
-		return Bye{Reason: ByeDropped, Code: 1, Message: errOverflow.Error()}
 	case gone:
 		return Bye{Reason: ByeDetached, Code: 0, Message: "the client went away"}
 	case cut != nil:
@@ -279,6 +281,10 @@ func (ss *session) read(fr *FrameReader, in *io.PipeWriter) {
 // clientResumedMsg: the client is back in the foreground (its Resume).
 type clientResumedMsg struct{}
 
+// caughtUpMsg: the client read everything queued after output for it was
+// discarded (outbox.go).
+type caughtUpMsg struct{}
+
 // suspendClient stops drawing to the client and gives its terminal back
 // (the renderer writes what restores it), then tells the client to stop
 // itself. It runs on the program's goroutine (the filter).
@@ -298,9 +304,22 @@ func (ss *session) suspendClient() {
 // terminal given back and taken again.
 func (ss *session) resumeClient() {
 	if !ss.suspended {
-		ss.prog.SuspendRenderer()
+		ss.redraw()
+		return
 	}
 	ss.suspended = false
+	ss.prog.ResumeRenderer()
+}
+
+// redraw gives the client's terminal back and takes it again, which draws
+// its modes and a whole frame, whatever the terminal shows now (a shell's
+// lines, or a screen that missed the output discarded for it). Nothing is
+// drawn to a suspended client: its resume draws.
+func (ss *session) redraw() {
+	if ss.suspended {
+		return
+	}
+	ss.prog.SuspendRenderer()
 	ss.prog.ResumeRenderer()
 }
 

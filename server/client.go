@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/signal"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -131,13 +132,20 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 
 	// Window changes, the signals that end a client, and SIGTSTP (kill
 	// -TSTP), which asks the server to give the terminal back first.
+	// SIGCONT after a stop rostra did not make (kill -STOP): the shell took
+	// the terminal meanwhile (its "Stopped" line and prompt are on the
+	// screen, its modes on the tty), so take it again and ask for a whole
+	// frame, as tmux's client does on SIGCONT.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP)
+	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGCONT)
 	defer signal.Stop(sigs)
 	sigDone := make(chan struct{})
 	defer close(sigDone)
 	var gotSig os.Signal
 	var sigMu sync.Mutex
+	// selfStopped: the frame loop stopped the client for a suspend; the
+	// SIGCONT that ends it is the loop's to answer.
+	var selfStopped atomic.Bool
 	go func() {
 		for {
 			select {
@@ -152,6 +160,20 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 				}
 				if sig == syscall.SIGTSTP {
 					_ = send(FrameSuspend, nil)
+					continue
+				}
+				if sig == syscall.SIGCONT {
+					if selfStopped.Load() {
+						continue // the suspend's own stop: the frame loop resumes
+					}
+					// In the background (kill -CONT, not fg) the terminal is
+					// the shell's: a tcsetattr would stop us again (SIGTTOU).
+					// The frame is drawn whole either way; fg makes it raw.
+					if cooked != nil && foreground(in) {
+						_, _ = term.MakeRaw(in.Fd())
+					}
+					cols, rows := termSize(out)
+					_ = send(FrameResume, AppendResize(nil, cols, rows))
 					continue
 				}
 				// The client goes; the session is over for the server
@@ -194,12 +216,15 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 			if cooked != nil {
 				_ = term.Restore(in.Fd(), cooked)
 			}
+			selfStopped.Store(true)
 			StopSelf()
 			if cooked != nil {
 				_, _ = term.MakeRaw(in.Fd())
 			}
 			cols, rows := termSize(out)
-			if err := send(FrameResume, AppendResize(nil, cols, rows)); err != nil {
+			err := send(FrameResume, AppendResize(nil, cols, rows))
+			selfStopped.Store(false)
+			if err != nil {
 				return Bye{}, fmt.Errorf("lost the connection to the server: %w", connErr(err))
 			}
 		case FrameBye:
@@ -214,6 +239,13 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 			return Bye{}, fmt.Errorf("%w: the server sent a %s frame to an attached client", ErrFrame, f.Type)
 		}
 	}
+}
+
+// foreground reports whether this process's group is the terminal's
+// foreground group.
+func foreground(tty *os.File) bool {
+	pgrp, err := unix.IoctlGetInt(int(tty.Fd()), unix.TIOCGPGRP)
+	return err == nil && pgrp == unix.Getpgrp()
 }
 
 // termSize is the terminal's size, 80×24 when it has none to tell.

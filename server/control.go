@@ -146,6 +146,27 @@ func (s *Server) knownWorker(id string) (Reply, bool) {
 	return Reply{Code: 2, Error: fmt.Sprintf("run %s has no worker %q (workers: %s)", plan.Name, id, strings.Join(ids, ", "))}, false
 }
 
+// knownAttempt answers an attempt the worker has not started (which a
+// follow would wait on until the run ends) with the attempts it has (exit
+// 2).
+func (s *Server) knownAttempt(worker string, attempt int) (Reply, bool) {
+	var have []string
+	for _, d := range s.eng.Snapshot().Dispatches {
+		if d.WorkerID != worker {
+			continue
+		}
+		if d.Attempt == attempt {
+			return Reply{}, true
+		}
+		have = append(have, strconv.Itoa(d.Attempt))
+	}
+	attempts := "it has started none yet"
+	if len(have) > 0 {
+		attempts = "attempts: " + strings.Join(have, ", ")
+	}
+	return Reply{Code: 2, Error: fmt.Sprintf("%s has no attempt %d (%s)", worker, attempt, attempts)}, false
+}
+
 func (s *Server) workerStatus(id string) string {
 	for _, w := range s.eng.Snapshot().Workers {
 		if w.WorkerID == id {
@@ -253,6 +274,9 @@ func (s *Server) blocking(c net.Conn, req Request) Reply {
 		return Reply{Code: code, Note: "the run " + s.eng.Snapshot().Status}
 	case OpFollow:
 		if r, ok := s.knownWorker(req.Worker); !ok {
+			return r
+		}
+		if r, ok := s.knownAttempt(req.Worker, req.Attempt); !ok {
 			return r
 		}
 		_, ok := s.waitState(gone, func(st engine.TeamState) bool {

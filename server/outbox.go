@@ -1,31 +1,32 @@
 // outbox.go holds the bounded queue between a client's bubbletea program
 // and its socket. The program writes frames into it and never waits: one
 // goroutine per client copies the queue to the socket. A client that stops
-// reading lets its queue grow to the limit, and is then dropped: its
-// connection is closed, which also ends its program. Neither the panes nor
-// the other clients ever wait on it.
+// reading (stopped, suspended by its laptop, behind a slow link) lets its
+// queue grow to the limit; the outbox then discards the program's output
+// for it, and once the client has read everything queued, it is given a
+// whole frame (caughtUp), as tmux does for a client whose terminal cannot
+// keep up. Neither the panes nor the other clients ever wait on it, and
+// what one client holds in the server is bounded.
 //
 // Data model: pending holds whole encoded frames, in order; writing swaps it
 // with an empty buffer under the lock, so a write to the socket never holds
-// the lock. closed is set once: by the limit, by Close, or by a failed write.
+// the lock. behind is set when Output was discarded, and cleared when the
+// queue is empty again. closed is set once: by Close, or by a failed write.
 package server
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"net"
 	"sync"
 	"time"
 )
 
-// DefaultOutputLimit is how many bytes may wait for one client before it is
-// dropped: about a hundred full repaints of a 200×50 screen in colour,
-// several seconds of a pane flooding in the view.
+// DefaultOutputLimit is how many bytes may wait for one client before its
+// output is discarded until it catches up: about a hundred full repaints
+// of a 200×50 screen in colour, several seconds of a pane flooding in the
+// view.
 const DefaultOutputLimit = 8 << 20
-
-// errOverflow is why a client that fell behind was dropped.
-var errOverflow = errors.New("the client stopped reading its output (too far behind): dropped")
 
 type outbox struct {
 	conn  net.Conn
@@ -36,15 +37,20 @@ type outbox struct {
 	spare   []byte
 	closing bool  // Close was called: flush what is pending, then stop
 	err     error // why the outbox stopped taking frames
+	behind  bool  // Output was discarded: the client's screen is not what the program drew
 	wake    chan struct{}
 	done    chan struct{} // closed when the writer goroutine has returned
+	// caughtUp is called (on the writer goroutine, without the lock) when a
+	// client that was behind has read everything queued: it needs a whole
+	// frame.
+	caughtUp func()
 }
 
-func newOutbox(conn net.Conn, limit int) *outbox {
+func newOutbox(conn net.Conn, limit int, caughtUp func()) *outbox {
 	if limit <= 0 {
 		limit = DefaultOutputLimit
 	}
-	o := &outbox{conn: conn, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	o := &outbox{conn: conn, limit: limit, wake: make(chan struct{}, 1), done: make(chan struct{}), caughtUp: caughtUp}
 	go o.run()
 	return o
 }
@@ -62,8 +68,9 @@ func (o *outbox) Write(p []byte) (int, error) {
 	return total, nil
 }
 
-// frame queues one frame; it fails once the outbox is closed or over its
-// limit (the connection is then closed: the client is dropped).
+// frame queues one frame; it fails once the outbox is closed. Output over
+// the limit, and all Output after it until the client has caught up, is
+// discarded; the few other frames (a Suspend, the Bye) are always queued.
 func (o *outbox) frame(t FrameType, payload []byte) error {
 	o.mu.Lock()
 	if o.err != nil || o.closing {
@@ -74,11 +81,10 @@ func (o *outbox) frame(t FrameType, payload []byte) error {
 		}
 		return err
 	}
-	if len(o.pending)+len(payload)+5 > o.limit {
-		o.err = errOverflow
+	if t == FrameOutput && (o.behind || len(o.pending)+len(payload)+5 > o.limit) {
+		o.behind = true
 		o.mu.Unlock()
-		_ = o.conn.Close()
-		return errOverflow
+		return nil
 	}
 	o.pending = AppendFrame(o.pending, t, payload)
 	o.mu.Unlock()
@@ -119,8 +125,23 @@ func (o *outbox) run() {
 		if cap(o.spare) > 1<<20 {
 			o.spare = nil // a burst's buffer is not kept for an idle client
 		}
+		caughtUp := o.behind && len(o.pending) == 0 && !o.closing
+		if caughtUp {
+			o.behind = false
+		}
 		o.mu.Unlock()
+		if caughtUp && o.caughtUp != nil {
+			o.caughtUp()
+		}
 	}
+}
+
+// Behind reports whether output for the client is being discarded until it
+// catches up.
+func (o *outbox) Behind() bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.behind
 }
 
 // Close queues last (a Bye, or nil), lets the writer flush for up to wait,

@@ -137,7 +137,7 @@ const (
 	ByeStopped  = "stopped"  // the run was stopped (q, rostra stop, a signal)
 	ByeLeft     = "left"     // the human left a finished run
 	ByeRefused  = "refused"  // the server will not serve this client
-	ByeDropped  = "dropped"  // the client fell too far behind, or sent what could not be read
+	ByeDropped  = "dropped"  // the client sent what could not be read
 	ByeFailed   = "failed"   // the client's UI failed; the run goes on
 )
 

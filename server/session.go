@@ -3,12 +3,14 @@
 // outbox, over the shared engine. The session ends when the program quits
 // (the human detached, left a finished run, or the run stopped), when the
 // client goes away (a closed terminal, a dropped ssh: the run goes on), or
-// when the client is dropped (it sent a frame that cannot be read, or fell
-// too far behind). Its last frame is a Bye with the code the client exits
-// with.
+// when the client is dropped (it sent a frame that cannot be read). A
+// client that falls behind is not dropped: it gets a whole frame once it
+// has caught up (outbox.go). Its last frame is a Bye with the code the
+// client exits with.
 package server
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +32,7 @@ type session struct {
 	conn  net.Conn
 	out   *outbox
 	model *tui.Model
+	sizes *resizes // the client's latest size, handed to the program once a frame
 	prog  *tea.Program
 	in    *clientInput // what prog reads: the client's Input frames
 	// kill ends the program (its context): safe at any time, unlike
@@ -79,7 +82,7 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		}
 	}
 	ss := &session{s: s, conn: c, done: make(chan struct{}), attached: time.Now()}
-	ss.out = newOutbox(c, s.cfg.OutputLimit)
+	ss.out = newOutbox(c, s.cfg.OutputLimit, func() { go ss.prog.Send(caughtUpMsg{}) })
 	if err := ss.out.frame(FrameWelcome, mustJSON(s.welcome())); err != nil {
 		s.mu.Unlock()
 		return
@@ -133,15 +136,22 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 				return nil
 			case clientResumedMsg:
 				return ss.resumeClient()
+			case caughtUpMsg:
+				return ss.redraw()
 			}
 			return ss.model.Filter(mod, msg)
 		}),
 	)
+	ss.sizes = newResizes(ss.prog.Send, s.cfg.FPS)
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
 	fmt.Fprintf(s.log, "rostra server: a client attached (%d×%d, TERM=%s); %d attached\n", h.Cols, h.Rows, envGet(env, "TERM"), s.attached())
 
-	go ss.read(fr, in)
+	// The hello was read unbuffered: nothing of what follows it is lost
+	// by reading the rest through a buffer (a flood of small frames then
+	// costs a read per 64 KiB, not two per frame).
+	go ss.read(NewFrameReader(bufio.NewReaderSize(c, 64<<10)), in)
+	go ss.sizes.pace(ctx)
 	_, runErr := ss.prog.Run()
 	kill()
 	_ = in.Close()
@@ -189,8 +199,6 @@ func (ss *session) bye(runErr error) Bye {
 	switch {
 	case ss.model.Detached():
 		return Bye{Reason: ByeDetached, Code: 0}
-	case errors.Is(ss.out.Err(), errOverflow):
-		return Bye{Reason: ByeDropped, Code: 1, Message: errOverflow.Error()}
 	case gone:
 		return Bye{Reason: ByeDetached, Code: 0, Message: "the client went away"}
 	case cut != nil:
@@ -230,12 +238,25 @@ func (ss *session) read(fr *FrameReader, in *clientInput) {
 			ss.kill()
 			return
 		}
+		if f.Type == FrameResize {
+			// Only the latest size matters (resizes.go).
+			cols, rows, err := DecodeResize(f.Payload)
+			if err != nil {
+				ss.setCut(err, false)
+				ss.kill()
+				return
+			}
+			ss.sizes.offer(cols, rows)
+			continue
+		}
+		// What the client sent after a resize comes after it.
+		ss.sizes.flush()
 		switch f.Type {
 		case FrameInput:
 			if _, err := in.Write(f.Payload); err != nil {
 				return // the program has ended
 			}
-		case FrameResize, FrameResume:
+		case FrameResume:
 			// A Resume carries the size of the terminal the client is back in.
 			cols, rows, err := DecodeResize(f.Payload)
 			if err != nil {
@@ -244,9 +265,7 @@ func (ss *session) read(fr *FrameReader, in *clientInput) {
 				return
 			}
 			ss.prog.Send(tea.WindowSizeMsg{Width: cols, Height: rows})
-			if f.Type == FrameResume {
-				ss.prog.Send(clientResumedMsg{})
-			}
+			ss.prog.Send(clientResumedMsg{})
 		case FrameDetach:
 			ss.prog.Send(tui.Detach())
 		case FrameSuspend:
@@ -261,6 +280,10 @@ func (ss *session) read(fr *FrameReader, in *clientInput) {
 
 // clientResumedMsg: the client is back in the foreground (its Resume).
 type clientResumedMsg struct{}
+
+// caughtUpMsg: the client read everything queued after output for it was
+// discarded (outbox.go).
+type caughtUpMsg struct{}
 
 // suspendClient stops drawing to the client and gives its terminal back
 // (the renderer writes what restores it), then tells the client to stop
@@ -278,12 +301,34 @@ func (ss *session) suspendClient() {
 }
 
 // resumeClient draws again to a client back from a suspend: its modes and
-// then, with the message it returns (a clear screen), a whole frame.
+// then, with the message it returns (a clear screen), a whole frame. A
+// client that was not suspended by the UI was stopped from outside
+// (SIGSTOP, then SIGCONT): its shell may have written over the screen and
+// set the terminal's modes meanwhile, so it gets the same, its terminal
+// given back and taken again.
 func (ss *session) resumeClient() tea.Msg {
 	if !ss.suspended {
-		return nil
+		return ss.redraw()
 	}
 	ss.suspended = false
+	ss.in.resume()
+	if err := ss.prog.RestoreTerminal(); err != nil {
+		return tea.Quit()
+	}
+	return tea.ClearScreen()
+}
+
+// redraw gives the client's terminal back and takes it again, which draws
+// its modes and a whole frame, whatever the terminal shows now (a shell's
+// lines, or a screen that missed the output discarded for it). Nothing is
+// drawn to a suspended client: its resume draws. Like resumeClient it
+// returns the clear screen that draws the frame.
+func (ss *session) redraw() tea.Msg {
+	if ss.suspended {
+		return nil
+	}
+	ss.in.pause()
+	_ = ss.prog.ReleaseTerminal()
 	ss.in.resume()
 	if err := ss.prog.RestoreTerminal(); err != nil {
 		return tea.Quit()

@@ -15,6 +15,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // auditBase is the mtime every fixture file starts with, so a change made in
@@ -58,7 +60,7 @@ func TestWritePolicyAllowedWritesPass(t *testing.T) {
 
 	changed := before.Diff(auditSnapshot(t, ws, stateDir))
 	assert.Equal(t, []string{"out/keep.txt", "out/w1/result.json"}, changed)
-	policy := WritePolicy{Globs: []string{"out/**"}}
+	policy := runfile.WritePolicy{Globs: []string{"out/**"}}
 	assert.Empty(t, WritePolicyViolations(changed, policy))
 	assert.Equal(t, "", WritePolicyReason(WritePolicyViolations(changed, policy), "boom"))
 }
@@ -71,7 +73,7 @@ func TestWritePolicyWriteOutsideFailsWithExactReason(t *testing.T) {
 	auditWrite(t, ws, "src/a.go", "package a // edited\n", later)
 	auditWrite(t, ws, "NOTES.md", "new\n", later)
 
-	violations := WritePolicyViolations(before.Diff(auditSnapshot(t, ws, stateDir)), WritePolicy{Globs: []string{"out/**"}})
+	violations := WritePolicyViolations(before.Diff(auditSnapshot(t, ws, stateDir)), runfile.WritePolicy{Globs: []string{"out/**"}})
 	assert.Equal(t, []string{"NOTES.md", "src/a.go"}, violations)
 	assert.Equal(t, "readonly source changed: NOTES.md, src/a.go", WritePolicyReason(violations, ""))
 }
@@ -85,7 +87,7 @@ func TestWritePolicyDeletionCounted(t *testing.T) {
 	changed := before.Diff(auditSnapshot(t, ws, stateDir))
 	assert.Equal(t, []string{"src/b.go", "src/deep/c.go"}, changed)
 	assert.Equal(t, "readonly source changed: src/b.go, src/deep/c.go",
-		WritePolicyReason(WritePolicyViolations(changed, WritePolicy{Globs: []string{"out/**"}}), ""))
+		WritePolicyReason(WritePolicyViolations(changed, runfile.WritePolicy{Globs: []string{"out/**"}}), ""))
 }
 
 func TestWritePolicyReasonMoreThanFivePaths(t *testing.T) {
@@ -94,7 +96,7 @@ func TestWritePolicyReasonMoreThanFivePaths(t *testing.T) {
 	for i := 8; i >= 1; i-- { // written out of order: the reason sorts
 		auditWrite(t, ws, fmt.Sprintf("src/gen/f%d.go", i), "x", auditBase)
 	}
-	violations := WritePolicyViolations(before.Diff(auditSnapshot(t, ws, stateDir)), WritePolicy{Globs: []string{}})
+	violations := WritePolicyViolations(before.Diff(auditSnapshot(t, ws, stateDir)), runfile.WritePolicy{Globs: []string{}})
 	require.Len(t, violations, 8)
 	assert.Equal(t,
 		"readonly source changed: src/gen/f1.go, src/gen/f2.go, src/gen/f3.go, src/gen/f4.go, src/gen/f5.go (+3 more)",
@@ -130,7 +132,7 @@ func TestWritePolicyReasonFormat(t *testing.T) {
 }
 
 func TestWritePolicyAllows(t *testing.T) {
-	p := WritePolicy{Globs: []string{"out/**", "./notes/*.md", "**/*.log"}}
+	p := runfile.WritePolicy{Globs: []string{"out/**", "./notes/*.md", "**/*.log"}}
 	for rel, want := range map[string]bool{
 		"out":              true,
 		"out/a":            true,
@@ -144,19 +146,19 @@ func TestWritePolicyAllows(t *testing.T) {
 	} {
 		assert.Equal(t, want, p.Allows(rel), rel)
 	}
-	assert.False(t, WritePolicy{Globs: []string{"out/[a"}}.Allows("out/[a"), "an invalid glob allows nothing")
+	assert.False(t, runfile.WritePolicy{Globs: []string{"out/[a"}}.Allows("out/[a"), "an invalid glob allows nothing")
 	require.NoError(t, p.Validate())
-	assert.EqualError(t, WritePolicy{Globs: []string{"ok/**", "out/[a"}}.Validate(), `invalid write glob(s): "out/[a"`)
+	assert.EqualError(t, runfile.WritePolicy{Globs: []string{"ok/**", "out/[a"}}.Validate(), `invalid write glob(s): "out/[a"`)
 }
 
 func TestWritePolicyDigestPerAttempt(t *testing.T) {
-	plan := &Plan{Name: "demo", Workspace: "/ws", StateDir: "/ws/.rostra/demo"}
-	w := &WorkerSpec{ID: "impl", Role: "implementer", Writes: []string{"out/{worker}/{attempt}/**", "notes/{worker}.md"}}
+	plan := &runfile.Plan{Name: "demo", Workspace: "/ws", StateDir: "/ws/.rostra/demo"}
+	w := &runfile.WorkerSpec{ID: "impl", Role: "implementer", Writes: []string{"out/{worker}/{attempt}/**", "notes/{worker}.md"}}
 	a1, err := plan.Expand(w, 1)
 	require.NoError(t, err)
 	a2, err := plan.Expand(w, 2)
 	require.NoError(t, err)
-	p1, p2 := WritePolicy{Globs: a1.Writes}, WritePolicy{Globs: a2.Writes}
+	p1, p2 := runfile.WritePolicy{Globs: a1.Writes}, runfile.WritePolicy{Globs: a2.Writes}
 
 	assert.Regexp(t, `^sha256:[0-9a-f]{64}$`, p1.Digest())
 	assert.NotEqual(t, p1.Digest(), p2.Digest(), "each attempt has its own policy")
@@ -164,10 +166,10 @@ func TestWritePolicyDigestPerAttempt(t *testing.T) {
 	assert.False(t, p1.Allows("out/impl/2/result.json"), "attempt 1's policy does not cover attempt 2's folder")
 
 	// The digest is of what the policy allows, not of how the list was written.
-	assert.Equal(t, p1.Digest(), WritePolicy{Globs: []string{"notes/impl.md", "./out/impl/1/**", "notes/impl.md"}}.Digest())
-	assert.Equal(t, p1.Digest(), WritePolicy{Globs: slices.Clone(a1.Writes)}.Digest(), "stable across calls")
+	assert.Equal(t, p1.Digest(), runfile.WritePolicy{Globs: []string{"notes/impl.md", "./out/impl/1/**", "notes/impl.md"}}.Digest())
+	assert.Equal(t, p1.Digest(), runfile.WritePolicy{Globs: slices.Clone(a1.Writes)}.Digest(), "stable across calls")
 	// Allowing nothing is a policy too, and differs from allowing something.
-	assert.NotEqual(t, WritePolicy{Globs: []string{}}.Digest(), p1.Digest())
+	assert.NotEqual(t, runfile.WritePolicy{Globs: []string{}}.Digest(), p1.Digest())
 }
 
 func TestSnapshotExcludesStateDir(t *testing.T) {

@@ -19,9 +19,11 @@ package engine
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // diffStatEvery is how long after output a running isolated attempt's
@@ -40,11 +42,7 @@ type isoRT struct {
 	holder    int // the jobs': the attempt the tree was made ready for
 }
 
-func (p *Plan) hasIsolated() bool {
-	return slices.ContainsFunc(p.Workers, func(w WorkerSpec) bool { return w.Isolated() })
-}
-
-func (e *Engine) newIsoRT(spec *WorkerSpec) *isoRT {
+func (e *Engine) newIsoRT(spec *runfile.WorkerSpec) *isoRT {
 	return &isoRT{wt: worktree{
 		worker: spec.ID,
 		repo:   e.plan.GitRoot,
@@ -82,15 +80,15 @@ func (e *Engine) announceIsolation() {
 			ids = append(ids, w.spec.ID)
 		}
 	}
-	e.emit(Event{Type: EventWorktreeBase, Commit: iso.Base,
+	e.emit(statedir.Event{Type: statedir.EventWorktreeBase, Commit: iso.Base,
 		Reason: fmt.Sprintf("%s work in worktrees under %s, each on its branch rostra/%s/<worker> from %s",
-			strings.Join(ids, ", "), WorktreePath(e.plan.StateDir, ""), e.plan.Name, shortCommit(iso.Base))})
+			strings.Join(ids, ", "), runfile.WorktreePath(e.plan.StateDir, ""), e.plan.Name, statedir.ShortCommit(iso.Base))})
 	if iso.Dirty != "" {
-		e.emit(Event{Type: EventWorkspaceDirty, Commit: iso.Base,
-			Reason: "the workspace has uncommitted changes (" + iso.Dirty + "): they are not in the worktrees, which start from " + shortCommit(iso.Base)})
+		e.emit(statedir.Event{Type: statedir.EventWorkspaceDirty, Commit: iso.Base,
+			Reason: "the workspace has uncommitted changes (" + iso.Dirty + "): they are not in the worktrees, which start from " + statedir.ShortCommit(iso.Base)})
 	}
 	for _, note := range iso.Archived {
-		e.emit(Event{Type: EventWorktreeArchived, Reason: note})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeArchived, Reason: note})
 	}
 }
 
@@ -146,7 +144,7 @@ func (e *Engine) recordPrevCommit(a *attemptRT, commit string) {
 		if d.WorkerID == a.w.spec.ID {
 			d.WorkCommit = commit
 			e.dirty = true
-			e.emit(Event{Type: EventWorktreeCommitted, WorkerID: d.WorkerID, Attempt: d.Attempt, Commit: commit, Branch: a.w.iso.wt.branch,
+			e.emit(statedir.Event{Type: statedir.EventWorktreeCommitted, WorkerID: d.WorkerID, Attempt: d.Attempt, Commit: commit, Branch: a.w.iso.wt.branch,
 				Reason: "what it left after it ended"})
 			return
 		}
@@ -176,13 +174,13 @@ func (e *Engine) commitWork(a *attemptRT) {
 			defer e.endBackground()
 			w := a.w
 			if err != nil {
-				e.emit(Event{Type: EventWorktreeFailed, WorkerID: w.spec.ID, Attempt: n, Branch: iso.wt.branch,
+				e.emit(statedir.Event{Type: statedir.EventWorktreeFailed, WorkerID: w.spec.ID, Attempt: n, Branch: iso.wt.branch,
 					Reason: "its work is not committed (the next attempt tries again before it resets anything): " + err.Error()})
 			}
 			if commit != "" {
 				e.st.Dispatches[a.idx].WorkCommit = commit
 				e.dirty = true
-				e.emit(Event{Type: EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: commit, Branch: iso.wt.branch, Reason: status})
+				e.emit(statedir.Event{Type: statedir.EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: commit, Branch: iso.wt.branch, Reason: status})
 			}
 			if serr == nil {
 				e.setDiffStat(w, stat)
@@ -194,15 +192,15 @@ func (e *Engine) commitWork(a *attemptRT) {
 }
 
 // measure is what the worktree holds beyond the base commit, committed or not.
-func measure(wt worktree) (DiffStat, error) {
+func measure(wt worktree) (statedir.DiffStat, error) {
 	tree, err := wt.liveTree()
 	if err != nil {
-		return DiffStat{}, err
+		return statedir.DiffStat{}, err
 	}
 	return wt.diffStat(tree)
 }
 
-func (e *Engine) setDiffStat(w *workerRT, stat DiffStat) {
+func (e *Engine) setDiffStat(w *workerRT, stat statedir.DiffStat) {
 	wr := &e.st.Workers[w.idx]
 	if wr.DiffStat != stat {
 		wr.DiffStat = stat
@@ -354,7 +352,7 @@ func (e *Engine) endWorktrees() bool {
 // worktreeEnd is what finishWorktree did.
 type worktreeEnd struct {
 	commit  string // the last leftovers' commit
-	stat    DiffStat
+	stat    statedir.DiffStat
 	outcome string // Worktree*; "" when there was no worktree nor branch
 	err     error
 	// ignored names the files git ignores that kept a merged or empty
@@ -368,7 +366,7 @@ func finishWorktree(wt worktree, n int, status string) worktreeEnd {
 	var end worktreeEnd
 	if wt.exists() && n > 0 {
 		if end.commit, end.err = wt.commitAll(attemptMessage(wt.worker, n, status)); end.err != nil {
-			end.outcome = WorktreeKept
+			end.outcome = statedir.WorktreeKept
 			return end
 		}
 	}
@@ -376,35 +374,35 @@ func finishWorktree(wt worktree, n int, status string) worktreeEnd {
 	if err != nil || tip == "" {
 		end.err = err
 		if wt.exists() {
-			end.outcome = WorktreeKept
+			end.outcome = statedir.WorktreeKept
 		}
 		return end
 	}
 	end.stat, _ = measure(wt)
 	head, err := readGit(wt.repo).line("rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
-		end.err, end.outcome = err, WorktreeKept
+		end.err, end.outcome = err, statedir.WorktreeKept
 		return end
 	}
 	merged, err := isAncestor(wt.repo, tip, head)
 	switch {
 	case err != nil:
-		end.err, end.outcome = err, WorktreeKept
+		end.err, end.outcome = err, statedir.WorktreeKept
 		return end
 	case tip == wt.base:
-		end.outcome = WorktreeRemovedEmpty
+		end.outcome = statedir.WorktreeRemovedEmpty
 	case merged:
-		end.outcome = WorktreeRemovedMerged
+		end.outcome = statedir.WorktreeRemovedMerged
 	default:
-		end.outcome = WorktreeKept
+		end.outcome = statedir.WorktreeKept
 		return end
 	}
 	if end.ignored = wt.ignoredFiles(5); end.ignored != "" {
-		end.outcome = WorktreeKept
+		end.outcome = statedir.WorktreeKept
 		return end
 	}
 	if end.err = wt.remove(); end.err != nil {
-		end.outcome = WorktreeKept
+		end.outcome = statedir.WorktreeKept
 	}
 	return end
 }
@@ -420,27 +418,27 @@ func (e *Engine) worktreeEnded(w *workerRT, n int, end worktreeEnd) {
 				d.WorkCommit = end.commit
 			}
 		}
-		e.emit(Event{Type: EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: end.commit, Branch: iso.wt.branch, Reason: "what it left when the run ended"})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: end.commit, Branch: iso.wt.branch, Reason: "what it left when the run ended"})
 	}
 	if end.err != nil {
-		e.emit(Event{Type: EventWorktreeFailed, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: "the run's end: " + end.err.Error()})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeFailed, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: "the run's end: " + end.err.Error()})
 	}
 	wr.WorktreeOutcome = end.outcome
 	switch end.outcome {
-	case WorktreeKept:
+	case statedir.WorktreeKept:
 		wr.DiffStat = end.stat
 		why := fmt.Sprintf("%s, not merged: kept at %s (rostra diff %s, rostra merge %s)", end.stat, iso.wt.path, w.spec.ID, w.spec.ID)
 		if end.ignored != "" {
 			why = fmt.Sprintf("kept at %s: it holds files git ignores (%s), which removing it would delete; take what you need, then git worktree remove --force %s",
 				iso.wt.path, end.ignored, iso.wt.path)
 		}
-		e.emit(Event{Type: EventWorktreeKept, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why})
-	case WorktreeRemovedMerged, WorktreeRemovedEmpty:
+		e.emit(statedir.Event{Type: statedir.EventWorktreeKept, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why})
+	case statedir.WorktreeRemovedMerged, statedir.WorktreeRemovedEmpty:
 		why := "merged into the workspace"
-		if end.outcome == WorktreeRemovedEmpty {
+		if end.outcome == statedir.WorktreeRemovedEmpty {
 			why = "nothing beyond the base commit"
 		}
 		wr.Worktree = ""
-		e.emit(Event{Type: EventWorktreeRemoved, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why + ": the worktree and its branch are removed"})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeRemoved, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why + ": the worktree and its branch are removed"})
 	}
 }

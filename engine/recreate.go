@@ -21,7 +21,6 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -30,28 +29,27 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // EventStateDirRecreated is appended when the state dir was deleted during
 // the run and made again.
 const EventStateDirRecreated = "state-dir-recreated"
 
-// GitignoreFile keeps a state dir inside the workspace out of git: an agent's
-// `git add -A` must not commit rostra's files.
-const GitignoreFile = ".gitignore"
-
 // writeGitignore writes <state dir>/.gitignore holding "*" when the state
 // dir is inside the workspace (and none is there yet).
-func writeGitignore(plan *Plan) error {
+func writeGitignore(plan *runfile.Plan) error {
 	rel, err := filepath.Rel(plan.Workspace, plan.StateDir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return nil
 	}
-	path := filepath.Join(plan.StateDir, GitignoreFile)
+	path := filepath.Join(plan.StateDir, statedir.GitignoreFile)
 	if _, err := os.Lstat(path); err == nil {
 		return nil
 	}
-	return WriteFileAtomic(path, []byte("# rostra's state: never committed\n*\n"), 0o600)
+	return statedir.WriteFileAtomic(path, []byte("# rostra's state: never committed\n*\n"), 0o600)
 }
 
 // track and forget keep the set of output.logs being written.
@@ -94,7 +92,7 @@ type recreated struct {
 	events  int64    // bytes of events.jsonl copied
 	moved   []string // output.logs still written, moved with their bytes
 	failed  []string // what could not be made again, with why
-	relock  *RunLock
+	relock  *statedir.RunLock
 	lockErr error
 	// unwatched: the new folder could not be watched (it is looked at
 	// once a second instead).
@@ -116,10 +114,10 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 		dir.Close()
 		// Whatever has the log's name now is not rostra's log (a file
 		// moved there, a link): the log is written again in its place.
-		if err := os.Remove(filepath.Join(path, EventsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(filepath.Join(path, statedir.EventsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return r, fmt.Errorf("make the deleted files of the state dir %s again: %w", path, err)
 		}
-		if err := WriteFileAtomic(filepath.Join(path, MarkerFile), []byte(markerText), 0o600); err != nil {
+		if err := statedir.WriteFileAtomic(filepath.Join(path, statedir.MarkerFile), []byte(statedir.MarkerText), 0o600); err != nil {
 			return r, fmt.Errorf("make the deleted files of the state dir %s again: %w", path, err)
 		}
 	} else {
@@ -129,12 +127,12 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
 		}
-		if err := claimStateDir(path); err != nil {
+		if err := statedir.Claim(path); err != nil {
 			return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
 		}
 	}
 	if err := writeGitignore(e.plan); err != nil {
-		r.failed = append(r.failed, GitignoreFile+": "+err.Error())
+		r.failed = append(r.failed, statedir.GitignoreFile+": "+err.Error())
 	}
 	dir, err := openDir(path)
 	if err != nil {
@@ -153,20 +151,20 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 	if same {
 		// Only its files went: the lock on the folder holds; its note
 		// is written again.
-		if err := writeLockNote(path); err != nil {
-			r.failed = append(r.failed, LockFile+": "+err.Error())
+		if err := statedir.WriteLockNote(path); err != nil {
+			r.failed = append(r.failed, statedir.LockFile+": "+err.Error())
 		}
 	} else {
 		// The lock on the deleted folder no longer keeps a second rostra
 		// out of the new one.
-		r.relock, r.lockErr = AcquireRunLock(path)
+		r.relock, r.lockErr = statedir.AcquireRunLock(path)
 	}
 
-	f, err := e.sfs.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := e.sfs.openFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return r, err
 	}
-	if r.events, err = e.log.moveTo(f); err != nil {
+	if r.events, err = e.log.MoveTo(f); err != nil {
 		return r, err
 	}
 	slices.SortFunc(logs, func(a, b *outputLog) int { return strings.Compare(a.rel, b.rel) })
@@ -204,7 +202,7 @@ func (e *Engine) guardStateDir(state []byte) (bool, error) {
 	// leaves the folder but takes events.jsonl: the log would go on in a
 	// file no name reaches, and be lost with it.
 	if !e.sfs.gone() {
-		if !e.log.unlinked() {
+		if !e.log.Unlinked() {
 			return false, nil
 		}
 		// The rm may still be under way: give it the time to take the
@@ -288,34 +286,6 @@ func sameFile(a, b *os.File) bool {
 	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
-// unlinked reports whether the log's file has no name left (deleted under
-// rostra); false when it cannot tell.
-func (l *EventLog) unlinked() bool {
-	var st unix.Stat_t
-	if unix.Fstat(int(l.f.Fd()), &st) != nil {
-		return false
-	}
-	return st.Nlink == 0
-}
-
-// moveTo copies the log's file (deleted with its folder, still open) into
-// f and appends there from now on.
-func (l *EventLog) moveTo(f *os.File) (int64, error) {
-	info, err := l.f.Stat()
-	if err != nil {
-		f.Close()
-		return 0, err
-	}
-	n, err := io.Copy(f, io.NewSectionReader(l.f, 0, info.Size()))
-	if err != nil {
-		f.Close()
-		return n, fmt.Errorf("copy %s into the recreated state dir: %w", EventsFile, err)
-	}
-	l.f.Close()
-	l.f = f
-	return n, nil
-}
-
 // stateDirRecreated records on the loop what recreateStateDir did and
 // what was lost.
 func (e *Engine) stateDirRecreated(r recreated) {
@@ -356,6 +326,6 @@ func (e *Engine) stateDirRecreated(r recreated) {
 	if r.unwatched != nil {
 		b.WriteString("; rostra looks for it once a second from now on, since it cannot watch it: " + r.unwatched.Error())
 	}
-	e.emit(Event{Type: EventStateDirRecreated, Reason: b.String()})
+	e.emit(statedir.Event{Type: EventStateDirRecreated, Reason: b.String()})
 	e.dirty = true
 }

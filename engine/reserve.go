@@ -10,10 +10,9 @@ import (
 	"os"
 
 	"golang.org/x/sys/unix"
-)
 
-// ReserveFile is the space kept aside in a state dir for the last state.
-const ReserveFile = ".rostra-reserve"
+	"github.com/rostra-dev/rostra/statedir"
+)
 
 // reserveSize is how much is kept: many times a large team-state.json and
 // the events of stopping every worker. A variable for the tests.
@@ -22,7 +21,7 @@ var reserveSize int64 = 256 << 10
 // makeReserve allocates the reserve; on a disk too full for it the run
 // goes on without one.
 func (s *stateFS) makeReserve() {
-	f, err := s.openFile(ReserveFile, os.O_RDWR|os.O_CREATE, 0o600)
+	f, err := s.openFile(statedir.ReserveFile, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
@@ -40,5 +39,5 @@ func (s *stateFS) freeReserve() bool {
 		return false
 	}
 	defer unix.Close(fd)
-	return unix.Unlinkat(fd, ReserveFile, 0) == nil
+	return unix.Unlinkat(fd, statedir.ReserveFile, 0) == nil
 }

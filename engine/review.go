@@ -20,6 +20,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // ErrReview is a diff or merge refused for a reason a person can act on
@@ -51,8 +54,8 @@ func noWorktree(format string, args ...any) error {
 }
 
 // reviewTarget finds worker's worktree in st.
-func reviewTarget(st *TeamState, worker string) (worktree, *WorkerRow, error) {
-	var wr *WorkerRow
+func reviewTarget(st *statedir.TeamState, worker string) (worktree, *statedir.WorkerRow, error) {
+	var wr *statedir.WorkerRow
 	var ids []string
 	for i := range st.Workers {
 		ids = append(ids, st.Workers[i].WorkerID)
@@ -63,7 +66,7 @@ func reviewTarget(st *TeamState, worker string) (worktree, *WorkerRow, error) {
 	if wr == nil {
 		return worktree{}, nil, noWorktree("run %s has no worker %q (its workers: %s)", st.Run, worker, strings.Join(ids, ", "))
 	}
-	if wr.Isolation != IsolationWorktree || wr.Branch == "" {
+	if wr.Isolation != runfile.IsolationWorktree || wr.Branch == "" {
 		return worktree{}, nil, noWorktree("%s runs in the shared workspace (isolation: none): it has no branch; its changes are in %s already", worker, st.Workspace)
 	}
 	repo, err := readGit(st.Workspace).line("rev-parse", "--show-toplevel")
@@ -72,7 +75,7 @@ func reviewTarget(st *TeamState, worker string) (worktree, *WorkerRow, error) {
 	}
 	path := wr.Worktree
 	if path == "" {
-		path = WorktreePath(st.StateDir, worker)
+		path = runfile.WorktreePath(st.StateDir, worker)
 	}
 	return worktree{worker: worker, repo: repo, path: path, branch: wr.Branch, base: wr.BaseCommit}, wr, nil
 }
@@ -88,13 +91,13 @@ type DiffInfo struct {
 	Branch   string
 	Base     string
 	Worktree string // "" when the worktree is gone and the branch was read
-	Stat     DiffStat
+	Stat     statedir.DiffStat
 }
 
 // WorktreeDiff is the diff of worker's work against the run's base commit:
 // what its worktree holds now (committed or not) while the worktree
 // exists, else its branch. color asks for git's colours.
-func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
+func WorktreeDiff(st *statedir.TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
 	wt, _, err := reviewTarget(st, worker)
 	if err != nil {
 		return nil, DiffInfo{}, err
@@ -130,7 +133,7 @@ type MergeResult struct {
 	Branch        string
 	Into          string // the workspace's branch
 	Commit        string // the merge commit
-	Stat          DiffStat
+	Stat          statedir.DiffStat
 	AlreadyMerged bool // nothing to do: the branch is in the workspace's HEAD
 	Removed       bool // the run is over, so the merged worktree and branch were removed
 	// IgnoredKept names the files git ignores that kept the merged
@@ -143,7 +146,7 @@ type MergeResult struct {
 // when git knows none) with the repository's hooks. It refuses, touching
 // nothing, when the merge cannot be clean (see the file comment). After a
 // run has ended, the merged worktree and branch are removed.
-func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
+func MergeWorktree(st *statedir.TeamState, worker string) (MergeResult, error) {
 	wt, wr, err := reviewTarget(st, worker)
 	if err != nil {
 		return MergeResult{}, err
@@ -151,12 +154,12 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 	res := MergeResult{Branch: wt.branch, Stat: wr.DiffStat}
 	live := runDriven(st.StateDir)
 	if live {
-		if Unsettled(wr.Status) {
+		if statedir.Unsettled(wr.Status) {
 			return res, refused("%s is %s: its work is not all on %s yet; merge once it has settled (or cancel it)", worker, wr.Status, wt.branch)
 		}
 		var shared []string
 		for _, o := range st.Workers {
-			if o.Isolation != IsolationWorktree && o.Status == StatusRunning {
+			if o.Isolation != runfile.IsolationWorktree && o.Status == statedir.StatusRunning {
 				shared = append(shared, o.WorkerID)
 			}
 		}
@@ -223,9 +226,9 @@ func mergeMessage(branch, worker, run string) string {
 // runDriven reports whether a rostra holds the run's lock: the run goes
 // on (in the UI, even once every worker has settled: a retry may follow).
 func runDriven(stateDir string) bool {
-	dir, err := lockDir(stateDir)
+	dir, err := statedir.LockDir(stateDir)
 	if err != nil {
-		var locked *ErrLocked
+		var locked *statedir.ErrLocked
 		return errors.As(err, &locked)
 	}
 	dir.Close()
@@ -315,10 +318,10 @@ func userGit(repo string) gitRunner {
 
 // KeptWorktrees lists the worktrees a run left with unmerged work that are
 // still there: "worker: branch (stat) at path".
-func KeptWorktrees(st *TeamState) []string {
+func KeptWorktrees(st *statedir.TeamState) []string {
 	var out []string
 	for _, wr := range st.Workers {
-		if wr.Isolation != IsolationWorktree || wr.Worktree == "" {
+		if wr.Isolation != runfile.IsolationWorktree || wr.Worktree == "" {
 			continue
 		}
 		if _, err := os.Lstat(filepath.Join(wr.Worktree, ".git")); err != nil {

@@ -15,8 +15,6 @@
 package engine
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -26,6 +24,9 @@ import (
 	"sync"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/internal/regular"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 type stateFS struct {
@@ -151,7 +152,7 @@ func (s *stateFS) openFile(rel string, flag int, perm os.FileMode) (*os.File, er
 	f := os.NewFile(uintptr(fd), s.abs(rel))
 	fi, err := f.Stat()
 	if err == nil && !fi.Mode().IsRegular() {
-		err = notRegularError{fi.Mode()}
+		err = regular.NotRegularError{Mode: fi.Mode()}
 	}
 	if err == nil {
 		// Back to blocking writes: O_NONBLOCK only kept a FIFO from hanging the open.
@@ -211,80 +212,5 @@ func (s *stateFS) writeAtomic(rel string, data []byte, perm os.FileMode) error {
 		return s.planted("write", rel, err)
 	}
 	defer unix.Close(dfd)
-	return writeAtomicAt(dfd, name, s.abs(rel), data, perm)
-}
-
-// writeAtomicAt replaces name in the folder open as dfd with data: a temp
-// file beside it (created O_EXCL, never through a link), fsync, rename,
-// fsync of the folder; team-state.json keeps its previous copy. On any
-// error the old file is left as it was. path is the file's full name, for
-// messages.
-func writeAtomicAt(dfd int, name, path string, data []byte, perm os.FileMode) error {
-	var tmp string
-	var fd int
-	var err error
-	for range 10 {
-		var b [6]byte
-		_, _ = rand.Read(b[:])
-		tmp = "." + name + ".tmp-" + hex.EncodeToString(b[:])
-		fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
-		if !errors.Is(err, unix.EEXIST) {
-			break
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	f := os.NewFile(uintptr(fd), tmp)
-	fail := func(err error) error {
-		f.Close()
-		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Chmod(perm); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if keepsPrevious[name] {
-		keepPreviousAt(dfd, name)
-	}
-	if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
-		_ = unix.Unlinkat(dfd, tmp, 0)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := unix.Fsync(dfd); err != nil {
-		return fmt.Errorf("sync %s: %w", filepath.Dir(path), err)
-	}
-	return nil
-}
-
-// keepPreviousAt makes name+".prev" in the folder dfd a hard link to the
-// current name, replacing the older copy atomically (link to a temp name,
-// rename over; a link to a planted symlink is a link, not a write through
-// it). A copy that cannot be kept is removed rather than left stale:
-// falling back to a state many writes old would be worse than having none.
-// Best effort: the write itself goes on either way.
-func keepPreviousAt(dfd int, name string) {
-	prev := name + PreviousSuffix
-	tmp := prev + ".tmp"
-	_ = unix.Unlinkat(dfd, tmp, 0)
-	if err := unix.Linkat(dfd, name, dfd, tmp, 0); err != nil {
-		if !errors.Is(err, unix.ENOENT) {
-			_ = unix.Unlinkat(dfd, prev, 0)
-		}
-		return
-	}
-	if err := unix.Renameat(dfd, tmp, dfd, prev); err != nil {
-		_ = unix.Unlinkat(dfd, tmp, 0)
-		_ = unix.Unlinkat(dfd, prev, 0)
-	}
+	return statedir.WriteAtomicAt(dfd, name, s.abs(rel), data, perm)
 }

@@ -12,6 +12,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestStateFSNeverFollowsAPlantedLink(t *testing.T) {
@@ -22,9 +25,9 @@ func TestStateFSNeverFollowsAPlantedLink(t *testing.T) {
 		want  string // in the error, after the state dir
 	}{
 		{"a file opened for appending", func(t *testing.T, state, outside string) {
-			require.NoError(t, os.Symlink(filepath.Join(outside, "bait"), filepath.Join(state, EventsFile)))
+			require.NoError(t, os.Symlink(filepath.Join(outside, "bait"), filepath.Join(state, statedir.EventsFile)))
 		}, func(s *stateFS) error {
-			_, err := s.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+			_, err := s.openFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 			return err
 		}, "/events.jsonl is a symlink (to "},
 		{"a folder on the way", func(t *testing.T, state, outside string) {
@@ -81,14 +84,14 @@ func TestStateFSReplacesALinkInsteadOfWritingThroughIt(t *testing.T) {
 	state, outside := t.TempDir(), t.TempDir()
 	bait := filepath.Join(outside, "bait")
 	require.NoError(t, os.WriteFile(bait, []byte("mine\n"), 0o644))
-	require.NoError(t, os.Symlink(bait, filepath.Join(state, TeamStateFile)))
+	require.NoError(t, os.Symlink(bait, filepath.Join(state, statedir.TeamStateFile)))
 	s, err := openStateFS(state)
 	require.NoError(t, err)
 	defer s.close()
-	require.NoError(t, s.writeAtomic(TeamStateFile, []byte("{}\n"), 0o600))
+	require.NoError(t, s.writeAtomic(statedir.TeamStateFile, []byte("{}\n"), 0o600))
 	data, _ := os.ReadFile(bait)
 	assert.Equal(t, "mine\n", string(data))
-	info, err := os.Lstat(filepath.Join(state, TeamStateFile))
+	info, err := os.Lstat(filepath.Join(state, statedir.TeamStateFile))
 	require.NoError(t, err)
 	assert.True(t, info.Mode().IsRegular())
 }
@@ -97,24 +100,24 @@ func TestStateFSReplacesALinkInsteadOfWritingThroughIt(t *testing.T) {
 // with the path; an attempts folder swapped for a link mid-run fails the
 // next attempt with the path, and the run goes on.
 func TestAPlantedStateFileFailsTheAttemptNotTheRun(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 3}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a", MaxAttempts: 3}))
 	outside := t.TempDir()
-	require.NoError(t, os.Symlink(filepath.Join(outside, "log"), filepath.Join(plan.StateDir, EventsFile)))
-	eng := New(plan, Options{Surfaces: map[SurfaceKind]Surface{SurfacePane: newFakeSurface(SurfacePane)}, Clock: NewFakeClock(t0)})
+	require.NoError(t, os.Symlink(filepath.Join(outside, "log"), filepath.Join(plan.StateDir, statedir.EventsFile)))
+	eng := New(plan, Options{Surfaces: map[runfile.SurfaceKind]Surface{runfile.SurfacePane: newFakeSurface(runfile.SurfacePane)}, Clock: NewFakeClock(t0)})
 	err := eng.Start()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), filepath.Join(plan.StateDir, EventsFile)+" is a symlink")
-	require.NoError(t, os.Remove(filepath.Join(plan.StateDir, EventsFile)))
+	assert.Contains(t, err.Error(), filepath.Join(plan.StateDir, statedir.EventsFile)+" is a symlink")
+	require.NoError(t, os.Remove(filepath.Join(plan.StateDir, statedir.EventsFile)))
 
 	h := startHarness(t, plan)
 	fh := h.opened(h.pane)
-	attempts := filepath.Join(plan.StateDir, AttemptsDir, "a")
+	attempts := filepath.Join(plan.StateDir, statedir.AttemptsDir, "a")
 	require.NoError(t, os.Rename(attempts, attempts+".moved"))
 	require.NoError(t, os.Symlink(outside, attempts))
 	fh.finish(1)
-	h.event(EventWorkerRetry)
+	h.event(statedir.EventWorkerRetry)
 	h.advance(2 * time.Second)
-	ev := h.event(EventWorkerFailed)
+	ev := h.event(statedir.EventWorkerFailed)
 	assert.Equal(t, 2, ev.Attempt)
 	assert.Contains(t, ev.Reason, attempts+" is a symlink (to "+outside+")")
 	ents, _ := os.ReadDir(outside)
@@ -123,7 +126,7 @@ func TestAPlantedStateFileFailsTheAttemptNotTheRun(t *testing.T) {
 	assert.Contains(t, h.dispatch("a#1").Reason, "status sidecar not written")
 
 	require.NoError(t, os.Remove(attempts))
-	h.event(EventWorkerRetry)
+	h.event(statedir.EventWorkerRetry)
 	h.advance(2 * time.Second)
 	third := h.opened(h.pane)
 	assert.Equal(t, 3, third.spec.Attempt)

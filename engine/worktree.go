@@ -29,6 +29,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // repoLocks holds one mutex per repository: git does not make or remove
@@ -53,14 +56,7 @@ type worktree struct {
 	base   string // the base commit
 }
 
-func (w worktree) short() string { return shortCommit(w.base) }
-
-func shortCommit(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
-	return c
-}
+func (w worktree) short() string { return statedir.ShortCommit(w.base) }
 
 // exists reports whether the worktree's folder is checked out.
 func (w worktree) exists() bool {
@@ -234,18 +230,18 @@ func (w worktree) liveTree() (string, error) {
 }
 
 // diffStat measures the diff between the base commit and tree.
-func (w worktree) diffStat(tree string) (DiffStat, error) {
+func (w worktree) diffStat(tree string) (statedir.DiffStat, error) {
 	out, err := readGit(w.repo).run("diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", w.base, tree)
 	if err != nil {
-		return DiffStat{}, err
+		return statedir.DiffStat{}, err
 	}
 	return parseNumstat(out), nil
 }
 
 // parseNumstat reads `git diff --numstat -z` (without renames): one
 // "added\tdeleted\tpath\0" per file, "-" for a binary file's counts.
-func parseNumstat(out []byte) DiffStat {
-	var s DiffStat
+func parseNumstat(out []byte) statedir.DiffStat {
+	var s statedir.DiffStat
 	for _, rec := range bytes.Split(out, []byte{0}) {
 		fields := strings.SplitN(string(rec), "\t", 3)
 		if len(fields) < 3 {
@@ -260,15 +256,6 @@ func parseNumstat(out []byte) DiffStat {
 		}
 	}
 	return s
-}
-
-// String is the diff-stat as a pane title shows it: "+12 −3, 4 files".
-func (s DiffStat) String() string {
-	files := "files"
-	if s.Files == 1 {
-		files = "file"
-	}
-	return fmt.Sprintf("+%d −%d, %d %s", s.Additions, s.Deletions, s.Files, files)
 }
 
 // remove deletes the worktree and its branch (merged or empty: nothing is
@@ -341,8 +328,8 @@ var ErrIsolation = errors.New("isolation: worktree")
 // unmerged work is renamed to rostra/<run>/<worker>-<UTC time> (its
 // worktree removed, its commits kept). It returns nil for a plan without
 // isolated workers.
-func PrepareIsolation(plan *Plan, resumed *TeamState, now time.Time) (*Isolation, error) {
-	var isolated []*WorkerSpec
+func PrepareIsolation(plan *runfile.Plan, resumed *statedir.TeamState, now time.Time) (*Isolation, error) {
+	var isolated []*runfile.WorkerSpec
 	for i := range plan.Workers {
 		if plan.Workers[i].Isolated() {
 			isolated = append(isolated, &plan.Workers[i])
@@ -362,7 +349,7 @@ func PrepareIsolation(plan *Plan, resumed *TeamState, now time.Time) (*Isolation
 	if err != nil {
 		return fail("isolation: worktree needs a git repository at %s: %v", plan.Workspace, err)
 	}
-	if resolved(top) != resolved(plan.GitRoot) {
+	if runfile.Resolved(top) != runfile.Resolved(plan.GitRoot) {
 		return fail("git says the repository of %s is %s, not %s; run rostra validate", plan.Workspace, top, plan.GitRoot)
 	}
 	iso := &Isolation{}
@@ -376,7 +363,7 @@ func PrepareIsolation(plan *Plan, resumed *TeamState, now time.Time) (*Isolation
 	}
 	if iso.Base != "" {
 		if _, err := g.run("cat-file", "-e", iso.Base+"^{commit}"); err != nil {
-			return fail("the resumed run's base commit %s is not in the repository %s any more: %v", shortCommit(iso.Base), top, err)
+			return fail("the resumed run's base commit %s is not in the repository %s any more: %v", statedir.ShortCommit(iso.Base), top, err)
 		}
 	} else if iso.Base, err = g.line("rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || iso.Base == "" {
 		return fail("the repository %s has no commit yet; isolated workers branch from HEAD: commit something first", top)
@@ -453,7 +440,7 @@ func makeRoom(wt worktree, now time.Time) (string, error) {
 // state dir left out: "2 changed, 1 untracked", or "".
 func dirtySummary(repo, stateDir string) string {
 	args := []string{"status", "--porcelain", "-z", "--untracked-files=normal", "--", "."}
-	if rel, err := filepath.Rel(resolved(repo), resolved(stateDir)); err == nil && !strings.HasPrefix(rel, "..") {
+	if rel, err := filepath.Rel(runfile.Resolved(repo), runfile.Resolved(stateDir)); err == nil && !strings.HasPrefix(rel, "..") {
 		args = append(args, ":(exclude)"+filepath.ToSlash(rel))
 	}
 	out, err := readGit(repo).run(args...)

@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 const (
@@ -91,7 +93,7 @@ func BenchmarkWorktreeAttemptAudit(b *testing.B) {
 		changes := audit.changes()
 		require.NoError(b, changes.err)
 		require.Len(b, changes.changed, 10)
-		_, err = wt.commitAll(attemptMessage("w", i+1, StatusCompleted))
+		_, err = wt.commitAll(attemptMessage("w", i+1, statedir.StatusCompleted))
 		require.NoError(b, err)
 		_, err = measure(wt)
 		require.NoError(b, err)

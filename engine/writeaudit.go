@@ -18,6 +18,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // snapshotWorkspace is SnapshotWorkspace; tests replace it to hold a walk.
@@ -44,9 +47,9 @@ func startWriteAudit(workspace string, exclude []string) (*writeAudit, error) {
 // its .git that git writes for their worktrees (objects, the worktrees'
 // own records, the rostra/ branches): rostra's commits, not a worker's
 // writes.
-func (e *Engine) auditExcludes(w *WorkerSpec) []string {
+func (e *Engine) auditExcludes(w *runfile.WorkerSpec) []string {
 	exclude := []string{e.plan.StateDir}
-	if w.Isolated() || !e.plan.hasIsolated() || e.plan.GitRoot == "" || resolved(e.plan.GitRoot) != resolved(e.plan.Workspace) {
+	if w.Isolated() || !e.plan.HasIsolated() || e.plan.GitRoot == "" || runfile.Resolved(e.plan.GitRoot) != runfile.Resolved(e.plan.Workspace) {
 		return exclude
 	}
 	git := filepath.Join(e.plan.Workspace, ".git")
@@ -87,8 +90,8 @@ func (w *writeAudit) changes() auditChanges {
 // completion files are always its to write; others is what the other
 // workers own; coRunning, when it names more than one worker, is who ran
 // in the workspace meanwhile and may have made the changes.
-func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, others WritePolicy, coRunning []string) string {
-	policy := WritePolicy{Globs: d.WritePolicy}
+func auditVerdict(c auditChanges, d *statedir.DispatchRow, failure string, own []string, others runfile.WritePolicy, coRunning []string) string {
+	policy := runfile.WritePolicy{Globs: d.WritePolicy}
 	if policy.Digest() != d.WritePolicyDigest {
 		return "write policy digest changed since dispatch (stored " + d.WritePolicyDigest + ", now " + policy.Digest() + ")"
 	}
@@ -113,10 +116,10 @@ func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, 
 // this moment in a's workspace: the current attempts' write globs and
 // completion files of the other workers of the shared workspace. An
 // isolated attempt shares its worktree with no one.
-func (e *Engine) othersOwn(a *attemptRT) WritePolicy {
+func (e *Engine) othersOwn(a *attemptRT) runfile.WritePolicy {
 	var globs []string
 	if a.w.iso != nil {
-		return WritePolicy{Globs: []string{}}
+		return runfile.WritePolicy{Globs: []string{}}
 	}
 	for _, w := range e.workers {
 		if w == a.w || w.cur == nil || w.iso != nil {
@@ -125,7 +128,7 @@ func (e *Engine) othersOwn(a *attemptRT) WritePolicy {
 		globs = append(globs, w.cur.plan.Writes...)
 		globs = append(globs, literalPolicy(completionTargets(&w.cur.plan)).Globs...)
 	}
-	return WritePolicy{Globs: globs}
+	return runfile.WritePolicy{Globs: globs}
 }
 
 // noteCoRunning records that a, an attempt of the shared workspace that is
@@ -156,8 +159,8 @@ func (e *Engine) unattributed(a *attemptRT) []string {
 }
 
 // literalPolicy allows exactly the given paths.
-func literalPolicy(paths []string) WritePolicy {
-	p := WritePolicy{Globs: []string{}}
+func literalPolicy(paths []string) runfile.WritePolicy {
+	p := runfile.WritePolicy{Globs: []string{}}
 	for _, path := range paths {
 		p.Globs = append(p.Globs, escapeGlob(path))
 	}

@@ -32,6 +32,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 	"github.com/rostra-dev/rostra/tui"
 )
 
@@ -139,11 +140,11 @@ loop:
 				s.beginStop("the run has finished and no client is attached")
 			}
 		case <-again:
-			if s.attached() == 0 && s.eng.Snapshot().Status == engine.RunFinished {
+			if s.attached() == 0 && s.eng.Snapshot().Status == statedir.RunFinished {
 				s.beginStop("the run has finished and no client is attached")
 			}
 		case <-s.left:
-			if s.attached() == 0 && s.eng.Snapshot().Status == engine.RunFinished {
+			if s.attached() == 0 && s.eng.Snapshot().Status == statedir.RunFinished {
 				s.beginStop("the run has finished and the last client left")
 			}
 		case reason := <-s.stopReq:
@@ -191,7 +192,7 @@ func (s *Server) watchFinishes() <-chan struct{} {
 			if ev.Type == engine.EventStateDirRecreated {
 				s.rebind()
 			}
-			if s.eng.Snapshot().Status == engine.RunFinished {
+			if s.eng.Snapshot().Status == statedir.RunFinished {
 				select {
 				case c <- struct{}{}:
 				default:
@@ -241,7 +242,7 @@ func (s *Server) shutdown() error {
 			fmt.Fprintf(s.log, "rostra server: %v\n", s.shutErr)
 		}
 		switch {
-		case s.eng.Snapshot().Status == engine.RunInterrupted:
+		case s.eng.Snapshot().Status == statedir.RunInterrupted:
 			s.code = 130
 		case s.shutErr != nil || s.eng.Err() != nil:
 			s.code = 1

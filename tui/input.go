@@ -22,6 +22,8 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
@@ -150,7 +152,7 @@ func (m *Model) whyNotTypeable(p *pane) string {
 	switch {
 	case d == nil || p.handle == nil:
 		return p.spec.ID + " has no running attempt to type into"
-	case d.Surface == engine.SurfaceWrapper:
+	case d.Surface == runfile.SurfaceWrapper:
 		return p.spec.ID + " runs on a WRAPPER (pipes, no terminal): it cannot be typed into"
 	case d.EndedAt != nil:
 		return p.spec.ID + " attempt " + strconv.Itoa(d.Attempt) + " has ended: " + keyOf(m.keys.flat, "retry") + " starts a new one"
@@ -308,7 +310,7 @@ func (m *Model) askRetry(p *pane) tea.Cmd {
 	if m.stopping {
 		return nil
 	}
-	if p.worker.Status == engine.StatusRunning {
+	if p.worker.Status == statedir.StatusRunning {
 		n := p.attempt
 		m.confirm = &confirmDialog{
 			title: "Retry " + id + "?",
@@ -326,7 +328,7 @@ func (m *Model) askRetry(p *pane) tea.Cmd {
 func (m *Model) askCancel(p *pane) tea.Cmd {
 	id := p.spec.ID
 	switch p.worker.Status {
-	case engine.StatusRunning:
+	case statedir.StatusRunning:
 		m.confirm = &confirmDialog{
 			title: "Cancel " + id + "?",
 			lines: []string{
@@ -336,7 +338,7 @@ func (m *Model) askCancel(p *pane) tea.Cmd {
 			yes: func() tea.Cmd { return m.control("cancel", id) },
 		}
 		return nil
-	case engine.StatusRetrying:
+	case statedir.StatusRetrying:
 		return m.control("cancel", id)
 	}
 	m.note = id + " has nothing to cancel (" + p.worker.Status + ")"

@@ -24,8 +24,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // Options are what the UI is given besides the engine.
@@ -81,8 +82,8 @@ const eventLogCap = 2000
 type Model struct {
 	eng  Engine
 	opts Options
-	plan *engine.Plan
-	st   engine.TeamState
+	plan *runfile.Plan
+	st   statedir.TeamState
 
 	panes []*pane
 	byID  map[string]*pane
@@ -130,7 +131,7 @@ type Model struct {
 
 // Messages.
 type (
-	eventMsg     struct{ ev engine.Event }
+	eventMsg     struct{ ev statedir.Event }
 	eventsEndMsg struct{}
 	wakeMsg      struct{}
 	frameMsg     struct{}
@@ -258,7 +259,7 @@ func (m *Model) nextTick(now time.Time) time.Time {
 		if d := p.shown(); vis[i] && d != nil && d.EndedAt == nil && !d.StartedAt.IsZero() {
 			soonest(nextChange(d.StartedAt, now))
 		}
-		if d := p.cur(); after > 0 && p.worker.Status == engine.StatusRunning && d != nil && d.Surface != "" && !p.lastChange.IsZero() {
+		if d := p.cur(); after > 0 && p.worker.Status == statedir.StatusRunning && d != nil && d.Surface != "" && !p.lastChange.IsZero() {
 			if at := p.lastChange.Add(after); now.Before(at) {
 				soonest(at)
 			} else if vis[i] {
@@ -445,7 +446,7 @@ func (m *Model) focused() *pane { return m.panes[m.focus] }
 func (m *Model) running() int {
 	n := 0
 	for _, wr := range m.st.Workers {
-		if engine.Unsettled(wr.Status) {
+		if statedir.Unsettled(wr.Status) {
 			n++
 		}
 	}

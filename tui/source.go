@@ -20,12 +20,14 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // Engine is the part of *engine.Engine the UI uses.
 type Engine interface {
-	Plan() *engine.Plan
-	Snapshot() engine.TeamState
+	Plan() *runfile.Plan
+	Snapshot() statedir.TeamState
 	Handle(worker string) (engine.Handle, int)
 	Retry(worker string) error
 	Cancel(worker string) error
@@ -37,7 +39,7 @@ type Engine interface {
 
 // Events is the engine's event queue (*engine.Subscription).
 type Events interface {
-	Next() (engine.Event, bool)
+	Next() (statedir.Event, bool)
 }
 
 // The abilities the UI looks for on an attempt handle. The pane surface's

@@ -16,6 +16,8 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // diffView is a pane's diff: on while shown (or being read), term once read.
@@ -59,7 +61,7 @@ func (m *Model) toggleDiff() tea.Cmd {
 		p.goLive()
 		return nil
 	}
-	if p.worker.Isolation != engine.IsolationWorktree {
+	if p.worker.Isolation != runfile.IsolationWorktree {
 		m.note = p.spec.ID + " runs in the shared workspace (isolation: none): it has no branch to diff"
 		return nil
 	}
@@ -105,10 +107,10 @@ func (m *Model) askMerge() tea.Cmd {
 	p := m.focused()
 	id := p.spec.ID
 	switch {
-	case p.worker.Isolation != engine.IsolationWorktree:
+	case p.worker.Isolation != runfile.IsolationWorktree:
 		m.note = id + " runs in the shared workspace (isolation: none): its changes are in the workspace already"
 		return nil
-	case engine.Unsettled(p.worker.Status):
+	case statedir.Unsettled(p.worker.Status):
 		m.note = id + " is " + p.worker.Status + ": merge once it has settled"
 		return nil
 	}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/report"
 )
 
 const reportUsage = `usage: rostra report [--run PATH] [PATH]
@@ -30,10 +31,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	path, summary, err := engine.WriteReport(r.stateDir, time.Now())
+	path, summary, err := report.WriteReport(r.stateDir, time.Now(), engine.MarkMergedSince)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra report: %v\n", err)
-		if errors.Is(err, engine.ErrNoRunState) {
+		if errors.Is(err, report.ErrNoRunState) {
 			return 2
 		}
 		return 1

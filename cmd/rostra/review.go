@@ -17,6 +17,8 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 const diffUsage = `usage: rostra diff [--run PATH] [--color auto|always|never] WORKER
@@ -106,7 +108,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 
 // reviewRun reads the state files of the run --run names (they are
 // written after every change, so they are as fresh as a server's answer).
-func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
+func (c *controlCmd) reviewRun() (*statedir.TeamState, int) {
 	r, code, ok := c.run()
 	if !ok {
 		return nil, code
@@ -114,7 +116,7 @@ func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
 	st, err := r.readState(c.name, c.stderr)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(c.stderr, "rostra %s: %s has no %s: no run has started there\n", c.name, r.stateDir, engine.TeamStateFile)
+		fmt.Fprintf(c.stderr, "rostra %s: %s has no %s: no run has started there\n", c.name, r.stateDir, statedir.TeamStateFile)
 		return nil, 2
 	case err != nil:
 		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
@@ -136,10 +138,10 @@ func reviewFailed(cmd string, err error, stderr io.Writer) int {
 // printWorktrees is `rostra status`'s table of the isolated workers'
 // worktrees: where each is, its branch and diff-stat, and what became of
 // it when the run ended.
-func printWorktrees(w io.Writer, st *engine.TeamState) {
-	var rows []engine.WorkerRow
+func printWorktrees(w io.Writer, st *statedir.TeamState) {
+	var rows []statedir.WorkerRow
 	for _, wr := range st.Workers {
-		if wr.Isolation == engine.IsolationWorktree {
+		if wr.Isolation == runfile.IsolationWorktree {
 			rows = append(rows, wr)
 		}
 	}
@@ -164,7 +166,7 @@ func printWorktrees(w io.Writer, st *engine.TeamState) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", esc(wr.WorkerID), esc(wr.Branch), wr.DiffStat, esc(state), esc(path))
 	}
 	tw.Flush()
-	if kept := engine.KeptWorktrees(st); len(kept) > 0 && st.Status != engine.RunRunning {
+	if kept := engine.KeptWorktrees(st); len(kept) > 0 && st.Status != statedir.RunRunning {
 		fmt.Fprintf(w, "\n%d worktree(s) kept with unmerged work: rostra diff WORKER shows it, rostra merge WORKER takes it\n", len(kept))
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // newScreen gives every pane and wrapper attempt a terminal emulator, also
@@ -19,16 +20,16 @@ func newScreen(cols, rows int, reply func([]byte)) vt.Screen {
 	return vt.New(cols, rows, vt.Options{OnReply: reply})
 }
 
-func surfaces(open panes.PTYOpener) map[engine.SurfaceKind]engine.Surface {
+func surfaces(open panes.PTYOpener) map[runfile.SurfaceKind]engine.Surface {
 	return surfacesWith(open, newScreen)
 }
 
 // surfacesWith is surfaces with another emulator maker: the UI's
 // (tui.Activity.NewScreen) also counts bells and wakes the UI on output.
-func surfacesWith(open panes.PTYOpener, screen func(cols, rows int, reply func([]byte)) vt.Screen) map[engine.SurfaceKind]engine.Surface {
-	return map[engine.SurfaceKind]engine.Surface{
-		engine.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, NewScreen: screen}},
-		engine.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{NewScreen: screen}},
+func surfacesWith(open panes.PTYOpener, screen func(cols, rows int, reply func([]byte)) vt.Screen) map[runfile.SurfaceKind]engine.Surface {
+	return map[runfile.SurfaceKind]engine.Surface{
+		runfile.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, NewScreen: screen}},
+		runfile.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{NewScreen: screen}},
 	}
 }
 

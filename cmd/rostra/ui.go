@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/tui"
 )
@@ -49,13 +50,13 @@ func terminalSize(w io.Writer) (cols, rows int) {
 // or in its server: every attempt's emulator wakes the UIs (act), and an
 // attempt opens at the size its pane is drawn at (sizes, laid out for a
 // cols×rows terminal until a UI says otherwise).
-func uiOptions(plan *engine.Plan, cols, rows int) (opts engine.Options, act *tui.Activity, sizes *tui.PaneSizes) {
+func uiOptions(plan *runfile.Plan, cols, rows int) (opts engine.Options, act *tui.Activity, sizes *tui.PaneSizes) {
 	act = tui.NewActivity()
 	sizes = tui.NewPaneSizes(plan, cols, rows)
 	return engine.Options{Surfaces: surfacesWith(nil, act.NewScreen), PaneSize: sizes.Get}, act, sizes
 }
 
-func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
+func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 	theme, noColor, colourOpts, err := uiColours(plan, stdout, os.Environ())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

@@ -9,10 +9,12 @@
 // as the file system keeps its promises; when the main file does not parse
 // (a truncating crash, a disk that lied about fsync, a hand edit), readers
 // fall back to that copy and say so.
-package engine
+package statedir
 
 import (
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,6 +26,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/internal/regular"
 )
 
 // State file names inside a state dir.
@@ -42,7 +46,7 @@ var keepsPrevious = map[string]bool{TeamStateFile: true}
 
 // WriteFileAtomic replaces path with data so that a reader sees either the
 // old file or the new one: temp file in the same folder, fsync, rename, fsync
-// of the folder (writeAtomicAt, statefs.go). On any error the old file is
+// of the folder (WriteAtomicAt). On any error the old file is
 // left as it was. For team-state.json the old file is first hard-linked to
 // team-state.json.prev.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
@@ -52,10 +56,11 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: open %s: %w", path, dir, err)
 	}
 	defer unix.Close(dfd)
-	return writeAtomicAt(dfd, filepath.Base(path), path, data, perm)
+	return WriteAtomicAt(dfd, filepath.Base(path), path, data, perm)
 }
 
-func syncDir(dir string) error {
+// SyncDir makes the entries of the folder dir durable.
+func SyncDir(dir string) error {
 	d, err := os.Open(dir)
 	if err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
@@ -114,7 +119,7 @@ func ReadTeamState(stateDir string) (*TeamState, error) {
 }
 
 func readTeamStateFile(path string) (*TeamState, error) {
-	data, err := readRegular(path)
+	data, err := regular.Read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -139,7 +144,7 @@ func (e *unparsableError) Unwrap() error { return e.err }
 // does not parse, is a torn append and is skipped; a bad line anywhere else
 // is an error naming the line.
 func ReadEvents(path string) ([]Event, error) {
-	data, err := readRegular(path)
+	data, err := regular.Read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +184,7 @@ type EventLog struct {
 // is then, never over bytes someone else added after this open. A symlink
 // at path is refused, never followed: the repair would cut another file.
 func OpenEventLog(path string) (*EventLog, error) {
-	f, err := openRegular(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
+	f, err := regular.Open(path, os.O_RDWR|os.O_CREATE|os.O_APPEND|syscall.O_NOFOLLOW, 0o600)
 	if errors.Is(err, syscall.ELOOP) {
 		target, _ := os.Readlink(path)
 		return nil, fmt.Errorf("open %s: it is a symlink (to %s); rostra never writes through a link in its state dir", path, target)
@@ -187,11 +192,11 @@ func OpenEventLog(path string) (*EventLog, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
-	return eventLogOf(f, path)
+	return EventLogOf(f, path)
 }
 
-// eventLogOf makes an EventLog of f, opened read-write and append.
-func eventLogOf(f *os.File, path string) (*EventLog, error) {
+// EventLogOf makes an EventLog of f, opened read-write and append.
+func EventLogOf(f *os.File, path string) (*EventLog, error) {
 	if err := repairTail(f); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("repair %s: %w", path, err)
@@ -266,4 +271,107 @@ func (l *EventLog) Close() error {
 	serr := l.f.Sync()
 	cerr := l.f.Close()
 	return errors.Join(serr, cerr)
+}
+
+// Unlinked reports whether the log's file has no name left (deleted under
+// rostra); false when it cannot tell.
+func (l *EventLog) Unlinked() bool {
+	var st unix.Stat_t
+	if unix.Fstat(int(l.f.Fd()), &st) != nil {
+		return false
+	}
+	return st.Nlink == 0
+}
+
+// MoveTo copies the log's file (deleted with its folder, still open) into
+// f and appends there from now on.
+func (l *EventLog) MoveTo(f *os.File) (int64, error) {
+	info, err := l.f.Stat()
+	if err != nil {
+		f.Close()
+		return 0, err
+	}
+	n, err := io.Copy(f, io.NewSectionReader(l.f, 0, info.Size()))
+	if err != nil {
+		f.Close()
+		return n, fmt.Errorf("copy %s into the recreated state dir: %w", EventsFile, err)
+	}
+	l.f.Close()
+	l.f = f
+	return n, nil
+}
+
+// WriteAtomicAt replaces name in the folder open as dfd with data: a temp
+// file beside it (created O_EXCL, never through a link), fsync, rename,
+// fsync of the folder; team-state.json keeps its previous copy. On any
+// error the old file is left as it was. path is the file's full name, for
+// messages.
+func WriteAtomicAt(dfd int, name, path string, data []byte, perm os.FileMode) error {
+	var tmp string
+	var fd int
+	var err error
+	for range 10 {
+		var b [6]byte
+		_, _ = rand.Read(b[:])
+		tmp = "." + name + ".tmp-" + hex.EncodeToString(b[:])
+		fd, err = unix.Openat(dfd, tmp, unix.O_WRONLY|unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_CLOEXEC, uint32(perm.Perm()))
+		if !errors.Is(err, unix.EEXIST) {
+			break
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	f := os.NewFile(uintptr(fd), tmp)
+	fail := func(err error) error {
+		f.Close()
+		_ = unix.Unlinkat(dfd, tmp, 0)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		_ = unix.Unlinkat(dfd, tmp, 0)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if keepsPrevious[name] {
+		keepPreviousAt(dfd, name)
+	}
+	if err := unix.Renameat(dfd, tmp, dfd, name); err != nil {
+		_ = unix.Unlinkat(dfd, tmp, 0)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := unix.Fsync(dfd); err != nil {
+		return fmt.Errorf("sync %s: %w", filepath.Dir(path), err)
+	}
+	return nil
+}
+
+// keepPreviousAt makes name+".prev" in the folder dfd a hard link to the
+// current name, replacing the older copy atomically (link to a temp name,
+// rename over; a link to a planted symlink is a link, not a write through
+// it). A copy that cannot be kept is removed rather than left stale:
+// falling back to a state many writes old would be worse than having none.
+// Best effort: the write itself goes on either way.
+func keepPreviousAt(dfd int, name string) {
+	prev := name + PreviousSuffix
+	tmp := prev + ".tmp"
+	_ = unix.Unlinkat(dfd, tmp, 0)
+	if err := unix.Linkat(dfd, name, dfd, tmp, 0); err != nil {
+		if !errors.Is(err, unix.ENOENT) {
+			_ = unix.Unlinkat(dfd, prev, 0)
+		}
+		return
+	}
+	if err := unix.Renameat(dfd, tmp, dfd, prev); err != nil {
+		_ = unix.Unlinkat(dfd, tmp, 0)
+		_ = unix.Unlinkat(dfd, prev, 0)
+	}
 }

@@ -7,11 +7,12 @@
 // templates ("{worker}", "{attempt}", ...). AttemptPlan is a WorkerSpec with
 // every placeholder replaced for attempt n: argv, environment, prompt text and
 // the completion and write-policy paths, all relative to the workspace.
-package engine
+package runfile
 
 import (
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -139,6 +140,11 @@ func (p *Plan) Worker(id string) (*WorkerSpec, bool) {
 // Isolated reports whether the worker runs in a worktree of its own.
 func (w *WorkerSpec) Isolated() bool { return w.Isolation == IsolationWorktree }
 
+// HasIsolated reports whether any worker of the plan has a worktree of its own.
+func (p *Plan) HasIsolated() bool {
+	return slices.ContainsFunc(p.Workers, func(w WorkerSpec) bool { return w.Isolated() })
+}
+
 // WorkspaceOf is where w runs and its files are looked for: its place in
 // its worktree, or the shared workspace.
 func (p *Plan) WorkspaceOf(w *WorkerSpec) string {
@@ -159,10 +165,10 @@ func WorktreePath(stateDir, worker string) string {
 	return filepath.Join(stateDir, WorktreesDir, worker)
 }
 
-// placeWorktrees gives each isolated worker its worktree, branch and
+// PlaceWorktrees gives each isolated worker its worktree, branch and
 // workspace (rel, the workspace's place in the git work tree root, is the
 // same in each worktree).
-func (p *Plan) placeWorktrees(root, rel string) {
+func (p *Plan) PlaceWorktrees(root, rel string) {
 	p.GitRoot = root
 	for i := range p.Workers {
 		w := &p.Workers[i]

@@ -2,7 +2,7 @@
 // items on real files: what is not a regular file (a FIFO, a device, a
 // folder) is refused at once with what it is, a run file is never read past
 // its cap, and a UTF-8 byte order mark is accepted.
-package engine
+package runfile
 
 import (
 	"os"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/internal/regular"
 )
 
 // returnsWithin runs f and fails the test if it has not returned after d (a FIFO
@@ -58,25 +60,10 @@ func TestReliabilityLoadReadsNoMoreThanTheCap(t *testing.T) {
 	require.ErrorAs(t, err, &verr)
 	assert.Equal(t, path+":1:1: the run file is 17179869184 bytes; a run file is at most 1048576 bytes", verr.Error())
 
-	data, size, err := readCapped(path, 10)
+	data, size, err := regular.ReadCapped(path, 10)
 	require.NoError(t, err)
 	assert.Empty(t, data, "nothing is read of a file larger than the cap")
 	assert.Equal(t, int64(16<<30), size)
-}
-
-func TestReliabilityStateFilesThatAreNotRegularFilesAreErrors(t *testing.T) {
-	dir := t.TempDir()
-	for _, name := range []string{TeamStateFile, EventsFile} {
-		require.NoError(t, syscall.Mkfifo(filepath.Join(dir, name), 0o600))
-	}
-	err := returnsWithin(t, 5*time.Second, func() error { _, err := ReadTeamState(dir); return err })
-	assert.EqualError(t, err, "open "+filepath.Join(dir, TeamStateFile)+": is a named pipe (FIFO), not a regular file")
-	err = returnsWithin(t, 5*time.Second, func() error { _, err := ReadEvents(filepath.Join(dir, EventsFile)); return err })
-	assert.EqualError(t, err, "open "+filepath.Join(dir, EventsFile)+": is a named pipe (FIFO), not a regular file")
-	err = returnsWithin(t, 5*time.Second, func() error { _, err := OpenEventLog(filepath.Join(dir, EventsFile)); return err })
-	assert.ErrorContains(t, err, "is a named pipe (FIFO), not a regular file")
-	err = returnsWithin(t, 5*time.Second, func() error { _, _, err := WriteReport(dir, t0); return err })
-	assert.ErrorContains(t, err, "is a named pipe (FIFO), not a regular file")
 }
 
 func TestLoadAcceptsAUTF8ByteOrderMark(t *testing.T) {

@@ -1,11 +1,13 @@
 // describe_test.go pins the wording of event lines that the headless log
 // and the UI's event log share.
-package engine
+package statedir
 
 import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 func TestDescribe(t *testing.T) {
@@ -14,11 +16,11 @@ func TestDescribe(t *testing.T) {
 		ev   Event
 		want string
 	}{
-		{Event{Type: EventWorkerDegraded, WorkerID: "codex-documenter", Attempt: 1, From: SurfacePane, To: SurfaceWrapper,
+		{Event{Type: EventWorkerDegraded, WorkerID: "codex-documenter", Attempt: 1, From: runfile.SurfacePane, To: runfile.SurfaceWrapper,
 			Reason: "pane limit reached (5 of 5 in use)"},
 			"DEGRADED documenter: pane -> wrapper (pane limit reached (5 of 5 in use))"},
 		{Event{Type: EventRunStarted}, "run started, state in /s"},
-		{Event{Type: EventWorkerDispatched, WorkerID: "a", Attempt: 2, Surface: SurfacePane, Pid: 42, Manual: true},
+		{Event{Type: EventWorkerDispatched, WorkerID: "a", Attempt: 2, Surface: runfile.SurfacePane, Pid: 42, Manual: true},
 			"a#2 started on pane (pid 42, manual)"},
 		{Event{Type: EventWorkerFailed, WorkerID: "a", Attempt: 1, Reason: "exited with code 2", ExitCode: &code},
 			"a#1 failed: exited with code 2"},

@@ -2,7 +2,7 @@
 // text with its control characters escaped (docs/design.md, "Nothing raw
 // reaches a terminal"): a reason naming a file a worker made, a branch,
 // a state dir, a degradation's reason.
-package engine
+package report
 
 import (
 	"testing"

@@ -1,11 +1,13 @@
 // describe.go words an event the way a person reads it in a log, for the
 // headless output and the UI's event log alike. A degradation reads exactly
 // as SPEC §4.1's headless line.
-package engine
+package statedir
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // Describe is ev as one line of text, without its time:
@@ -14,7 +16,7 @@ import (
 func (ev Event) Describe(role, stateDir string) string {
 	id := ev.WorkerID
 	if ev.Attempt > 0 {
-		id = DispatchID(ev.WorkerID, ev.Attempt)
+		id = runfile.DispatchID(ev.WorkerID, ev.Attempt)
 	}
 	var msg string
 	switch ev.Type {
@@ -51,7 +53,7 @@ func (ev Event) Describe(role, stateDir string) string {
 	case EventWorkspaceDirty:
 		return "warning: " + ev.Reason
 	case EventWorktreeCommitted:
-		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, shortCommit(ev.Commit))
+		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, ShortCommit(ev.Commit))
 	default:
 		if words, ok := attemptWords[ev.Type]; ok {
 			msg = id + " " + words
@@ -76,4 +78,12 @@ var attemptWords = map[string]string{
 	EventWorktreeFailed:    "worktree",
 	EventWorktreeRemoved:   "worktree removed",
 	EventWorktreeKept:      "worktree kept",
+}
+
+// ShortCommit is a commit as events and reports show it: its first 12 hex digits.
+func ShortCommit(c string) string {
+	if len(c) > 12 {
+		return c[:12]
+	}
+	return c
 }

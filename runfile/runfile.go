@@ -4,7 +4,7 @@
 //
 // Load returns either a Plan or a *ValidationError holding every Problem,
 // sorted by position. Reading the file itself can fail with an ordinary error.
-package engine
+package runfile
 
 import (
 	"errors"
@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/goccy/go-yaml/ast"
+
+	"github.com/rostra-dev/rostra/internal/regular"
 )
 
 // Defaults of SPEC §2, applied when the run file leaves a key out.
@@ -40,7 +42,7 @@ var DefaultSurfaces = []SurfaceKind{SurfacePane, SurfaceWrapper}
 // Load reads, validates and completes the run file at path. A bad run file
 // gives a *ValidationError; an unreadable one gives the file-system error.
 func Load(path string) (*Plan, error) {
-	data, size, err := readCapped(path, maxRunFileSize)
+	data, size, err := regular.ReadCapped(path, maxRunFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("read run file: %w", err)
 	}
@@ -277,7 +279,7 @@ func (l *loader) worktrees(p *Plan) {
 	if first == nil || p.Workspace == "" || l.realWS == "" {
 		return
 	}
-	root := gitRootOf(l.realWS)
+	root := GitRootOf(l.realWS)
 	if root == "" {
 		l.addAt(*first, "isolation: worktree needs a git repository at %s; run `git init` there and commit, or use isolation: none", p.Workspace)
 		return
@@ -287,7 +289,7 @@ func (l *loader) worktrees(p *Plan) {
 		l.addAt(*first, "the workspace %s cannot be placed in its git repository %s: %v", p.Workspace, root, err)
 		return
 	}
-	p.placeWorktrees(root, rel)
+	p.PlaceWorktrees(root, rel)
 	for i, w := range p.Workers {
 		if why := refNameProblem(w.Branch); w.Isolated() && why != "" {
 			l.addAt(l.isolationAt[i], "its branch %s cannot be a git branch: %s; rename the run or the worker", w.Branch, why)
@@ -315,9 +317,9 @@ func refNameProblem(name string) string {
 	return ""
 }
 
-// gitRootOf is the nearest folder at or above dir that holds .git (a
+// GitRootOf is the nearest folder at or above dir that holds .git (a
 // folder, or the file of a linked worktree or submodule), "" when none.
-func gitRootOf(dir string) string {
+func GitRootOf(dir string) string {
 	for d := dir; ; d = filepath.Dir(d) {
 		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
 			return d
@@ -406,8 +408,8 @@ func sharedFolder(dir, workspace string) string {
 		if c.path == "" {
 			continue
 		}
-		for _, d := range []string{dir, resolved(dir)} {
-			for _, p := range []string{c.path, resolved(c.path)} {
+		for _, d := range []string{dir, Resolved(dir)} {
+			for _, p := range []string{c.path, Resolved(c.path)} {
 				switch {
 				case d == p:
 					return c.name
@@ -420,8 +422,8 @@ func sharedFolder(dir, workspace string) string {
 	return ""
 }
 
-// resolved is path with the symlinks of its existing part resolved.
-func resolved(path string) string {
+// Resolved is path with the symlinks of its existing part resolved.
+func Resolved(path string) string {
 	missing := ""
 	for p := filepath.Clean(path); ; p = filepath.Dir(p) {
 		if real, err := filepath.EvalSymlinks(p); err == nil {
@@ -930,7 +932,7 @@ func (l *loader) escapes(v val, path string, err error, ws *os.Root) {
 			}
 		}
 	}
-	if isEscape(err) {
+	if regular.IsEscape(err) {
 		l.addAt(v, "%s resolves outside the workspace through a symlink; keep it inside the workspace", path)
 		return
 	}

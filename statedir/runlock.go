@@ -10,7 +10,7 @@
 // itself; then the rostra that resumes checks that the run's recorded
 // rostra (pid and start time, team-state.json) is dead before it stops
 // anything (rundir.go).
-package engine
+package statedir
 
 import (
 	"bytes"
@@ -48,21 +48,21 @@ func (e *ErrLocked) Error() string {
 // AcquireRunLock takes the lock on stateDir without waiting and writes this
 // process's pid into run.lock.
 func AcquireRunLock(stateDir string) (*RunLock, error) {
-	dir, err := lockDir(stateDir)
+	dir, err := LockDir(stateDir)
 	if err != nil {
 		return nil, err
 	}
 	l := &RunLock{dir: dir, stateDir: stateDir}
-	if err := writeLockNote(stateDir); err != nil {
+	if err := WriteLockNote(stateDir); err != nil {
 		l.Release()
 		return nil, err
 	}
 	return l, nil
 }
 
-// lockDir opens stateDir and flocks the descriptor. The descriptor is
+// LockDir opens stateDir and flocks the descriptor. The descriptor is
 // close-on-exec, so no child of rostra holds the lock after rostra is gone.
-func lockDir(stateDir string) (*os.File, error) {
+func LockDir(stateDir string) (*os.File, error) {
 	dir, err := os.OpenFile(stateDir, os.O_RDONLY|syscall.O_DIRECTORY, 0)
 	if err != nil {
 		return nil, fmt.Errorf("lock state dir: %w", err)
@@ -70,22 +70,22 @@ func lockDir(stateDir string) (*os.File, error) {
 	if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		dir.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, &ErrLocked{Pid: lockHolder(stateDir), StateDir: stateDir}
+			return nil, &ErrLocked{Pid: LockHolder(stateDir), StateDir: stateDir}
 		}
 		return nil, fmt.Errorf("lock state dir %s: %w", stateDir, err)
 	}
 	return dir, nil
 }
 
-// writeLockNote replaces run.lock with this process's pid. The new file is
+// WriteLockNote replaces run.lock with this process's pid. The new file is
 // renamed over whatever is there, so a symlink at run.lock is replaced and
 // its target never written.
-func writeLockNote(stateDir string) error {
+func WriteLockNote(stateDir string) error {
 	return WriteFileAtomic(filepath.Join(stateDir, LockFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600)
 }
 
-// lockHolder reads the pid in run.lock, not following a symlink; 0 if none.
-func lockHolder(stateDir string) int {
+// LockHolder reads the pid in run.lock, not following a symlink; 0 if none.
+func LockHolder(stateDir string) int {
 	f, err := os.OpenFile(filepath.Join(stateDir, LockFile), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return 0
@@ -105,13 +105,13 @@ func lockHolder(stateDir string) int {
 // makes the state dir again when a worker removes it). It fails with
 // *ErrLocked when another rostra took the new folder first.
 func (l *RunLock) Relock() error {
-	dir, err := lockDir(l.stateDir)
+	dir, err := LockDir(l.stateDir)
 	if err != nil {
 		return err
 	}
 	l.dir.Close()
 	l.dir = dir
-	return writeLockNote(l.stateDir)
+	return WriteLockNote(l.stateDir)
 }
 
 // Release drops the lock. run.lock stays; only the flock counts.
@@ -122,13 +122,13 @@ func (l *RunLock) Release() error {
 // ProcessStart names a process across pid reuse and reboots: its start time
 // in clock ticks after boot, "@", and the boot's id. "" when pid is gone.
 func ProcessStart(pid int) string {
-	start, _ := processStat(pid)
+	start, _ := ProcessStat(pid)
 	return start
 }
 
-// processStat is ProcessStart's name of pid and its state letter (R, S,
+// ProcessStat is ProcessStart's name of pid and its state letter (R, S,
 // Z …); "" when pid is gone.
-func processStat(pid int) (start string, state byte) {
+func ProcessStat(pid int) (start string, state byte) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
 		return "", 0
@@ -146,17 +146,17 @@ func processStat(pid int) (start string, state byte) {
 	return f[19] + "@" + strings.TrimSpace(string(boot)), f[0][0]
 }
 
-// processAlive tells whether the rostra recorded as pid (started at start,
+// ProcessAlive tells whether the rostra recorded as pid (started at start,
 // from ProcessStart) is still running. A zombie (state Z, or X while it is
 // reaped) is dead: a SIGKILLed rostra whose parent has not reaped it yet
 // drives nothing. Without a recorded start time (a state dir of an older
 // rostra) a live pid counts only when its program is named rostra, the best
 // a reused pid can be told apart by.
-func processAlive(pid int, start string) bool {
+func ProcessAlive(pid int, start string) bool {
 	if pid <= 0 {
 		return false
 	}
-	now, state := processStat(pid)
+	now, state := ProcessStat(pid)
 	if now == "" || state == 'Z' || state == 'X' {
 		return false
 	}

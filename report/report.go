@@ -18,7 +18,7 @@
 // character in it is escaped (a file name a worker made, a reason, a
 // branch), newlines kept (docs/design.md, "Nothing raw reaches a
 // terminal"). The JSON summary is escaped by its encoder.
-package engine
+package report
 
 import (
 	"errors"
@@ -33,41 +33,43 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // FailureClasses lists the failure classes in the order the report shows
 // them; the JSON summary keys failuresByClass by them.
 var FailureClasses = []string{
-	FailureTimeout, FailureNoResult, FailureExitCode, FailureMissingOutputs,
-	FailureWritePolicy, FailureCancelled, FailureInterrupted, FailureNotStarted,
-	FailureOther,
+	statedir.FailureTimeout, statedir.FailureNoResult, statedir.FailureExitCode, statedir.FailureMissingOutputs,
+	statedir.FailureWritePolicy, statedir.FailureCancelled, statedir.FailureInterrupted, statedir.FailureNotStarted,
+	statedir.FailureOther,
 }
 
 var failureClassLabels = map[string]string{
-	FailureTimeout:        "timeout",
-	FailureNoResult:       "no result",
-	FailureExitCode:       "exit code",
-	FailureMissingOutputs: "missing outputs",
-	FailureWritePolicy:    "write policy",
-	FailureCancelled:      "cancelled",
-	FailureInterrupted:    "interrupted",
-	FailureNotStarted:     "not started",
-	FailureOther:          "other",
+	statedir.FailureTimeout:        "timeout",
+	statedir.FailureNoResult:       "no result",
+	statedir.FailureExitCode:       "exit code",
+	statedir.FailureMissingOutputs: "missing outputs",
+	statedir.FailureWritePolicy:    "write policy",
+	statedir.FailureCancelled:      "cancelled",
+	statedir.FailureInterrupted:    "interrupted",
+	statedir.FailureNotStarted:     "not started",
+	statedir.FailureOther:          "other",
 }
 
 // failureClassOf is a settled attempt's failure class, or "" for an attempt
 // that did not fail (completed, or not settled yet). A failed row without a
 // class (written by an older rostra, or by hand) is "other".
-func failureClassOf(d DispatchRow) string {
+func failureClassOf(d statedir.DispatchRow) string {
 	switch d.Status {
-	case StatusError, StatusTimeout, StatusCancelled:
+	case statedir.StatusError, statedir.StatusTimeout, statedir.StatusCancelled:
 	default:
 		return ""
 	}
 	if _, known := failureClassLabels[d.FailureClass]; known {
 		return d.FailureClass
 	}
-	return FailureOther
+	return statedir.FailureOther
 }
 
 // ReportSummary is the JSON `rostra report` prints: the report's counts.
@@ -97,12 +99,12 @@ type ReportSummary struct {
 // reportDegradation is one attempt that opened on a later surface.
 type reportDegradation struct {
 	dispatchID string
-	from, to   SurfaceKind
+	from, to   runfile.SurfaceKind
 	reason     string
 }
 
 // BuildReport renders the report of st and its events as of now.
-func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string, summary ReportSummary) {
+func BuildReport(st *statedir.TeamState, events []statedir.Event, now time.Time) (markdown string, summary ReportSummary) {
 	now = now.UTC()
 	summary = ReportSummary{
 		Run:               st.Run,
@@ -121,7 +123,7 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 	}
 	for _, w := range st.Workers {
 		summary.WorkersByStatus[w.Status]++
-		if w.Status == StatusCompleted {
+		if w.Status == statedir.StatusCompleted {
 			summary.WorkersCompleted++
 		}
 	}
@@ -153,18 +155,18 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 	}
 	// A degradation is recorded as an event at the dispatch moment; on a live
 	// run, or a team-state.json written before a crash, the row may lag.
-	var notUpdated []Event
+	var notUpdated []statedir.Event
 	eventCounts := map[string]int{}
 	for _, ev := range events {
 		eventCounts[ev.Type]++
 		switch ev.Type {
-		case EventWorkerDegraded:
-			id := DispatchID(ev.WorkerID, ev.Attempt)
+		case statedir.EventWorkerDegraded:
+			id := runfile.DispatchID(ev.WorkerID, ev.Attempt)
 			if !seen[id] {
 				seen[id] = true
 				degradations = append(degradations, reportDegradation{id, ev.From, ev.To, reportDegradedReason(ev.Reason)})
 			}
-		case EventWorkerRosterNotUpdated:
+		case statedir.EventWorkerRosterNotUpdated:
 			notUpdated = append(notUpdated, ev)
 		}
 	}
@@ -181,7 +183,7 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 		p("- Run file: `%s`\n", st.RunFile)
 	}
 	p("- Run status: %s", reportOr(st.Status, "unknown"))
-	if st.Status == RunRunning && st.Pid != 0 {
+	if st.Status == statedir.RunRunning && st.Pid != 0 {
 		p(" (driven by pid %d)", st.Pid)
 	}
 	p("\n")
@@ -274,7 +276,7 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 	if len(notUpdated) > 0 {
 		p("## Roster not updated\n\n| Attempt | Reason |\n|---|---|\n")
 		for _, ev := range notUpdated {
-			p("| %s | %s |\n", DispatchID(ev.WorkerID, ev.Attempt), reportCell(ev.Reason))
+			p("| %s | %s |\n", runfile.DispatchID(ev.WorkerID, ev.Attempt), reportCell(ev.Reason))
 		}
 		p("\n")
 	}
@@ -304,10 +306,10 @@ func BuildReport(st *TeamState, events []Event, now time.Time) (markdown string,
 // reportWorktrees is the Worktrees section, for a run with isolated
 // workers: each worktree's branch, base, diff-stat and what the run's end
 // did with it.
-func reportWorktrees(st *TeamState, summary *ReportSummary, p func(string, ...any)) {
-	var rows []WorkerRow
+func reportWorktrees(st *statedir.TeamState, summary *ReportSummary, p func(string, ...any)) {
+	var rows []statedir.WorkerRow
 	for _, w := range st.Workers {
-		if w.Isolation == IsolationWorktree {
+		if w.Isolation == runfile.IsolationWorktree {
 			rows = append(rows, w)
 		}
 	}
@@ -318,12 +320,12 @@ func reportWorktrees(st *TeamState, summary *ReportSummary, p func(string, ...an
 	merged := 0
 	for _, w := range rows {
 		switch w.WorktreeOutcome {
-		case WorktreeKept:
+		case statedir.WorktreeKept:
 			summary.WorktreesKept++
-		case reportMergedSince:
+		case statedir.WorktreeMergedSince:
 			merged++
 		}
-		p("| %s | %s | %s | %s | %s | %s |\n", reportCell(w.WorkerID), reportCell(w.Branch), shortCommit(w.BaseCommit),
+		p("| %s | %s | %s | %s | %s | %s |\n", reportCell(w.WorkerID), reportCell(w.Branch), statedir.ShortCommit(w.BaseCommit),
 			w.DiffStat, reportCell(reportOr(w.WorktreeOutcome, "in use")), reportCell(reportOr(w.Worktree, "—")))
 	}
 	if summary.WorktreesKept > 0 {
@@ -335,45 +337,7 @@ func reportWorktrees(st *TeamState, summary *ReportSummary, p func(string, ...an
 	p("\n")
 }
 
-// reportMergedSince is the outcome the report shows for a worktree the
-// run's end kept and whose branch has been merged since: the state files
-// of an ended run are not written again, so the report asks git.
-const reportMergedSince = "kept, merged since"
-
-// markMergedSince marks, in st, the kept worktrees whose work is in the
-// workspace's HEAD now: their branch is an ancestor of it, or, once
-// rostra merge has removed the branch, HEAD's history holds the merge
-// commit rostra merge made for it after the run started.
-func markMergedSince(st *TeamState) {
-	var repo string
-	for i := range st.Workers {
-		w := &st.Workers[i]
-		if w.WorktreeOutcome != WorktreeKept || w.Branch == "" {
-			continue
-		}
-		if repo == "" {
-			top, err := readGit(st.Workspace).line("rev-parse", "--show-toplevel")
-			if err != nil {
-				return // not a repository any more: kept is all that is known
-			}
-			repo = top
-		}
-		g := readGit(repo)
-		if tip, err := g.line("rev-parse", "--verify", "-q", "refs/heads/"+w.Branch); err == nil && tip != "" {
-			if ok, err := isAncestor(repo, tip, "HEAD"); err == nil && ok {
-				w.WorktreeOutcome = reportMergedSince
-			}
-			continue
-		}
-		out, err := g.line("log", "-1", "--format=%H", "--fixed-strings", "--grep="+mergeMessage(w.Branch, w.WorkerID, st.Run),
-			"--since="+st.StartedAt.UTC().Format(time.RFC3339), "HEAD")
-		if err == nil && out != "" {
-			w.WorktreeOutcome = reportMergedSince
-		}
-	}
-}
-
-func reportOutcome(st *TeamState, s ReportSummary) string {
+func reportOutcome(st *statedir.TeamState, s ReportSummary) string {
 	if s.Workers == 0 {
 		return "no workers"
 	}
@@ -382,7 +346,7 @@ func reportOutcome(st *TeamState, s ReportSummary) string {
 	}
 	var open []string
 	for _, w := range st.Workers {
-		if w.Status != StatusCompleted {
+		if w.Status != statedir.StatusCompleted {
 			open = append(open, w.WorkerID+" ("+w.Status+")")
 		}
 	}
@@ -393,7 +357,7 @@ func reportDispatchID(worker string, attempt int, id string) string {
 	if id != "" {
 		return id
 	}
-	return DispatchID(worker, attempt)
+	return runfile.DispatchID(worker, attempt)
 }
 
 // reportDegradedReason applies SPEC §1: a degradation's reason is never empty.
@@ -402,7 +366,7 @@ func reportDegradedReason(r string) string {
 }
 
 // reportSurface names the surface of an attempt that never opened one.
-func reportSurface(s SurfaceKind) string {
+func reportSurface(s runfile.SurfaceKind) string {
 	return reportOr(string(s), "none")
 }
 
@@ -413,7 +377,7 @@ func reportOr(s, fallback string) string {
 	return s
 }
 
-func reportAttemptDuration(d DispatchRow, now time.Time) string {
+func reportAttemptDuration(d statedir.DispatchRow, now time.Time) string {
 	switch {
 	case d.StartedAt.IsZero():
 		return "—"
@@ -448,13 +412,13 @@ func reportCell(s string) string {
 // holds no readable team-state.json: bad input, not a failed report.
 var ErrNoRunState = errors.New("no rostra run state")
 
-// ReportsDir is the folder under a state dir that holds the reports.
-const ReportsDir = "reports"
-
 // WriteReport reads the run in stateDir and writes its report to
 // <stateDir>/reports/report-<UTC timestamp>.md (folder 0700, file 0600),
 // replacing the file atomically. It writes nothing else and takes no lock.
-func WriteReport(stateDir string, now time.Time) (path string, summary ReportSummary, err error) {
+// mergedSince, when not nil, marks in the state the kept worktrees merged
+// since the run (engine.MarkMergedSince: the report asks git through the
+// engine's git runner, which it does not link).
+func WriteReport(stateDir string, now time.Time, mergedSince func(*statedir.TeamState)) (path string, summary ReportSummary, err error) {
 	info, err := os.Stat(stateDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -462,10 +426,10 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 	case err != nil:
 		return "", summary, fmt.Errorf("%w: state dir %s: %w", ErrNoRunState, stateDir, err)
 	case !info.IsDir():
-		return "", summary, fmt.Errorf("%w: %s is a file, not a state dir; pass the folder that holds %s", ErrNoRunState, stateDir, TeamStateFile)
+		return "", summary, fmt.Errorf("%w: %s is a file, not a state dir; pass the folder that holds %s", ErrNoRunState, stateDir, statedir.TeamStateFile)
 	}
-	st, err := ReadTeamState(stateDir)
-	var recovered *RecoveredStateError
+	st, err := statedir.ReadTeamState(stateDir)
+	var recovered *statedir.RecoveredStateError
 	note := ""
 	if errors.As(err, &recovered) {
 		// The previous good copy stands in; the report says so.
@@ -473,23 +437,25 @@ func WriteReport(stateDir string, now time.Time) (path string, summary ReportSum
 	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", summary, fmt.Errorf("%w: %s has no %s; is it a rostra state dir? pass the run's state_dir (by default <workspace>/.rostra/<name>)", ErrNoRunState, stateDir, TeamStateFile)
+		return "", summary, fmt.Errorf("%w: %s has no %s; is it a rostra state dir? pass the run's state_dir (by default <workspace>/.rostra/<name>)", ErrNoRunState, stateDir, statedir.TeamStateFile)
 	case err != nil:
 		return "", summary, fmt.Errorf("%w: %w", ErrNoRunState, err)
 	}
-	events, err := ReadEvents(filepath.Join(stateDir, EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// A run that has not logged yet has no events file; a corrupt line
 		// before the last one is damage a human must look at.
 		return "", summary, fmt.Errorf("read events: %w", err)
 	}
-	markMergedSince(st)
+	if mergedSince != nil {
+		mergedSince(st)
+	}
 	markdown, summary := BuildReport(st, events, now)
 	if note != "" {
 		title, rest, _ := strings.Cut(markdown, "\n")
 		markdown = title + "\n\n> Note: " + note + "\n" + rest
 	}
-	dir := filepath.Join(stateDir, ReportsDir)
+	dir := filepath.Join(stateDir, statedir.ReportsDir)
 	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		// A worker may write in the state dir: the report goes nowhere else.
 		target, _ := os.Readlink(dir)
@@ -534,7 +500,7 @@ func writeNewFile(dir, stem, ext string, data []byte) (string, error) {
 		path := filepath.Join(dir, name)
 		err := os.Link(tmp.Name(), path)
 		if err == nil {
-			return path, syncDir(dir)
+			return path, statedir.SyncDir(dir)
 		}
 		if !errors.Is(err, fs.ErrExist) || n >= 1000 {
 			return "", fmt.Errorf("write %s: %w", path, err)

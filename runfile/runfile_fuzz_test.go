@@ -5,7 +5,7 @@
 // the valid examples of runfile_test.go.
 //
 //	go test ./engine -run '^$' -fuzz FuzzLoad -fuzztime 60s
-package engine
+package runfile
 
 import (
 	"errors"

@@ -3,7 +3,7 @@
 // time, and one golden error output per kind of bad run file in
 // ../testdata/runfiles, kept in testdata/TestLoadGolden/<file>.golden through
 // x/exp/golden (go test ./engine -run TestLoadGolden -update rewrites them).
-package engine
+package runfile
 
 import (
 	"errors"

@@ -2,9 +2,14 @@
 // its roster and dispatch rows, the lines of events.jsonl and each attempt's
 // status.json. They carry string enums and no UI fields; the JSON keys are a
 // contract that scripts read.
-package engine
+package statedir
 
-import "time"
+import (
+	"fmt"
+	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+)
 
 // Statuses of roster and dispatch rows.
 const (
@@ -86,23 +91,36 @@ type DiffStat struct {
 	Deletions int `json:"deletions"`
 }
 
+// String is the diff-stat as a pane title shows it: "+12 −3, 4 files".
+func (s DiffStat) String() string {
+	files := "files"
+	if s.Files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("+%d −%d, %d %s", s.Additions, s.Deletions, s.Files, files)
+}
+
 // What became of an isolated worker's worktree when the run ended.
 const (
 	WorktreeKept          = "kept"           // its branch holds work not merged into the workspace
 	WorktreeRemovedMerged = "removed-merged" // its branch is merged into the workspace's HEAD
 	WorktreeRemovedEmpty  = "removed-empty"  // its branch holds nothing beyond the base commit
+	// WorktreeMergedSince is never saved: the run report shows it for a
+	// kept worktree whose branch has been merged since the run ended
+	// (engine.MarkMergedSince asks git).
+	WorktreeMergedSince = "kept, merged since"
 )
 
 // DispatchRow is one attempt.
 type DispatchRow struct {
-	DispatchID     string      `json:"dispatchId"`
-	WorkerID       string      `json:"workerId"`
-	Attempt        int         `json:"attempt"`
-	Surface        SurfaceKind `json:"surface"`
-	DegradedFrom   SurfaceKind `json:"degradedFrom"`
-	DegradedReason string      `json:"degradedReason"`
-	Status         string      `json:"status"`
-	Reason         string      `json:"reason"`
+	DispatchID     string              `json:"dispatchId"`
+	WorkerID       string              `json:"workerId"`
+	Attempt        int                 `json:"attempt"`
+	Surface        runfile.SurfaceKind `json:"surface"`
+	DegradedFrom   runfile.SurfaceKind `json:"degradedFrom"`
+	DegradedReason string              `json:"degradedReason"`
+	Status         string              `json:"status"`
+	Reason         string              `json:"reason"`
 	// FailureClass says, for an attempt that settled error, timeout or
 	// cancelled, which kind of failure its Reason describes (Failure*).
 	FailureClass string `json:"failureClass,omitempty"`
@@ -167,13 +185,13 @@ const (
 
 // StatusSidecar is an attempt's status.json, written when it settles.
 type StatusSidecar struct {
-	ExitCode  *int        `json:"exitCode"`
-	Signal    string      `json:"signal"`
-	Timeout   bool        `json:"timeout"`
-	Failure   string      `json:"failure"`
-	Surface   SurfaceKind `json:"surface"`
-	StartedAt time.Time   `json:"startedAt"`
-	EndedAt   time.Time   `json:"endedAt"`
+	ExitCode  *int                `json:"exitCode"`
+	Signal    string              `json:"signal"`
+	Timeout   bool                `json:"timeout"`
+	Failure   string              `json:"failure"`
+	Surface   runfile.SurfaceKind `json:"surface"`
+	StartedAt time.Time           `json:"startedAt"`
+	EndedAt   time.Time           `json:"endedAt"`
 }
 
 // Event types in events.jsonl.
@@ -203,15 +221,15 @@ const (
 
 // Event is one line of events.jsonl, and what subscribers receive.
 type Event struct {
-	TS       time.Time   `json:"ts"`
-	Type     string      `json:"type"`
-	WorkerID string      `json:"workerId,omitempty"`
-	Attempt  int         `json:"attempt,omitempty"`
-	Surface  SurfaceKind `json:"surface,omitempty"`
-	From     SurfaceKind `json:"from,omitempty"`
-	To       SurfaceKind `json:"to,omitempty"`
-	Status   string      `json:"status,omitempty"`
-	Reason   string      `json:"reason,omitempty"`
+	TS       time.Time           `json:"ts"`
+	Type     string              `json:"type"`
+	WorkerID string              `json:"workerId,omitempty"`
+	Attempt  int                 `json:"attempt,omitempty"`
+	Surface  runfile.SurfaceKind `json:"surface,omitempty"`
+	From     runfile.SurfaceKind `json:"from,omitempty"`
+	To       runfile.SurfaceKind `json:"to,omitempty"`
+	Status   string              `json:"status,omitempty"`
+	Reason   string              `json:"reason,omitempty"`
 	// FailureClass is the settled attempt's class (a worker-failed,
 	// -timeout or -cancelled event), as on its dispatch row.
 	FailureClass string `json:"failureClass,omitempty"`

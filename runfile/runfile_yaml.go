@@ -7,7 +7,7 @@
 // key path such as "workers[2].completion.settle"). Every rule that fails adds
 // a Problem with file:line:col, the key path and what to do; the walk never
 // stops at the first one, so a user fixes a run file in one pass.
-package engine
+package runfile
 
 import (
 	"bytes"

@@ -11,7 +11,7 @@
 // dir made by a rostra that wrote no marker yet): that one gets the marker.
 // Anything else is refused, naming what is in the way. Archiving moves
 // only the names rostra writes; anything else stays where it is.
-package engine
+package statedir
 
 import (
 	"errors"
@@ -21,12 +21,14 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // MarkerFile marks a folder as a state dir rostra made.
 const MarkerFile = ".rostra-state"
 
-const markerText = "This folder is a rostra state dir: rostra made it and may move the files it\n" +
+const MarkerText = "This folder is a rostra state dir: rostra made it and may move the files it\n" +
 	"wrote here into previous/ when a new run starts. See README.md, State on disk.\n"
 
 // Folders rostra makes in a state dir.
@@ -41,6 +43,16 @@ const (
 	ServerLogFile = "server.log"
 )
 
+// GitignoreFile keeps a state dir inside the workspace out of git: an agent's
+// `git add -A` must not commit rostra's files.
+const GitignoreFile = ".gitignore"
+
+// ReserveFile is the space kept aside in a state dir for the last state.
+const ReserveFile = ".rostra-reserve"
+
+// ReportsDir is the folder under a state dir that holds the reports.
+const ReportsDir = "reports"
+
 // rostraName reports whether name, an entry of a state dir, is one rostra
 // writes there. The lock note, the marker, the .gitignore, the server's
 // socket, the isolated workers' git worktrees (registered in the
@@ -48,7 +60,7 @@ const (
 // run's record and stay when it is archived (rostraRunName).
 func rostraName(name string) bool {
 	switch name {
-	case LockFile, MarkerFile, PreviousDir, GitignoreFile, ReserveFile, SocketFile, WorktreesDir:
+	case LockFile, MarkerFile, PreviousDir, GitignoreFile, ReserveFile, SocketFile, runfile.WorktreesDir:
 		return true
 	}
 	return rostraRunName(name)
@@ -86,11 +98,11 @@ func (e *ErrNotAStateDir) Error() string {
 		e.StateDir, names, MarkerFile)
 }
 
-// claimStateDir makes dir a state dir of rostra's, or checks that it is
+// Claim makes dir a state dir of rostra's, or checks that it is
 // one: it creates a missing folder (and its parents) with the marker,
 // marks an empty folder or one an earlier rostra left, and refuses any
 // other folder with *ErrNotAStateDir.
-func claimStateDir(dir string) error {
+func Claim(dir string) error {
 	if err := os.MkdirAll(filepath.Dir(dir), 0o700); err != nil {
 		return fmt.Errorf("create state dir: %w", err)
 	}
@@ -135,5 +147,5 @@ func claimStateDir(dir string) error {
 		}
 		return err
 	}
-	return WriteFileAtomic(filepath.Join(dir, MarkerFile), []byte(markerText), 0o600)
+	return WriteFileAtomic(filepath.Join(dir, MarkerFile), []byte(MarkerText), 0o600)
 }

@@ -1,0 +1,43 @@
+// mergedsince.go answers, for the run report (report.WriteReport), which
+// worktrees the run's end kept have been merged into the workspace since:
+// the state files of an ended run are not written again, so git is asked.
+package engine
+
+import (
+	"time"
+
+	"github.com/rostra-dev/rostra/statedir"
+)
+
+// MarkMergedSince marks, in st, the kept worktrees whose work is in the
+// workspace's HEAD now: their branch is an ancestor of it, or, once
+// rostra merge has removed the branch, HEAD's history holds the merge
+// commit rostra merge made for it after the run started.
+func MarkMergedSince(st *statedir.TeamState) {
+	var repo string
+	for i := range st.Workers {
+		w := &st.Workers[i]
+		if w.WorktreeOutcome != statedir.WorktreeKept || w.Branch == "" {
+			continue
+		}
+		if repo == "" {
+			top, err := readGit(st.Workspace).line("rev-parse", "--show-toplevel")
+			if err != nil {
+				return // not a repository any more: kept is all that is known
+			}
+			repo = top
+		}
+		g := readGit(repo)
+		if tip, err := g.line("rev-parse", "--verify", "-q", "refs/heads/"+w.Branch); err == nil && tip != "" {
+			if ok, err := isAncestor(repo, tip, "HEAD"); err == nil && ok {
+				w.WorktreeOutcome = statedir.WorktreeMergedSince
+			}
+			continue
+		}
+		out, err := g.line("log", "-1", "--format=%H", "--fixed-strings", "--grep="+mergeMessage(w.Branch, w.WorkerID, st.Run),
+			"--since="+st.StartedAt.UTC().Format(time.RFC3339), "HEAD")
+		if err == nil && out != "" {
+			w.WorktreeOutcome = statedir.WorktreeMergedSince
+		}
+	}
+}

@@ -242,6 +242,7 @@ func TestRetryFromLastKeepsTheTree(t *testing.T) {
 	fh := h.opened(h.pane)
 	h.writeIn(fh.spec.Dir, "half-done.txt", "attempt 1\n")
 	fh.finish(1)
+	h.event(EventWorkerRetry) // settled once its repository is checked
 	h.advance(2 * time.Second)
 	fh = h.opened(h.pane)
 	assert.FileExists(t, filepath.Join(fh.spec.Dir, "half-done.txt"), "retry_from: last keeps what attempt 1 left")

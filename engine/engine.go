@@ -221,6 +221,9 @@ func (e *Engine) Start() error {
 	if e.plan.hasIsolated() && e.opts.Isolation == nil {
 		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", ErrIsolation)
 	}
+	if e.opts.Isolation != nil {
+		e.st.GitFiles = e.opts.Isolation.GitFiles
+	}
 	prev := e.opts.Resumed
 	if prev != nil {
 		e.st.StartedAt = prev.StartedAt

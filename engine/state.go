@@ -47,6 +47,10 @@ type TeamState struct {
 	EndedAt    *time.Time    `json:"endedAt,omitempty"`
 	Workers    []WorkerRow   `json:"workers"`
 	Dispatches []DispatchRow `json:"dispatches"`
+	// GitFiles digests, for a run with isolated workers, the shared
+	// repository's config and its hooks/ and info/ files as the run found
+	// them: `rostra merge` refuses when they changed (docs/isolation.md).
+	GitFiles map[string]string `json:"gitFiles,omitempty"`
 }
 
 // WorkerRow is a roster row: the state of one worker across its attempts.

@@ -424,6 +424,9 @@ type Isolation struct {
 	// Archived says, one line each, which earlier run's unmerged branches
 	// were renamed aside to make room.
 	Archived []string
+	// GitFiles digests the shared .git's config, hooks/ and info/ as the
+	// run found them (TeamState.GitFiles).
+	GitFiles map[string]string
 }
 
 // ErrIsolation is a run with isolated workers that cannot start (exit 2).
@@ -478,6 +481,11 @@ func PrepareIsolation(plan *Plan, resumed *TeamState, now time.Time) (*Isolation
 		return fail("the repository %s has no commit yet; isolated workers branch from HEAD: commit something first", top)
 	}
 	iso.Dirty = dirtySummary(top, plan.StateDir)
+	if resumed != nil && resumed.GitFiles != nil {
+		iso.GitFiles = resumed.GitFiles
+	} else if iso.GitFiles, err = repoFiles(top, ""); err != nil {
+		return fail("read the repository's .git config, hooks and info: %v", err)
+	}
 	if resumed != nil {
 		return iso, nil
 	}

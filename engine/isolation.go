@@ -149,8 +149,10 @@ func (iso *isoRT) checkAttempt(a *attemptRT) repoFindings {
 	return iso.wt.checkRepo(a.repoBefore, a.plan.Attempt)
 }
 
-// repositoryChanged publishes what a's check found and did.
+// repositoryChanged publishes what a's check found and did (why is the
+// attempt's reason; the event's type says "repository changed").
 func (e *Engine) repositoryChanged(a *attemptRT, why string) {
+	why = strings.Replace(why, "repository changed: ", "", 1)
 	e.emit(Event{Type: EventRepositoryChanged, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Branch: a.w.iso.wt.branch, Reason: why})
 }
 
@@ -199,7 +201,7 @@ func (e *Engine) commitWork(a *attemptRT) {
 			defer e.endBackground()
 			w := a.w
 			if why := late.reason(); why != "" {
-				why = "after it settled, " + why
+				why = "after it settled, " + why // the status stays: it was decided
 				d := &e.st.Dispatches[a.idx]
 				d.Reason = joinReason(d.Reason, why)
 				e.dirty = true

@@ -144,3 +144,31 @@ func TestABranchMadeInTheWorktreeIsQuarantined(t *testing.T) {
 	assert.Empty(t, gitT(t, plan.Workspace, "branch", "--list", "decoy-branch"))
 	assert.Equal(t, "harmless", gitT(t, plan.Workspace, "show", "rostra/t/a:DOC.md"))
 }
+
+// A hook planted in the shared .git during the run, or a .gitattributes
+// the branch brings, would have git run the agent's programs in the merge:
+// the merge refuses, naming them, and touches nothing.
+func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
+	plan, st := finishedRun(t)
+	require.NotEmpty(t, st.GitFiles, "the run recorded the repository's .git files")
+	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
+	ran := filepath.Join(t.TempDir(), "hook-ran")
+	hook := filepath.Join(plan.Workspace, ".git", "hooks", "pre-merge-commit")
+	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755))
+
+	_, err := MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, ErrReview)
+	assert.Contains(t, err.Error(), "the repository's .git/hooks/pre-merge-commit changed since run t started")
+	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
+	assert.NoFileExists(t, ran)
+
+	require.NoError(t, os.Remove(hook))
+	wt := filepath.Join(plan.StateDir, "worktrees", "a")
+	require.NoError(t, os.WriteFile(filepath.Join(wt, ".gitattributes"), []byte("*.txt filter=pwn\n"), 0o644))
+	gitT(t, wt, "add", ".gitattributes")
+	gitT(t, wt, "commit", "-q", "-m", "attributes")
+	_, err = MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, ErrReview)
+	assert.Contains(t, err.Error(), "rostra/t/a changes .gitattributes, which tells git what to run on files")
+	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
+}

@@ -1,7 +1,9 @@
 // isolation.go is the engine's side of isolated workers (worktree.go holds
 // the git): the worktree is made ready before each attempt (the last
-// attempt's leftovers committed, the tree reset to the base commit), an
-// attempt's work is committed once it has settled and its process ended,
+// attempt's leftovers committed, the tree reset to the base commit, the
+// shared repository snapshotted), the repository is checked when it settles
+// and again before its work is committed (repocheck.go), an attempt's work
+// is committed once it has settled and its process ended,
 // its diff-stat is measured while it runs, and when the engine stops each
 // worktree is committed one last time, then removed when its branch is
 // merged or holds nothing, or kept.

@@ -1,15 +1,20 @@
 // review.go is how a person reviews and takes an isolated worker's work:
-// the diff of its worktree against the run's base commit (`rostra diff`,
-// the UI's D) and the merge of its branch into the workspace's current
-// branch (`rostra merge`, the UI's M). Both work from a TeamState alone,
-// so they serve the CLI after the run as well as the UI during it.
+// the diff of its branch's tip against the run's base commit (`rostra
+// diff`, the UI's D) and the merge of that same tip, by id, into the
+// workspace's current branch (`rostra merge`, the UI's M; --commit pins
+// the tip reviewed). Both name the tip and list the commits on the branch
+// rostra did not make (docs/isolation.md, "Review and merge"). Both work
+// from a TeamState alone, so they serve the CLI after the run as well as
+// the UI during it.
 //
 // A merge changes nothing unless it can succeed: it refuses, leaving the
 // workspace and the branch as they were, when the workspace has
 // uncommitted changes, has no current branch, when the worker's work is not
 // all committed (its attempt runs), when workers of the shared workspace
-// are running (the merge would change files under them), and when the
-// branch conflicts with the workspace's HEAD (found by `git merge-tree`
+// are running (the merge would change files under them), when the
+// repository's .git config, hooks or info/ changed during the run or the
+// branch changes a .gitattributes (git would run what they name), and when
+// the branch conflicts with the workspace's HEAD (found by `git merge-tree`
 // before anything is touched).
 package engine
 
@@ -265,14 +270,11 @@ func MergeWorktree(st *TeamState, worker, pin string) (MergeResult, error) {
 	tip := info.Commit
 	res.Merged, res.Subject, res.Foreign, res.Stat = tip, info.Subject, info.Foreign, info.Stat
 	if pin != "" && !strings.HasPrefix(tip, strings.ToLower(pin)) {
-		return res, refused("%s moved since it was reviewed: its tip is %s (%s), not %s; nothing was merged: look at it again (rostra diff %s), then merge with --commit %s",
-			wt.branch, shortCommit(tip), info.Subject, pin, worker, shortCommit(tip))
+		return res, refused("%s moved since it was reviewed: its tip is %s, not %s; nothing was merged: look at it again (rostra diff %s), then merge with --commit %s",
+			wt.branch, shortCommit(tip), pin, worker, shortCommit(tip))
 	}
 	if info.Uncommitted != "" {
 		return res, refused("%s's worktree %s holds changes not committed on %s (%s); wait for its attempt to settle (its work is committed then), then merge", worker, wt.path, wt.branch, info.Uncommitted)
-	}
-	if err := guardRepository(st, wt, tip); err != nil {
-		return res, err
 	}
 	g := userGit(wt.repo)
 	into, err := g.line("symbolic-ref", "-q", "--short", "HEAD")
@@ -294,6 +296,9 @@ func MergeWorktree(st *TeamState, worker, pin string) (MergeResult, error) {
 	} else if merged {
 		res.AlreadyMerged = true
 		return res, removeAfterRun(&res, wt, live)
+	}
+	if err := guardRepository(st, wt, tip); err != nil {
+		return res, err
 	}
 	if conflicts, err := mergeConflicts(wt.repo, tip); err != nil {
 		return res, err

@@ -92,7 +92,8 @@ echo harmless > DOC.md
 
 	m := runBin(t, ws, "merge", "--commit", tip[:12], "agent")
 	require.Equal(t, 0, m.code, m.stderr)
-	assert.Contains(t, m.stdout, "merged rostra/gitabuse/agent at "+tip[:12])
+	assert.Contains(t, m.stdout, "merged rostra/gitabuse/agent into main as ")
+	assert.Contains(t, m.stdout, "its tip "+tip[:12]+" rostra: agent attempt 1 (error)")
 	assert.Contains(t, m.stdout, "add app.py (agent <agent@localhost>)", "merge lists it too")
 	assert.Equal(t, want, gitOut(t, ws, "diff", "--name-only", base, "main"), "main changed by what the diff showed, nothing else")
 	assert.Equal(t, tip, gitOut(t, ws, "rev-parse", "main^2"), "the commit diff named is the one merged")

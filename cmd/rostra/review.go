@@ -99,7 +99,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	case res.AlreadyMerged:
 		fmt.Fprintf(stdout, "%s is merged into %s already: nothing to do\n", res.Branch, res.Into)
 	default:
-		fmt.Fprintf(stdout, "merged %s at %.12s %s into %s as %.12s (%s)\n", res.Branch, res.Merged, printable.String(res.Subject), res.Into, res.Commit, res.Stat)
+		fmt.Fprintf(stdout, "merged %s into %s as %.12s (%s): its tip %.12s %s\n", res.Branch, res.Into, res.Commit, res.Stat, res.Merged, printable.String(res.Subject))
 		printForeign(stdout, "merge", res.Foreign)
 	}
 	if res.Removed {

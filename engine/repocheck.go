@@ -299,10 +299,8 @@ func (w worktree) checkRepo(before *repoState, n int) repoFindings {
 		} else if ref != w.ref() && strings.HasPrefix(ref, others) {
 			continue
 		}
-		if ref == workspaceBranch && now != "" {
-			if followed, err := readGit(w.repo).test("diff-index", "--cached", "--quiet", "--no-ext-diff", now, "--"); err == nil && followed {
-				continue
-			}
+		if ref == workspaceBranch && now != "" && w.workspaceFollowed(old, now) {
+			continue
 		}
 		var what string
 		switch {
@@ -332,6 +330,24 @@ func (w worktree) checkRepo(before *repoState, n int) repoFindings {
 	}
 	f.files = changedFiles(before.files, files)
 	return f
+}
+
+// workspaceFollowed reports whether the workspace's index holds the tree
+// of now, the new tip of its branch, and that tree is not old's: the move
+// changed files and the workspace changed with it, as a commit, merge or
+// pull made there does. A move to a commit with the old tree (another
+// history under the same files) proves nothing and is not taken for one.
+func (w worktree) workspaceFollowed(old, now string) bool {
+	g := readGit(w.repo)
+	if old != "" {
+		oldTree, err1 := g.line("rev-parse", "--verify", "-q", old+"^{tree}")
+		nowTree, err2 := g.line("rev-parse", "--verify", "-q", now+"^{tree}")
+		if err1 != nil || err2 != nil || oldTree == nowTree {
+			return false
+		}
+	}
+	followed, err := g.test("diff-index", "--cached", "--quiet", "--no-ext-diff", now, "--")
+	return err == nil && followed
 }
 
 // quarantineRef is where the ref name (relative to refs/) that attempt n's

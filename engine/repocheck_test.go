@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -171,4 +172,33 @@ func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
 	require.ErrorIs(t, err, ErrReview)
 	assert.Contains(t, err.Error(), "rostra/t/a changes .gitattributes, which tells git what to run on files")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
+}
+
+// An attempt settled on its files goes on running: what it moves after its
+// settlement is found before its work is committed, put back, and added to
+// its reason; its outcome, decided, stays.
+func TestARefMovedAfterTheSettlementIsPutBackBeforeTheCommit(t *testing.T) {
+	w := isolated(withResult(WorkerSpec{ID: "a"}))
+	w.Completion.Settle = SettleOnFiles
+	w.Completion.Stable = 500 * time.Millisecond
+	plan, base := gitPlan(t, w)
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	wt := plan.Workers[0].Worktree
+	h.writeIn(fh.spec.Dir, "out/a/result.json", "{}")
+	require.Eventually(t, func() bool { h.sync(); return h.clock.Pending() > 0 && h.stableArmed("a") }, 5*time.Second, 5*time.Millisecond)
+	h.advance(500 * time.Millisecond)
+	h.event(EventWorkerCompleted)
+
+	late := gitT(t, wt, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "after the settlement")
+	gitT(t, wt, "update-ref", "refs/heads/main", late)
+	fh.finish(0)
+	changed := h.event(EventRepositoryChanged)
+	assert.Equal(t, "after it settled, refs/heads/main moved "+base[:12]+".."+late[:12]+" (put back; kept as refs/rostra/quarantine/t/a/1/heads/main)", changed.Reason)
+	h.event(EventWorktreeCommitted)
+	h.sync()
+	assert.Equal(t, base, gitT(t, plan.Workspace, "rev-parse", "main"))
+	d := h.dispatch("a#1")
+	assert.Equal(t, StatusCompleted, d.Status)
+	assert.Contains(t, d.Reason, "after it settled, repository changed: refs/heads/main moved")
 }

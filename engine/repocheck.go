@@ -53,16 +53,19 @@ func (w worktree) snapshotRepo() (*repoState, error) {
 }
 
 // listRefs is every ref of repo (for-each-ref: branches, tags, remotes,
-// notes, the stash, rostra's own) and its object.
+// notes, the stash, rostra's own) and its object. A symbolic ref
+// (refs/remotes/origin/HEAD) is left out: the ref it names is listed, and
+// putting a symbolic ref back by value would write through it.
 func listRefs(repo string) (map[string]string, error) {
-	out, err := readGit(repo).run("for-each-ref", "--format=%(objectname) %(refname)")
+	out, err := readGit(repo).run("for-each-ref", "--format=%(objectname) %(refname) %(symref)")
 	if err != nil {
 		return nil, err
 	}
 	refs := map[string]string{}
 	for _, line := range strings.Split(string(out), "\n") {
-		if obj, ref, ok := strings.Cut(line, " "); ok {
-			refs[ref] = obj
+		f := strings.Split(line, " ")
+		if len(f) == 3 && f[2] == "" {
+			refs[f[1]] = f[0]
 		}
 	}
 	return refs, nil
@@ -185,11 +188,18 @@ type repoFindings struct {
 	err         error    // git failed: the check could not be made whole
 }
 
+// maxChangesNamed bounds the refs a reason names one by one (an agent's
+// `git fetch` may make hundreds).
+const maxChangesNamed = 10
+
 func (f repoFindings) any() bool { return len(f.changes)+len(f.files) > 0 || f.err != nil }
 
 // reason is the attempt's reason for what was found, "" when nothing.
 func (f repoFindings) reason() string {
 	parts := append([]string(nil), f.changes...)
+	if len(parts) > maxChangesNamed {
+		parts = append(parts[:maxChangesNamed], fmt.Sprintf("%d more refs, put back the same way", len(f.changes)-maxChangesNamed))
+	}
 	if len(f.files) > 0 {
 		parts = append(parts, "the shared repository's "+listPaths(f.files, 8)+" changed")
 	}

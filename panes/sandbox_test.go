@@ -16,13 +16,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"golang.org/x/sys/unix"
 )
 
 // treeDigest is every file, folder and link under root, with its mode and
@@ -296,4 +300,109 @@ func TestSupervisedSandbox(t *testing.T) {
 	require.NoError(t, Shutdown(time.Second))
 }
 
-var _ = exec.Command
+// BenchmarkSandboxedStart is the cost of the sandbox at an attempt's
+// start: the helper's exec and the ruleset, against a plain start, each
+// start to end of /bin/true.
+func BenchmarkSandboxedStart(b *testing.B) {
+	work := b.TempDir()
+	for _, sandboxed := range []bool{false, true} {
+		b.Run(map[bool]string{false: "plain", true: "sandboxed"}[sandboxed], func(b *testing.B) {
+			var starting time.Duration
+			for b.Loop() {
+				l := Launch{Argv: []string{"/bin/true"}, Dir: work}
+				if sandboxed {
+					l.Sandbox = &Sandbox{Writable: []string{work}}
+				}
+				t0 := time.Now()
+				a, err := StartWrapper(l, WrapperOptions{})
+				starting += time.Since(t0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				<-a.Done()
+				_ = a.Close()
+			}
+			b.ReportMetric(float64(starting.Microseconds())/1000/float64(b.N), "start-ms/op")
+		})
+	}
+}
+
+// BenchmarkRestrictThread is the ruleset alone: made, filled and applied,
+// each time on a thread of its own that then ends (a thread once restricted
+// stays so).
+func BenchmarkRestrictThread(b *testing.B) {
+	sb, _, err := prepareSandbox(&Sandbox{Writable: []string{b.TempDir()}}, nil, "")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sb.release()
+	for b.Loop() {
+		errc := make(chan error, 1)
+		go func() {
+			runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+			errc <- restrictThread(sb.spec)
+		}()
+		if err := <-errc; err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+const noLandlockEnv = "PANES_SECCOMP_NO_LANDLOCK"
+
+// A kernel where landlock_create_ruleset is unavailable, for real: a
+// seccomp filter makes it fail with ENOSYS in a helper process (this test
+// binary again), first after rostra's probe succeeded (the child's ruleset
+// fails), then before it (rostra's probe fails). Neither runs the worker.
+func TestSandboxWhereLandlockIsFilteredOutFailsTheStart(t *testing.T) {
+	cmd := exec.Command(os.Args[0], "-test.run=^TestSeccompedLandlock$", "-test.v", "-test.count=1")
+	cmd.Env = append(os.Environ(), noLandlockEnv+"=1")
+	out, err := cmd.CombinedOutput()
+	require.NoError(t, err, "the helper failed:\n%s", out)
+	require.Contains(t, string(out), "--- PASS: TestSeccompedLandlock", "%s", out)
+	t.Log(string(out))
+}
+
+func TestSeccompedLandlock(t *testing.T) {
+	if os.Getenv(noLandlockEnv) == "" {
+		t.Skip("helper process only (run by TestSandboxWhereLandlockIsFilteredOutFailsTheStart)")
+	}
+	_, err := LandlockABI() // rostra's probe, before the filter
+	require.NoError(t, err)
+	filterOutLandlock(t)
+
+	w := newSandboxWorld(t)
+	l := w.launch(t, `echo ran > ran`)
+	_, err = StartWrapper(l, WrapperOptions{})
+	require.Error(t, err)
+	t.Log(err)
+	assert.Contains(t, err.Error(), "sandbox: the kernel has no Landlock", "the child's own probe")
+	assert.NoFileExists(t, filepath.Join(w.work, "ran"))
+
+	landlockABI = sync.OnceValues(probeLandlockABI) // a rostra started now
+	_, err = StartPTY(l, PTYOptions{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "sandbox: the kernel has no Landlock")
+	assert.NoFileExists(t, filepath.Join(w.work, "ran"))
+}
+
+// filterOutLandlock makes landlock_create_ruleset fail with ENOSYS in every
+// thread of this process and whatever it starts.
+func filterOutLandlock(t *testing.T) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	// The number is the same on every architecture (the unified table).
+	prog := []unix.SockFilter{
+		{Code: unix.BPF_LD | unix.BPF_W | unix.BPF_ABS, K: 0}, // seccomp_data.nr
+		{Code: unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K, Jt: 0, Jf: 1, K: unix.SYS_LANDLOCK_CREATE_RULESET},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ERRNO | uint32(unix.ENOSYS)},
+		{Code: unix.BPF_RET | unix.BPF_K, K: unix.SECCOMP_RET_ALLOW},
+	}
+	fprog := unix.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	require.NoError(t, unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, unix.SECCOMP_FILTER_FLAG_TSYNC,
+		uintptr(unsafe.Pointer(&fprog)))
+	require.Zero(t, errno, "seccomp: %v", errno)
+	_, err := probeLandlockABI()
+	require.ErrorContains(t, err, "ENOSYS", "the filter is in place")
+}

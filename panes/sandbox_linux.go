@@ -64,7 +64,7 @@ type Sandbox struct {
 	TempDir string
 }
 
-// SandboxArg0 is the name under which this binary restricts itself and execs
+// sandboxArg0 is the name under which this binary restricts itself and execs
 // the worker (reexec_linux.go).
 const sandboxArg0 = "rostra-sandbox"
 

@@ -113,6 +113,7 @@ echo bad >> "$HOME/.bashrc"; echo "bashrc=$?"
 echo bad > "$TMPX"; echo "tmp=$?"
 mv mine "$OUT/mine"; echo "mv=$?"
 truncate -s 0 "$OUT/victim"; echo "truncate=$?"
+perl -e 'truncate($ARGV[0], 0) or die "truncate(2): $!\n"' "$OUT/victim"; echo "truncate2=$?"
 `
 
 var refusedNames = []string{"rm", "outside", "bashrc", "tmp", "mv", "truncate"}
@@ -160,6 +161,10 @@ echo "tmpdir:$TMPDIR"
 	}
 	abi, err := LandlockABI()
 	require.NoError(t, err)
+	if abi >= 3 {
+		// truncate(2) by path, which opens nothing: the truncate right.
+		assert.NotZero(t, status["truncate2"], "truncate(2) was not refused:\n%s", log)
+	}
 	if abi >= 6 {
 		// Signals to processes outside the sandbox are scoped out.
 		assert.NotZero(t, status["gckill"], "a signal left the sandbox:\n%s", log)

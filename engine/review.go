@@ -91,10 +91,23 @@ type DiffInfo struct {
 	Stat     DiffStat
 }
 
-// WorktreeDiff is the diff of worker's work against the run's base commit:
-// what its worktree holds now (committed or not) while the worktree
-// exists, else its branch. color asks for git's colours.
+// DiffOptions are a diff's choices.
+type DiffOptions struct {
+	Color bool // git's colours
+	// Text shows every file's lines, those of a file git takes for binary
+	// (or an attribute marks binary) included: `git diff --text`.
+	Text bool
+}
+
+// WorktreeDiff is WorktreeDiffWith with color alone: the UI's diff.
 func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
+	return WorktreeDiffWith(st, worker, DiffOptions{Color: color})
+}
+
+// WorktreeDiffWith is the diff of worker's work against the run's base
+// commit: what its worktree holds now (committed or not) while the
+// worktree exists, else its branch.
+func WorktreeDiffWith(st *TeamState, worker string, opts DiffOptions) ([]byte, DiffInfo, error) {
 	wt, _, err := reviewTarget(st, worker)
 	if err != nil {
 		return nil, DiffInfo{}, err
@@ -117,11 +130,14 @@ func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, e
 	if info.Stat, err = wt.diffStat(tree); err != nil {
 		return nil, info, err
 	}
-	colour := "--color=never"
-	if color {
-		colour = "--color=always"
+	args := []string{"diff", "--color=never", "--no-ext-diff", "--no-textconv", "--patch-with-stat"}
+	if opts.Color {
+		args[1] = "--color=always"
 	}
-	out, err := readGit(wt.repo).run("diff", colour, "--no-ext-diff", "--no-textconv", "--patch-with-stat", wt.base, tree)
+	if opts.Text {
+		args = append(args, "--text")
+	}
+	out, err := readGit(wt.repo).run(append(args, wt.base, tree)...)
 	return out, info, err
 }
 
@@ -138,12 +154,26 @@ type MergeResult struct {
 	IgnoredKept string
 }
 
-// MergeWorktree merges worker's branch into the workspace's current branch
-// with a merge commit (--no-ff), made by the person's git identity (rostra's
-// when git knows none) with the repository's hooks. It refuses, touching
-// nothing, when the merge cannot be clean (see the file comment). After a
-// run has ended, the merged worktree and branch are removed.
+// MergeOptions are a merge's choices.
+type MergeOptions struct {
+	// Hooks runs the repository's hooks (pre-merge-commit, post-merge…)
+	// as a plain `git merge` would; without it none runs: a worker may
+	// have planted them (docs/isolation.md, "rostra's own git").
+	Hooks bool
+}
+
+// MergeWorktree is MergeWorktreeWith with no hooks: the UI's merge.
 func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
+	return MergeWorktreeWith(st, worker, MergeOptions{})
+}
+
+// MergeWorktreeWith merges worker's branch into the workspace's current
+// branch with a merge commit (--no-ff), made by the person's git identity
+// (rostra's when git knows none), with the repository's hooks only when
+// opts.Hooks. It refuses, touching nothing, when the merge cannot be clean
+// (see the file comment). After a run has ended, the merged worktree and
+// branch are removed.
+func MergeWorktreeWith(st *TeamState, worker string, opts MergeOptions) (MergeResult, error) {
 	wt, wr, err := reviewTarget(st, worker)
 	if err != nil {
 		return MergeResult{}, err
@@ -176,7 +206,7 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 			return res, refused("%s's worktree %s holds changes not committed on %s (%s); commit them there (or wait for its attempt to settle), then merge", worker, wt.path, wt.branch, left)
 		}
 	}
-	g := userGit(wt.repo)
+	g := userGit(wt.repo, opts.Hooks)
 	into, err := g.line("symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil || into == "" {
 		return res, refused("the workspace %s has no current branch (a detached HEAD); check out the branch to merge into, then merge", wt.repo)
@@ -258,7 +288,7 @@ func mergeConflicts(repo, branch string) (string, error) {
 		return listPaths(files, 5), nil
 	case errors.As(err, &ge) && ge.exitCode() == 129:
 		// An older git: try the merge and take it back.
-		_, err := userGit(repo).run("merge", "--no-commit", "--no-ff", branch)
+		_, err := userGit(repo, false).run("merge", "--no-commit", "--no-ff", branch)
 		if err == nil {
 			abortMerge(repo)
 			return "", nil
@@ -292,9 +322,10 @@ func abortMerge(repo string) {
 }
 
 // userGit runs git in repo as the person: their identity (rostra's when
-// git knows none) and their hooks.
-func userGit(repo string) gitRunner {
-	r := gitRunner{dir: repo}
+// git knows none), and their hooks when hooks is set (rostra merge
+// --hooks); nothing else the repository names runs (git.go).
+func userGit(repo string, hooks bool) gitRunner {
+	r := gitRunner{dir: repo, hooks: hooks}
 	for _, key := range []string{"user.name", "user.email"} {
 		if v, _ := (gitRunner{dir: repo}).line("config", "--get", key); v == "" {
 			val := RostraName

@@ -124,12 +124,14 @@ var driverValues = map[string][][2]string{
 	"merge":  {{"driver", "git merge-file --marker-size=%L %A %O %B"}},
 }
 
-// driverFreeCommands read or write refs and objects only: no attribute is
-// consulted, so no driver can run, and the config need not be read first.
+// driverFreeCommands read or write refs and objects only: they read no
+// index and no work tree, so no driver can run, and the config need not
+// be read first. (write-tree is not one: writing a racily clean index
+// hashes the work tree's files again, through their clean filter.)
 var driverFreeCommands = map[string]bool{
 	"rev-parse": true, "symbolic-ref": true, "merge-base": true, "config": true,
-	"for-each-ref": true, "show-ref": true, "update-ref": true, "branch": true,
-	"write-tree": true, "commit-tree": true, "mktree": true,
+	"for-each-ref": true, "show-ref": true, "update-ref": true,
+	"commit-tree": true, "mktree": true,
 }
 
 // driverOverrides reads the filter, diff and merge drivers the config of

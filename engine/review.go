@@ -10,7 +10,9 @@
 // all committed (its attempt runs), when workers of the shared workspace
 // are running (the merge would change files under them), and when the
 // branch conflicts with the workspace's HEAD (found by `git merge-tree`
-// before anything is touched).
+// before anything is touched). Like all of rostra's git (git.go), the
+// merge runs no program the repository names; the repository's hooks run
+// only when asked (MergeOptions.Hooks, `rostra merge --hooks`).
 package engine
 
 import (

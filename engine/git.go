@@ -137,9 +137,9 @@ var driverFreeCommands = map[string]bool{
 // driverOverrides reads the filter, diff and merge drivers the config of
 // the repository at dir defines, as git run there with env would see them,
 // and returns the environment that overrides each (GIT_CONFIG_COUNT and
-// GIT_CONFIG_KEY_n/VALUE_n). A worker that rewrote the config between this
-// read and git's own would still get its driver in: with sandbox: writes
-// it cannot write the shared config at all.
+// GIT_CONFIG_KEY_n/VALUE_n). A worker that rewrites the config between this
+// read and git's own still gets its driver in (docs/isolation.md measures
+// it): with sandbox: writes it cannot write the shared config at all.
 func driverOverrides(dir string, env []string) ([]string, error) {
 	cmd := exec.Command("git", "--no-pager", "config", "-z", "--get-regexp", `^(filter|diff|merge)\.`)
 	cmd.Dir = dir

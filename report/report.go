@@ -41,7 +41,7 @@ import (
 // them; the JSON summary keys failuresByClass by them.
 var FailureClasses = []string{
 	statedir.FailureTimeout, statedir.FailureNoResult, statedir.FailureExitCode, statedir.FailureMissingOutputs,
-	statedir.FailureWritePolicy, statedir.FailureCancelled, statedir.FailureInterrupted, statedir.FailureNotStarted,
+	statedir.FailureWritePolicy, statedir.FailureRepository, statedir.FailureCancelled, statedir.FailureInterrupted, statedir.FailureNotStarted,
 	statedir.FailureOther,
 }
 
@@ -51,6 +51,7 @@ var failureClassLabels = map[string]string{
 	statedir.FailureExitCode:       "exit code",
 	statedir.FailureMissingOutputs: "missing outputs",
 	statedir.FailureWritePolicy:    "write policy",
+	statedir.FailureRepository:     "repository changed",
 	statedir.FailureCancelled:      "cancelled",
 	statedir.FailureInterrupted:    "interrupted",
 	statedir.FailureNotStarted:     "not started",

@@ -130,7 +130,7 @@ func TestBuildReportGolden(t *testing.T) {
 	assert.Equal(t, 10, summary.Failures)
 	assert.Equal(t, map[string]int{
 		statedir.FailureTimeout: 2, statedir.FailureNoResult: 1, statedir.FailureExitCode: 2, statedir.FailureMissingOutputs: 1,
-		statedir.FailureWritePolicy: 1, statedir.FailureCancelled: 1, statedir.FailureInterrupted: 1, statedir.FailureNotStarted: 1, statedir.FailureOther: 0,
+		statedir.FailureWritePolicy: 1, statedir.FailureRepository: 0, statedir.FailureCancelled: 1, statedir.FailureInterrupted: 1, statedir.FailureNotStarted: 1, statedir.FailureOther: 0,
 	}, summary.FailuresByClass)
 	assert.Equal(t, 3, summary.Degradations)
 	assert.Equal(t, 1, summary.WorkersCompleted)
@@ -147,7 +147,7 @@ func TestBuildReportEmptyRun(t *testing.T) {
 	js, err := json.Marshal(summary)
 	require.NoError(t, err)
 	assert.NotContains(t, string(js), "null", "every map is present for scripts")
-	assert.Contains(t, string(js), `"failuresByClass":{"cancelled":0,"exitCode":0,"interrupted":0,"missingOutputs":0,"noResult":0,"notStarted":0,"other":0,"timeout":0,"writePolicy":0}`)
+	assert.Contains(t, string(js), `"failuresByClass":{"cancelled":0,"exitCode":0,"interrupted":0,"missingOutputs":0,"noResult":0,"notStarted":0,"other":0,"repository":0,"timeout":0,"writePolicy":0}`)
 }
 
 func TestFailureClassComesFromTheRow(t *testing.T) {

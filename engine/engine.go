@@ -31,6 +31,8 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // Options are what the engine is given besides the plan.
@@ -46,7 +48,7 @@ type Options struct {
 	Resumed *statedir.TeamState
 	// Isolation is what PrepareIsolation found; a plan with isolated
 	// workers cannot start without it.
-	Isolation *Isolation
+	Isolation *workspace.Isolation
 }
 
 // Errors of the manual controls.
@@ -165,8 +167,8 @@ type attemptRT struct {
 	committing bool
 	// repoBefore is the shared repository as an isolated attempt found it;
 	// repoFound what its settlement's check found (repocheck.go).
-	repoBefore *repoState
-	repoFound  repoFindings
+	repoBefore *workspace.RepoState
+	repoFound  workspace.RepoFindings
 	// coRunning names the workers whose attempts ran in the shared
 	// workspace while this one did (itself included): who may have
 	// written what its audit finds.
@@ -222,7 +224,7 @@ func (e *Engine) Start() error {
 		Dispatches: []statedir.DispatchRow{},
 	}
 	if e.plan.HasIsolated() && e.opts.Isolation == nil {
-		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", ErrIsolation)
+		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", workspace.ErrIsolation)
 	}
 	if e.opts.Isolation != nil {
 		e.st.GitFiles = e.opts.Isolation.GitFiles
@@ -263,7 +265,7 @@ func (e *Engine) Start() error {
 		}
 		if spec.Isolated() {
 			w.iso = e.newIsoRT(spec)
-			row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, spec.Worktree, spec.Branch, w.iso.wt.base
+			row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, spec.Worktree, spec.Branch, w.iso.wt.Base
 			row.WorktreeOutcome = ""
 		}
 		e.st.Workers = append(e.st.Workers, row)
@@ -392,7 +394,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	}
 	row.Isolation = runfile.IsolationNone
 	if w.iso != nil {
-		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, w.iso.wt.path, w.iso.wt.branch, w.iso.wt.base
+		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, w.iso.wt.Path, w.iso.wt.Branch, w.iso.wt.Base
 	}
 	prevIdx := e.lastRowOf(w)
 	a.idx = len(e.st.Dispatches)
@@ -486,12 +488,12 @@ type openResult struct {
 	handle      Handle
 	surface     runfile.SurfaceKind
 	audit       *writeAudit
-	log         *outputLog // nil when the attempt folder could not be made
-	failure     string     // why no process was started
-	final       bool       // and another attempt would fail the same way
-	degradedWhy string     // the last surface's reason when a later one opened
-	prevCommit  string     // the previous attempt's leftovers, committed before this one
-	repoBefore  *repoState // an isolated attempt's repository at its start
+	log         *outputLog           // nil when the attempt folder could not be made
+	failure     string               // why no process was started
+	final       bool                 // and another attempt would fail the same way
+	degradedWhy string               // the last surface's reason when a later one opened
+	prevCommit  string               // the previous attempt's leftovers, committed before this one
+	repoBefore  *workspace.RepoState // an isolated attempt's repository at its start
 }
 
 func (j openJob) run() openResult {
@@ -1062,7 +1064,7 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 			}
 		}
 	}
-	if why := a.repoFound.reason(); why != "" {
+	if why := a.repoFound.Reason(); why != "" {
 		// Failed as the write audit fails an attempt, and not retried: the
 		// agent would do it again (docs/isolation.md).
 		e.repositoryChanged(a, why)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 func intp(n int) *int { return &n }
@@ -400,7 +402,7 @@ func startHarnessWith(t testing.TB, plan *runfile.Plan, setup func(pane, wrapper
 	h := &harness{t: t, plan: plan, clock: NewFakeClock(t0),
 		pane: newFakeSurface(runfile.SurfacePane), wrapper: newFakeSurface(runfile.SurfaceWrapper)}
 	setup(h.pane, h.wrapper)
-	iso, err := PrepareIsolation(plan, nil, t0)
+	iso, err := workspace.PrepareIsolation(plan, nil, t0)
 	require.NoError(t, err)
 	h.eng = New(plan, Options{
 		Surfaces:  map[runfile.SurfaceKind]Surface{runfile.SurfacePane: h.pane, runfile.SurfaceWrapper: h.wrapper},

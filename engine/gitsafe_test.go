@@ -19,6 +19,8 @@ import (
 	"github.com/rostra-dev/rostra/runfile"
 
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // planted is a folder of programs that each record their runs in one
@@ -85,14 +87,14 @@ func hostileRun(t *testing.T, before func(repo string), during func(repo, wt str
 
 // reviewAndMerge is what a person does after the run: the diff, coloured
 // and not, then the merge; it returns the merge's error.
-func reviewAndMerge(t *testing.T, st *statedir.TeamState, opts MergeOptions) error {
+func reviewAndMerge(t *testing.T, st *statedir.TeamState, opts workspace.MergeOptions) error {
 	t.Helper()
 	for _, color := range []bool{false, true} {
-		diff, _, err := WorktreeDiffWith(st, "a", DiffOptions{Color: color, Text: color})
+		diff, _, err := workspace.WorktreeDiffWith(st, "a", workspace.DiffOptions{Color: color, Text: color})
 		require.NoError(t, err)
 		assert.Contains(t, string(diff), "from a")
 	}
-	_, err := MergeWorktreeWith(st, "a", opts)
+	_, err := workspace.MergeWorktreeWith(st, "a", opts)
 	return err
 }
 
@@ -127,7 +129,7 @@ func TestRostrasGitRunsNoFilterTheRepositoryNames(t *testing.T) {
 		writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt filter=pwn\n")
 	})
 	assert.Equal(t, "line\nfrom a\n", gitT(t, plan.Workspace, "cat-file", "-p", "rostra/t/a:src/f1.txt")+"\n", "the worker's bytes, not a filter's")
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a filter ran")
 	assert.Equal(t, "line\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"))
 }
@@ -140,7 +142,7 @@ func TestRostrasGitRunsNoProcessFilter(t *testing.T) {
 		gitT(t, repo, "config", "filter.pwn.process", p.prog(t, "process"))
 		writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt filter=pwn\n")
 	})
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a process filter ran")
 	assert.Equal(t, "line\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"))
 }
@@ -157,7 +159,7 @@ func TestRostrasGitRunsNoDiffDriver(t *testing.T) {
 		gitT(t, repo, "config", "diff.external", p.prog(t, "diff-external"))
 		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "* diff=pwn\n")
 	})
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a diff driver ran")
 }
 
@@ -173,7 +175,7 @@ func TestRostrasGitRunsNoMergeDriver(t *testing.T) {
 	})
 	writeFile(t, filepath.Join(plan.Workspace, "src/f1.txt"), "top\nline\n")
 	gitT(t, plan.Workspace, "commit", "-q", "-am", "the person's change")
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a merge driver ran")
 	assert.Equal(t, "top\nline\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"), "both changes, merged as git merges text")
 }
@@ -187,7 +189,7 @@ func TestRostrasGitRunsNoFSMonitor(t *testing.T) {
 		gitT(t, repo, "config", "core.fsmonitor", p.prog(t, "fsmonitor-shared"))
 		gitT(t, wt, "config", "--worktree", "core.fsmonitor", p.prog(t, "fsmonitor-worktree"))
 	})
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "an fsmonitor ran")
 }
 
@@ -214,7 +216,7 @@ func TestRostrasGitRunsNoHook(t *testing.T) {
 		p.hooks(t, own, "pre-commit", "post-commit", "reference-transaction")
 		gitT(t, wt, "config", "--worktree", "core.hooksPath", own)
 	})
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a hook ran")
 }
 
@@ -239,7 +241,7 @@ func TestMergeRunsTheUsersHooksOnlyWhenAsked(t *testing.T) {
 	plan, st := hostileRun(t, func(repo string) {
 		p.hooks(t, filepath.Join(commonDir(repo), "hooks"), everyHook...)
 	}, nil)
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{Hooks: true}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{Hooks: true}))
 	ran := p.ran(t)
 	assert.Contains(t, ran, "pre-merge-commit")
 	assert.Contains(t, ran, "post-merge")
@@ -256,7 +258,7 @@ func TestRostrasGitSignsNothing(t *testing.T) {
 		gitT(t, repo, "config", "gpg.program", p.prog(t, "gpg"))
 		gitT(t, repo, "config", "commit.gpgSign", "true")
 	})
-	err := reviewAndMerge(t, st, MergeOptions{})
+	err := reviewAndMerge(t, st, workspace.MergeOptions{})
 	assert.Empty(t, p.ran(t), "gpg.program ran")
 	require.NoError(t, err)
 }
@@ -275,7 +277,7 @@ func TestRostrasGitFetchesNothing(t *testing.T) {
 	gitT(t, origin, "config", "uploadpack.allowFilter", "true")
 	clone := exec.Command("git", "-c", "protocol.file.allow=always", "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+origin, "clone")
 	clone.Dir = root
-	clone.Env = gitEnv("GIT_ALLOW_PROTOCOL=file")
+	clone.Env = workspace.GitEnv("GIT_ALLOW_PROTOCOL=file")
 	out, err := clone.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	repo := filepath.Join(root, "clone")
@@ -284,8 +286,8 @@ func TestRostrasGitFetchesNothing(t *testing.T) {
 	gitT(t, repo, "config", "core.sshCommand", p.prog(t, "ssh"))
 
 	base := gitT(t, repo, "rev-parse", "HEAD")
-	wt := worktree{worker: "a", repo: repo, path: filepath.Join(root, "wt"), branch: "rostra/t/a", base: base}
-	err = wt.ensure()
+	wt := workspace.Worktree{Worker: "a", Repo: repo, Path: filepath.Join(root, "wt"), Branch: "rostra/t/a", Base: base}
+	err = wt.Ensure()
 	assert.Empty(t, p.ran(t), "core.sshCommand ran")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not allowed")
@@ -302,7 +304,7 @@ func TestDriverOverridesReadEveryName(t *testing.T) {
 	gitT(t, repo, "config", "include.path", inc)
 	gitT(t, repo, "config", "filter.a=b.smudge", "x")
 	gitT(t, repo, "config", "diff.renames", "true")
-	env, err := driverOverrides(repo, gitEnv())
+	env, err := workspace.DriverOverrides(repo, workspace.GitEnv())
 	require.NoError(t, err)
 	joined := strings.Join(env, "\n")
 	assert.Contains(t, joined, "=filter.inc.clean\n")

@@ -17,6 +17,8 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // holdSnapshots makes every write-audit walk wait until the returned
@@ -27,7 +29,7 @@ func holdSnapshots(t *testing.T) (entered chan string, release func()) {
 	gate := make(chan struct{})
 	entered = make(chan string, 16)
 	orig := snapshotWorkspace
-	snapshotWorkspace = func(root string, exclude []string) (*WorkspaceSnapshot, error) {
+	snapshotWorkspace = func(root string, exclude []string) (*workspace.WorkspaceSnapshot, error) {
 		entered <- root
 		<-gate
 		return orig(root, exclude)

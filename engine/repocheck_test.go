@@ -20,6 +20,8 @@ import (
 	"github.com/rostra-dev/rostra/runfile"
 
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // startHostileAttempt starts one isolated worker whose attempt is open, and returns
@@ -161,8 +163,8 @@ func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
 	hook := filepath.Join(plan.Workspace, ".git", "hooks", "pre-merge-commit")
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755))
 
-	_, err := MergeWorktree(st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err := workspace.MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "the repository's .git/hooks/pre-merge-commit changed since run t started")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 	assert.NoFileExists(t, ran)
@@ -172,8 +174,8 @@ func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(wt, ".gitattributes"), []byte("*.txt filter=pwn\n"), 0o644))
 	gitT(t, wt, "add", ".gitattributes")
 	gitT(t, wt, "commit", "-q", "-m", "attributes")
-	_, err = MergeWorktree(st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err = workspace.MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "rostra/t/a changes .gitattributes, which tells git what to run on files")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 }

@@ -19,6 +19,8 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // benchWorkspace is a folder of n empty files, 1,000 to a folder, made once
@@ -139,7 +141,7 @@ func BenchmarkAuditSnapshotMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		s, err := SnapshotWorkspace(ws, nil)
+		s, err := workspace.SnapshotWorkspace(ws, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

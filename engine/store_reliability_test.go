@@ -242,7 +242,7 @@ func TestReliabilityStateFilesArePrivate(t *testing.T) {
 	fh.finish(0)
 	h.event(statedir.EventRunFinished)
 	h.sync()
-	_, _, err = report.WriteReport(plan.StateDir, t0.Add(time.Hour), nil)
+	_, _, err = report.WriteReport(plan.StateDir, t0.Add(time.Hour))
 	require.NoError(t, err)
 	checkPrivate(t, plan.StateDir)
 }

@@ -21,6 +21,8 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // gitT runs git in dir for a test, as someone git knows.
@@ -28,7 +30,7 @@ func gitT(t testing.TB, dir string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-c", "user.name=test", "-c", "user.email=test@localhost", "-c", "init.defaultBranch=main"}, args...)...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = workspace.GitEnv()
 	out, err := cmd.CombinedOutput()
 	require.NoError(t, err, "git %s: %s", strings.Join(args, " "), out)
 	return strings.TrimSpace(string(out))
@@ -291,7 +293,7 @@ func TestRunEndRemovesEmptyAndMergedWorktreesAndKeepsTheRest(t *testing.T) {
 	h.event(statedir.EventRunFinished)
 	h.sync()
 	st := h.eng.Snapshot()
-	res, err := MergeWorktree(&st, "merged", "")
+	res, err := workspace.MergeWorktree(&st, "merged", "")
 	require.NoError(t, err)
 	assert.False(t, res.Removed, "the run's own end removes it")
 	assert.FileExists(t, filepath.Join(plan.Workspace, "src/new.txt"))
@@ -312,7 +314,7 @@ func TestRunEndRemovesEmptyAndMergedWorktreesAndKeepsTheRest(t *testing.T) {
 		assert.Empty(t, gitT(t, plan.Workspace, "branch", "--list", "rostra/t/"+id), "%s's branch is deleted", id)
 	}
 	assert.DirExists(t, filepath.Join(plan.StateDir, "worktrees", "kept"))
-	assert.Equal(t, []string{"kept: rostra/t/kept (+1 −0, 1 file) at " + filepath.Join(plan.StateDir, "worktrees", "kept")}, KeptWorktrees(st2))
+	assert.Equal(t, []string{"kept: rostra/t/kept (+1 −0, 1 file) at " + filepath.Join(plan.StateDir, "worktrees", "kept")}, workspace.KeptWorktrees(st2))
 }
 
 // finishedRun runs one isolated worker that changes src/f1.txt and
@@ -332,16 +334,16 @@ func finishedRun(t *testing.T) (*runfile.Plan, *statedir.TeamState) {
 
 func TestMergeOfACleanBranch(t *testing.T) {
 	plan, st := finishedRun(t)
-	diff, info, err := WorktreeDiff(st, "a", false)
+	diff, info, err := workspace.WorktreeDiff(st, "a", false)
 	require.NoError(t, err)
 	assert.Contains(t, string(diff), "+from a")
 	assert.Equal(t, statedir.DiffStat{Files: 1, Additions: 1}, info.Stat)
 	assert.NotContains(t, string(diff), "\x1b[")
-	colour, _, err := WorktreeDiff(st, "a", true)
+	colour, _, err := workspace.WorktreeDiff(st, "a", true)
 	require.NoError(t, err)
 	assert.Contains(t, string(colour), "\x1b[")
 
-	res, err := MergeWorktree(st, "a", "")
+	res, err := workspace.MergeWorktree(st, "a", "")
 	require.NoError(t, err)
 	assert.Equal(t, "main", res.Into)
 	assert.True(t, res.Removed, "after the run, a merged worktree is removed")
@@ -351,8 +353,8 @@ func TestMergeOfACleanBranch(t *testing.T) {
 	assert.Equal(t, "rostra: merge rostra/t/a (worker a of run t)", gitT(t, plan.Workspace, "log", "-1", "--format=%s"))
 	assert.Equal(t, res.Commit, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 	assert.NoDirExists(t, filepath.Join(plan.StateDir, "worktrees", "a"))
-	_, err = MergeWorktree(st, "a", "")
-	assert.ErrorIs(t, err, ErrReview, "the branch is gone now")
+	_, err = workspace.MergeWorktree(st, "a", "")
+	assert.ErrorIs(t, err, workspace.ErrReview, "the branch is gone now")
 }
 
 func TestMergeConflictIsRefusedAndTouchesNothing(t *testing.T) {
@@ -362,8 +364,8 @@ func TestMergeConflictIsRefusedAndTouchesNothing(t *testing.T) {
 	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
 	tip := gitT(t, plan.Workspace, "rev-parse", "rostra/t/a")
 
-	_, err := MergeWorktree(st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err := workspace.MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "rostra/t/a conflicts with main in src/f1.txt")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 	assert.Equal(t, tip, gitT(t, plan.Workspace, "rev-parse", "rostra/t/a"))
@@ -378,8 +380,8 @@ func TestMergeIntoADirtyWorkspaceIsRefused(t *testing.T) {
 	plan, st := finishedRun(t)
 	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, "src/f2.txt"), []byte("edited\n"), 0o644))
 	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
-	_, err := MergeWorktree(st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err := workspace.MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "has uncommitted changes (src/f2.txt)")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 	data, err := os.ReadFile(filepath.Join(plan.Workspace, "src/f2.txt"))
@@ -392,10 +394,10 @@ func TestMergeIntoADirtyWorkspaceIsRefused(t *testing.T) {
 
 func TestMergeOfAWorkerOfTheSharedWorkspaceIsRefused(t *testing.T) {
 	st := &statedir.TeamState{Run: "t", Workspace: t.TempDir(), Workers: []statedir.WorkerRow{{WorkerID: "a"}}}
-	_, err := MergeWorktree(st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err := workspace.MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "isolation: none")
-	_, err = MergeWorktree(st, "nobody", "")
+	_, err = workspace.MergeWorktree(st, "nobody", "")
 	assert.Contains(t, err.Error(), `run t has no worker "nobody" (its workers: a)`)
 }
 
@@ -414,7 +416,7 @@ func TestResumeReusesTheWorktree(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, "later.txt"), []byte("x"), 0o644))
 	gitT(t, plan.Workspace, "add", "later.txt")
 	gitT(t, plan.Workspace, "commit", "-q", "-m", "later")
-	iso, err := PrepareIsolation(plan, st, t0)
+	iso, err := workspace.PrepareIsolation(plan, st, t0)
 	require.NoError(t, err)
 	assert.Equal(t, base, iso.Base)
 
@@ -437,8 +439,8 @@ func TestPrepareIsolationRefusesARepositoryWithoutACommit(t *testing.T) {
 	p := testPlan(t, isolated(runfile.WorkerSpec{ID: "a"}))
 	gitT(t, p.Workspace, "init", "-q")
 	p.PlaceWorktrees(p.Workspace, ".")
-	_, err := PrepareIsolation(p, nil, t0)
-	require.ErrorIs(t, err, ErrIsolation)
+	_, err := workspace.PrepareIsolation(p, nil, t0)
+	require.ErrorIs(t, err, workspace.ErrIsolation)
 	assert.Contains(t, err.Error(), "has no commit yet")
 }
 
@@ -446,7 +448,7 @@ func TestPrepareIsolationWarnsOfUncommittedChanges(t *testing.T) {
 	p, _ := gitPlan(t, isolated(runfile.WorkerSpec{ID: "a"}))
 	require.NoError(t, os.WriteFile(filepath.Join(p.Workspace, "src/f1.txt"), []byte("edited\n"), 0o644))
 	require.NoError(t, os.WriteFile(filepath.Join(p.Workspace, "new.txt"), []byte("new\n"), 0o644))
-	iso, err := PrepareIsolation(p, nil, t0)
+	iso, err := workspace.PrepareIsolation(p, nil, t0)
 	require.NoError(t, err)
 	assert.Equal(t, "1 changed, 1 untracked", iso.Dirty)
 }
@@ -455,7 +457,7 @@ func TestANewRunSetsAnEarlierRunsUnmergedBranchAside(t *testing.T) {
 	plan, st := finishedRun(t)
 	tip := gitT(t, plan.Workspace, "rev-parse", "rostra/t/a")
 	require.NoError(t, os.Remove(filepath.Join(plan.StateDir, statedir.TeamStateFile)))
-	iso, err := PrepareIsolation(plan, nil, t0)
+	iso, err := workspace.PrepareIsolation(plan, nil, t0)
 	require.NoError(t, err)
 	aside := "rostra/t/a-" + t0.Format("20060102T150405Z")
 	assert.Equal(t, []string{"an earlier run's unmerged work on rostra/t/a is kept as branch " + aside}, iso.Archived)
@@ -465,8 +467,8 @@ func TestANewRunSetsAnEarlierRunsUnmergedBranchAside(t *testing.T) {
 }
 
 func TestGitErrorsSayWhatAndWhere(t *testing.T) {
-	_, err := readGit(t.TempDir()).run("rev-parse", "--show-toplevel")
-	var ge *gitError
+	_, err := workspace.ReadGit(t.TempDir()).Run("rev-parse", "--show-toplevel")
+	var ge *workspace.GitError
 	require.True(t, errors.As(err, &ge))
 	assert.Contains(t, err.Error(), "git rev-parse --show-toplevel (in ")
 	assert.Contains(t, err.Error(), "not a git repository")
@@ -540,21 +542,21 @@ func TestMergeWaitsForTheWorkerAndForTheSharedWorkspace(t *testing.T) {
 	appendTo(t, filepath.Join(opened["a"].spec.Dir, "src/f1.txt"), "from a\n")
 	h.sync()
 	st := h.eng.Snapshot()
-	_, err = MergeWorktree(&st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err = workspace.MergeWorktree(&st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "a is running: its work is not all on rostra/t/a yet")
 
 	opened["a"].finish(0)
 	h.event(statedir.EventWorktreeCommitted)
 	st = h.eng.Snapshot()
-	_, err = MergeWorktree(&st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err = workspace.MergeWorktree(&st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "shared run in the workspace: a merge now would change files under them")
 
 	opened["shared"].finish(0)
 	h.event(statedir.EventRunFinished)
 	st = h.eng.Snapshot()
-	res, err := MergeWorktree(&st, "a", "")
+	res, err := workspace.MergeWorktree(&st, "a", "")
 	require.NoError(t, err)
 	assert.False(t, res.Removed)
 }
@@ -563,16 +565,16 @@ func TestEnsureChecksOutAWorktreeLeftUnpopulatedAndNeverResetsWork(t *testing.T)
 	repo, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	base := initRepo(t, repo)
-	wt := worktree{worker: "a", repo: repo, path: filepath.Join(repo, ".rostra", "t", "worktrees", "a"), branch: "rostra/t/a", base: base}
-	require.NoError(t, wt.register()) // rostra stopped before the checkout
-	assert.False(t, wt.populated())
-	require.NoError(t, wt.ensure())
-	assert.True(t, wt.populated())
-	assert.FileExists(t, filepath.Join(wt.path, "src", "f7.txt"))
+	wt := workspace.Worktree{Worker: "a", Repo: repo, Path: filepath.Join(repo, ".rostra", "t", "worktrees", "a"), Branch: "rostra/t/a", Base: base}
+	require.NoError(t, wt.Register()) // rostra stopped before the checkout
+	assert.False(t, wt.Populated())
+	require.NoError(t, wt.Ensure())
+	assert.True(t, wt.Populated())
+	assert.FileExists(t, filepath.Join(wt.Path, "src", "f7.txt"))
 
-	appendTo(t, filepath.Join(wt.path, "src", "f1.txt"), "work in progress\n")
-	require.NoError(t, wt.ensure())
-	data, err := os.ReadFile(filepath.Join(wt.path, "src", "f1.txt"))
+	appendTo(t, filepath.Join(wt.Path, "src", "f1.txt"), "work in progress\n")
+	require.NoError(t, wt.Ensure())
+	data, err := os.ReadFile(filepath.Join(wt.Path, "src", "f1.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "line\nwork in progress\n", string(data), "a checked-out worktree is left as it is")
 }
@@ -581,15 +583,15 @@ func TestAWorktreeRemovedByHandIsMadeAgainOnItsBranch(t *testing.T) {
 	repo, err := filepath.EvalSymlinks(t.TempDir())
 	require.NoError(t, err)
 	base := initRepo(t, repo)
-	wt := worktree{worker: "a", repo: repo, path: filepath.Join(repo, ".rostra", "t", "worktrees", "a"), branch: "rostra/t/a", base: base}
-	require.NoError(t, wt.ensure())
-	appendTo(t, filepath.Join(wt.path, "src", "f1.txt"), "attempt 1\n")
-	commit, err := wt.commitAll(attemptMessage("a", 1, statedir.StatusError))
+	wt := workspace.Worktree{Worker: "a", Repo: repo, Path: filepath.Join(repo, ".rostra", "t", "worktrees", "a"), Branch: "rostra/t/a", Base: base}
+	require.NoError(t, wt.Ensure())
+	appendTo(t, filepath.Join(wt.Path, "src", "f1.txt"), "attempt 1\n")
+	commit, err := wt.CommitAll(workspace.AttemptMessage("a", 1, statedir.StatusError))
 	require.NoError(t, err)
 	require.NoError(t, os.RemoveAll(filepath.Join(repo, ".rostra"))) // the state dir deleted, worktrees with it
-	require.NoError(t, wt.ensure())
-	assert.Equal(t, commit, gitT(t, wt.path, "rev-parse", "HEAD"), "checked out again on its branch, its commits kept")
-	data, err := os.ReadFile(filepath.Join(wt.path, "src", "f1.txt"))
+	require.NoError(t, wt.Ensure())
+	assert.Equal(t, commit, gitT(t, wt.Path, "rev-parse", "HEAD"), "checked out again on its branch, its commits kept")
+	data, err := os.ReadFile(filepath.Join(wt.Path, "src", "f1.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "line\nattempt 1\n", string(data))
 }
@@ -679,7 +681,7 @@ func TestRunEndKeepsAWorktreeHoldingIgnoredFiles(t *testing.T) {
 	assert.Contains(t, kept.Reason, "it holds files git ignores (out/)")
 
 	// rostra merge after the run: nothing to merge, and the worktree stays.
-	res, err := MergeWorktree(st, "reviewer", "")
+	res, err := workspace.MergeWorktree(st, "reviewer", "")
 	require.NoError(t, err)
 	assert.True(t, res.AlreadyMerged)
 	assert.False(t, res.Removed)
@@ -688,7 +690,7 @@ func TestRunEndKeepsAWorktreeHoldingIgnoredFiles(t *testing.T) {
 
 	// A new run of the same name does not remove it either: it stops, and
 	// says what to do, as for uncommitted changes.
-	_, err = PrepareIsolation(plan, nil, t0)
+	_, err = workspace.PrepareIsolation(plan, nil, t0)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "holds files git ignores (out/)")
 	assert.FileExists(t, result, "the worker's result survives a new run")

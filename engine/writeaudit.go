@@ -21,15 +21,17 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // snapshotWorkspace is SnapshotWorkspace; tests replace it to hold a walk.
-var snapshotWorkspace = SnapshotWorkspace
+var snapshotWorkspace = workspace.SnapshotWorkspace
 
 type writeAudit struct {
 	workspace string
 	exclude   []string
-	before    *WorkspaceSnapshot
+	before    *workspace.WorkspaceSnapshot
 }
 
 // startWriteAudit snapshots workspace, less the exclude folders.
@@ -99,13 +101,13 @@ func auditVerdict(c auditChanges, d *statedir.DispatchRow, failure string, own [
 	if c.err != nil {
 		return "write audit: snapshot after the attempt: " + c.err.Error()
 	}
-	changed := WritePolicyViolations(c.changed, policy)
-	changed = WritePolicyViolations(changed, literalPolicy(own))
-	violations := WritePolicyViolations(changed, others)
+	changed := workspace.WritePolicyViolations(c.changed, policy)
+	changed = workspace.WritePolicyViolations(changed, literalPolicy(own))
+	violations := workspace.WritePolicyViolations(changed, others)
 	if len(violations) == 0 {
 		return ""
 	}
-	reason := WritePolicyReason(violations, failure)
+	reason := workspace.WritePolicyReason(violations, failure)
 	if len(coRunning) > 1 {
 		reason = strings.Replace(reason, "readonly source changed: ",
 			fmt.Sprintf("readonly source changed (unattributed: %d workers ran at once: %s): ", len(coRunning), strings.Join(coRunning, ", ")), 1)

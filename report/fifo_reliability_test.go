@@ -41,6 +41,6 @@ func TestReliabilityStateFilesThatAreNotRegularFilesAreErrors(t *testing.T) {
 	assert.EqualError(t, err, "open "+filepath.Join(dir, statedir.EventsFile)+": is a named pipe (FIFO), not a regular file")
 	err = returnsWithin(t, 5*time.Second, func() error { _, err := statedir.OpenEventLog(filepath.Join(dir, statedir.EventsFile)); return err })
 	assert.ErrorContains(t, err, "is a named pipe (FIFO), not a regular file")
-	err = returnsWithin(t, 5*time.Second, func() error { _, _, err := WriteReport(dir, reportT0, nil); return err })
+	err = returnsWithin(t, 5*time.Second, func() error { _, _, err := WriteReport(dir, reportT0); return err })
 	assert.ErrorContains(t, err, "is a named pipe (FIFO), not a regular file")
 }

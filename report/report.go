@@ -35,6 +35,8 @@ import (
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // FailureClasses lists the failure classes in the order the report shows
@@ -416,10 +418,7 @@ var ErrNoRunState = errors.New("no rostra run state")
 // WriteReport reads the run in stateDir and writes its report to
 // <stateDir>/reports/report-<UTC timestamp>.md (folder 0700, file 0600),
 // replacing the file atomically. It writes nothing else and takes no lock.
-// mergedSince, when not nil, marks in the state the kept worktrees merged
-// since the run (engine.MarkMergedSince: the report asks git through the
-// engine's git runner, which it does not link).
-func WriteReport(stateDir string, now time.Time, mergedSince func(*statedir.TeamState)) (path string, summary ReportSummary, err error) {
+func WriteReport(stateDir string, now time.Time) (path string, summary ReportSummary, err error) {
 	info, err := os.Stat(stateDir)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -448,9 +447,7 @@ func WriteReport(stateDir string, now time.Time, mergedSince func(*statedir.Team
 		// before the last one is damage a human must look at.
 		return "", summary, fmt.Errorf("read events: %w", err)
 	}
-	if mergedSince != nil {
-		mergedSince(st)
-	}
+	workspace.MarkMergedSince(st)
 	markdown, summary := BuildReport(st, events, now)
 	if note != "" {
 		title, rest, _ := strings.Cut(markdown, "\n")

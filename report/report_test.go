@@ -215,7 +215,7 @@ func TestWriteReportOnLiveRunWithTornEvents(t *testing.T) {
 	before := reportTree(t, dir)
 
 	now := time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC)
-	path, summary, err := WriteReport(dir, now, nil)
+	path, summary, err := WriteReport(dir, now)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(dir, "reports", "report-20261130T071500Z.md"), path)
 	assert.Equal(t, len(events), summary.Events, "the torn line is skipped, every whole one counted")
@@ -257,7 +257,7 @@ func TestWriteReportRefusesWhatIsNotAStateDir(t *testing.T) {
 		"relative missing": {"no/such/dir", "no/such/dir does not exist"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, _, err := WriteReport(tt.dir, reportT0, nil)
+			_, _, err := WriteReport(tt.dir, reportT0)
 			require.Error(t, err)
 			assert.True(t, errors.Is(err, ErrNoRunState), "%v", err)
 			assert.Contains(t, err.Error(), tt.mention)
@@ -272,7 +272,7 @@ func TestWriteReportWithoutEventsFile(t *testing.T) {
 	data, err := json.Marshal(statedir.TeamState{Run: "fresh", Status: statedir.RunRunning})
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, statedir.TeamStateFile), data, 0o600))
-	_, summary, err := WriteReport(dir, reportT0, nil)
+	_, summary, err := WriteReport(dir, reportT0)
 	require.NoError(t, err)
 	assert.Equal(t, 0, summary.Events)
 }
@@ -282,12 +282,12 @@ func TestWriteReportWithoutEventsFile(t *testing.T) {
 func TestWriteReportTwiceInTheSameSecondKeepsBoth(t *testing.T) {
 	dir, _ := reportStateDir(t)
 	now := time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC)
-	first, _, err := WriteReport(dir, now, nil)
+	first, _, err := WriteReport(dir, now)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(first, []byte("the first report, read and annotated\n"), 0o600))
-	second, _, err := WriteReport(dir, now.Add(500*time.Millisecond), nil)
+	second, _, err := WriteReport(dir, now.Add(500*time.Millisecond))
 	require.NoError(t, err)
-	third, _, err := WriteReport(dir, now.Add(900*time.Millisecond), nil)
+	third, _, err := WriteReport(dir, now.Add(900*time.Millisecond))
 	require.NoError(t, err)
 
 	assert.Equal(t, filepath.Join(dir, "reports", "report-20261130T071500Z.md"), first)
@@ -309,7 +309,7 @@ func TestWriteReportNeverWritesThroughAPlantedReportsLink(t *testing.T) {
 	outside := t.TempDir()
 	require.NoError(t, os.RemoveAll(filepath.Join(dir, statedir.ReportsDir)))
 	require.NoError(t, os.Symlink(outside, filepath.Join(dir, statedir.ReportsDir)))
-	_, _, err := WriteReport(dir, time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC), nil)
+	_, _, err := WriteReport(dir, time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC))
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), filepath.Join(dir, statedir.ReportsDir)+" is a symlink (to "+outside+")")
 	written, err := os.ReadDir(outside)

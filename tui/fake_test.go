@@ -17,6 +17,8 @@ import (
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 var testNow = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
@@ -107,14 +109,14 @@ func (f *fakeEngine) Handle(worker string) (engine.Handle, int) {
 	return h, n
 }
 
-func (f *fakeEngine) Diff(worker string, color bool) ([]byte, engine.DiffInfo, error) {
+func (f *fakeEngine) Diff(worker string, color bool) ([]byte, workspace.DiffInfo, error) {
 	st := f.Snapshot()
-	return engine.WorktreeDiff(&st, worker, color)
+	return workspace.WorktreeDiff(&st, worker, color)
 }
 
-func (f *fakeEngine) Merge(worker, pin string) (engine.MergeResult, error) {
+func (f *fakeEngine) Merge(worker, pin string) (workspace.MergeResult, error) {
 	st := f.Snapshot()
-	return engine.MergeWorktree(&st, worker, pin)
+	return workspace.MergeWorktree(&st, worker, pin)
 }
 
 func (f *fakeEngine) Retry(worker string) error {

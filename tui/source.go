@@ -22,6 +22,8 @@ import (
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // Engine is the part of *engine.Engine the UI uses.
@@ -33,10 +35,10 @@ type Engine interface {
 	Cancel(worker string) error
 	// Diff and Merge review an isolated worker's branch (git runs in the
 	// engine, not in the UI).
-	Diff(worker string, color bool) ([]byte, engine.DiffInfo, error)
+	Diff(worker string, color bool) ([]byte, workspace.DiffInfo, error)
 	// Merge's pin is the commit the person reviewed ("" for none): the
 	// merge is refused when the branch moved since.
-	Merge(worker, pin string) (engine.MergeResult, error)
+	Merge(worker, pin string) (workspace.MergeResult, error)
 }
 
 // Events is the engine's event queue (*engine.Subscription).

@@ -14,11 +14,12 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // diffView is a pane's diff: on while shown (or being read), term once read.
@@ -26,7 +27,7 @@ type diffView struct {
 	on   bool
 	seq  int // which D press the term answers; older answers are dropped
 	term *vt.Terminal
-	info engine.DiffInfo
+	info workspace.DiffInfo
 	err  string
 }
 
@@ -50,7 +51,7 @@ type diffMsg struct {
 	worker string
 	seq    int
 	term   *vt.Terminal
-	info   engine.DiffInfo
+	info   workspace.DiffInfo
 	err    error
 }
 
@@ -140,7 +141,7 @@ func (m *Model) merge(worker, pin string) tea.Cmd {
 	return func() tea.Msg {
 		res, err := eng.Merge(worker, pin)
 		switch {
-		case errors.Is(err, engine.ErrReview):
+		case errors.Is(err, workspace.ErrReview):
 			return controlMsg{note: "not merged: " + err.Error()}
 		case err != nil:
 			return controlMsg{note: "merge failed: " + err.Error()}

@@ -15,9 +15,10 @@ import (
 	"path/filepath"
 
 	"github.com/rostra-dev/rostra"
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
@@ -97,7 +98,7 @@ func initDemoRepo(ws string) error {
 		{"commit", "-q", "--no-verify", "-m", "rostra demo: the workspace before the run"},
 	} {
 		cmd := exec.Command("git", append([]string{
-			"-c", "user.name=" + engine.RostraName, "-c", "user.email=" + engine.RostraEmail,
+			"-c", "user.name=" + workspace.RostraName, "-c", "user.email=" + workspace.RostraEmail,
 			"-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false",
 		}, args...)...)
 		cmd.Dir = ws

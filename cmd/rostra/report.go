@@ -14,7 +14,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/report"
 )
 
@@ -31,7 +30,7 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	path, summary, err := report.WriteReport(r.stateDir, time.Now(), engine.MarkMergedSince)
+	path, summary, err := report.WriteReport(r.stateDir, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra report: %v\n", err)
 		if errors.Is(err, report.ErrNoRunState) {

@@ -24,10 +24,11 @@ import (
 	"os"
 	"strings"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 const diffUsage = `usage: rostra diff [--run PATH] [--color auto|always|never] WORKER
@@ -82,11 +83,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	onTerminal := isTerminal(stdout)
-	opts := engine.DiffOptions{Color: useColor}
+	opts := workspace.DiffOptions{Color: useColor}
 	if onTerminal {
-		opts = engine.DiffOptions{Text: true}
+		opts = workspace.DiffOptions{Text: true}
 	}
-	diff, info, err := engine.WorktreeDiffWith(st, rest[0], opts)
+	diff, info, err := workspace.WorktreeDiffWith(st, rest[0], opts)
 	if err != nil {
 		return reviewFailed("diff", err, stderr)
 	}
@@ -117,7 +118,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if st == nil {
 		return code
 	}
-	res, err := engine.MergeWorktreeWith(st, rest[0], engine.MergeOptions{Pin: *pin, Hooks: *hooks})
+	res, err := workspace.MergeWorktreeWith(st, rest[0], workspace.MergeOptions{Pin: *pin, Hooks: *hooks})
 	if err != nil {
 		return reviewFailed("merge", err, stderr)
 	}
@@ -228,7 +229,7 @@ func (c *controlCmd) reviewRun() (*statedir.TeamState, int) {
 func reviewFailed(cmd string, err error, stderr io.Writer) int {
 	// The reason may quote git, which names the worker's files.
 	fmt.Fprintf(stderr, "rostra %s: %s\n", cmd, printable.String(err.Error()))
-	if errors.Is(err, engine.ErrNoWorktree) {
+	if errors.Is(err, workspace.ErrNoWorktree) {
 		return 2
 	}
 	return 1
@@ -265,7 +266,7 @@ func printWorktrees(w io.Writer, st *statedir.TeamState) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", esc(wr.WorkerID), esc(wr.Branch), wr.DiffStat, esc(state), esc(path))
 	}
 	tw.Flush()
-	if kept := engine.KeptWorktrees(st); len(kept) > 0 && st.Status != statedir.RunRunning {
+	if kept := workspace.KeptWorktrees(st); len(kept) > 0 && st.Status != statedir.RunRunning {
 		fmt.Fprintf(w, "\n%d worktree(s) kept with unmerged work: rostra diff WORKER shows it, rostra merge WORKER takes it\n", len(kept))
 	}
 }

@@ -21,6 +21,8 @@ import (
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/statedir"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]
@@ -221,7 +223,7 @@ func startRun(plan *runfile.Plan, resume bool, stderr io.Writer, opts engine.Opt
 			fmt.Fprintf(stderr, "rostra: could not stop pids %v left by the dead rostra\n", left)
 		}
 	}
-	iso, err := engine.PrepareIsolation(plan, prep.Resumed, time.Now())
+	iso, err := workspace.PrepareIsolation(plan, prep.Resumed, time.Now())
 	if err != nil {
 		prep.Lock.Release()
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

@@ -1,7 +1,7 @@
 // mergedsince.go answers, for the run report (report.WriteReport), which
 // worktrees the run's end kept have been merged into the workspace since:
 // the state files of an ended run are not written again, so git is asked.
-package engine
+package workspace
 
 import (
 	"time"
@@ -21,20 +21,20 @@ func MarkMergedSince(st *statedir.TeamState) {
 			continue
 		}
 		if repo == "" {
-			top, err := readGit(st.Workspace).line("rev-parse", "--show-toplevel")
+			top, err := ReadGit(st.Workspace).Line("rev-parse", "--show-toplevel")
 			if err != nil {
 				return // not a repository any more: kept is all that is known
 			}
 			repo = top
 		}
-		g := readGit(repo)
-		if tip, err := g.line("rev-parse", "--verify", "-q", "refs/heads/"+w.Branch); err == nil && tip != "" {
-			if ok, err := isAncestor(repo, tip, "HEAD"); err == nil && ok {
+		g := ReadGit(repo)
+		if tip, err := g.Line("rev-parse", "--verify", "-q", "refs/heads/"+w.Branch); err == nil && tip != "" {
+			if ok, err := IsAncestor(repo, tip, "HEAD"); err == nil && ok {
 				w.WorktreeOutcome = statedir.WorktreeMergedSince
 			}
 			continue
 		}
-		out, err := g.line("log", "-1", "--format=%H", "--fixed-strings", "--grep="+mergeMessage(w.Branch, w.WorkerID, st.Run),
+		out, err := g.Line("log", "-1", "--format=%H", "--fixed-strings", "--grep="+mergeMessage(w.Branch, w.WorkerID, st.Run),
 			"--since="+st.StartedAt.UTC().Format(time.RFC3339), "HEAD")
 		if err == nil && out != "" {
 			w.WorktreeOutcome = statedir.WorktreeMergedSince

@@ -14,7 +14,7 @@
 // digest); checkRepo returns repoFindings, the sentences of the reason and
 // the quarantine refs, and runs git on the worktree's job queue, never on
 // the loop.
-package engine
+package workspace
 
 import (
 	"crypto/sha256"
@@ -30,7 +30,7 @@ import (
 )
 
 // repoState is the shared repository as an attempt found it.
-type repoState struct {
+type RepoState struct {
 	refs  map[string]string // every ref of the repository -> its object
 	head  string            // the worktree's HEAD: "ref: <ref>" or a commit
 	files map[string]string // guarded files (repoFiles) -> digest
@@ -38,20 +38,20 @@ type repoState struct {
 
 // snapshotRepo reads the repository's refs, the worktree's HEAD and its
 // guarded files.
-func (w worktree) snapshotRepo() (*repoState, error) {
-	refs, err := listRefs(w.repo)
+func (w Worktree) SnapshotRepo() (*RepoState, error) {
+	refs, err := listRefs(w.Repo)
 	if err != nil {
 		return nil, err
 	}
-	head, err := worktreeHead(w.path)
+	head, err := worktreeHead(w.Path)
 	if err != nil {
 		return nil, err
 	}
-	files, err := repoFiles(w.repo, w.path)
+	files, err := repoFiles(w.Repo, w.Path)
 	if err != nil {
 		return nil, err
 	}
-	return &repoState{refs: refs, head: head, files: files}, nil
+	return &RepoState{refs: refs, head: head, files: files}, nil
 }
 
 // listRefs is every ref of repo (for-each-ref: branches, tags, remotes,
@@ -59,7 +59,7 @@ func (w worktree) snapshotRepo() (*repoState, error) {
 // (refs/remotes/origin/HEAD) is left out: the ref it names is listed, and
 // putting a symbolic ref back by value would write through it.
 func listRefs(repo string) (map[string]string, error) {
-	out, err := readGit(repo).run("for-each-ref", "--format=%(objectname) %(refname) %(symref)")
+	out, err := ReadGit(repo).Run("for-each-ref", "--format=%(objectname) %(refname) %(symref)")
 	if err != nil {
 		return nil, err
 	}
@@ -76,11 +76,11 @@ func listRefs(repo string) (map[string]string, error) {
 // worktreeHead is dir's HEAD: "ref: <ref>" when it names a branch, else
 // the commit it is detached at.
 func worktreeHead(dir string) (string, error) {
-	g := readGit(dir)
-	if ref, err := g.line("symbolic-ref", "-q", "HEAD"); err == nil && ref != "" {
+	g := ReadGit(dir)
+	if ref, err := g.Line("symbolic-ref", "-q", "HEAD"); err == nil && ref != "" {
 		return "ref: " + ref, nil
 	}
-	return g.line("rev-parse", "--verify", "-q", "HEAD")
+	return g.Line("rev-parse", "--verify", "-q", "HEAD")
 }
 
 // repoFiles digests the files of the shared .git from which git takes
@@ -128,7 +128,7 @@ func repoFiles(repo, worktree string) (map[string]string, error) {
 
 // gitDirOf is `git rev-parse <which>` in dir as an absolute path.
 func gitDirOf(dir, which string) (string, error) {
-	p, err := readGit(dir).line("rev-parse", which)
+	p, err := ReadGit(dir).Line("rev-parse", which)
 	if err != nil {
 		return "", err
 	}
@@ -183,7 +183,7 @@ func changedFiles(before, after map[string]string) []string {
 }
 
 // repoFindings is what checkRepo found and did.
-type repoFindings struct {
+type RepoFindings struct {
 	changes     []string // one sentence per ref or HEAD
 	files       []string // guarded files that changed
 	quarantined []string // refs rostra made to keep what the agent made
@@ -194,10 +194,10 @@ type repoFindings struct {
 // `git fetch` may make hundreds).
 const maxChangesNamed = 10
 
-func (f repoFindings) any() bool { return len(f.changes)+len(f.files) > 0 || f.err != nil }
+func (f RepoFindings) Any() bool { return len(f.changes)+len(f.files) > 0 || f.err != nil }
 
 // reason is the attempt's reason for what was found, "" when nothing.
-func (f repoFindings) reason() string {
+func (f RepoFindings) Reason() string {
 	parts := append([]string(nil), f.changes...)
 	if len(parts) > maxChangesNamed {
 		parts = append(parts[:maxChangesNamed], fmt.Sprintf("%d more refs, put back the same way", len(f.changes)-maxChangesNamed))
@@ -215,7 +215,7 @@ func (f repoFindings) reason() string {
 }
 
 // merge adds g's findings to f's.
-func (f *repoFindings) merge(g repoFindings) {
+func (f *RepoFindings) merge(g RepoFindings) {
 	f.changes = append(f.changes, g.changes...)
 	f.files = append(f.files, g.files...)
 	f.quarantined = append(f.quarantined, g.quarantined...)
@@ -231,15 +231,15 @@ func (f *repoFindings) merge(g repoFindings) {
 // their own attempts; a move of the branch the workspace has checked out
 // that the workspace's index followed was made in the workspace (by a
 // person, or a rostra merge) and is left alone.
-func (w worktree) checkRepo(before *repoState, n int) repoFindings {
-	var f repoFindings
+func (w Worktree) CheckRepo(before *RepoState, n int) RepoFindings {
+	var f RepoFindings
 	if before == nil {
 		return f
 	}
 	quarantine := func(name, value string) string {
 		ref := w.quarantineRef(n, name)
 		for i := 2; ; i++ {
-			cur, _ := readGit(w.repo).line("rev-parse", "--verify", "-q", ref)
+			cur, _ := ReadGit(w.Repo).Line("rev-parse", "--verify", "-q", ref)
 			if cur == "" {
 				break
 			}
@@ -265,7 +265,7 @@ func (w worktree) checkRepo(before *repoState, n int) repoFindings {
 	// The worktree's HEAD first: a branch it was switched to may be one the
 	// refs below delete.
 	own := "ref: " + w.ref()
-	if head, err := worktreeHead(w.path); err != nil {
+	if head, err := worktreeHead(w.Path); err != nil {
 		f.err = err
 	} else if head != own && before.head == own {
 		was := strings.TrimPrefix(head, "ref: ")
@@ -273,15 +273,15 @@ func (w worktree) checkRepo(before *repoState, n int) repoFindings {
 		if !strings.HasPrefix(head, "ref: ") {
 			what = "the worktree's HEAD was detached at " + statedir.ShortCommit(head) + kept(quarantine("HEAD", head))
 		}
-		if _, err := rostraGit(w.path).run("symbolic-ref", "-m", "rostra", "HEAD", w.ref()); err != nil {
+		if _, err := RostraGit(w.Path).Run("symbolic-ref", "-m", "rostra", "HEAD", w.ref()); err != nil {
 			f.err = err
 			f.changes = append(f.changes, what+" (not put back)")
 		} else {
-			f.changes = append(f.changes, what+" (put back on "+w.branch+")")
+			f.changes = append(f.changes, what+" (put back on "+w.Branch+")")
 		}
 	}
 
-	after, err := listRefs(w.repo)
+	after, err := listRefs(w.Repo)
 	if err != nil {
 		f.err = err
 		return f
@@ -296,16 +296,16 @@ func (w worktree) checkRepo(before *repoState, n int) repoFindings {
 		}
 	}
 	slices.Sort(names)
-	run, _, _ := strings.Cut(strings.TrimPrefix(w.branch, "rostra/"), "/")
+	run, _, _ := strings.Cut(strings.TrimPrefix(w.Branch, "rostra/"), "/")
 	others := "refs/heads/rostra/" + run + "/"
-	workspaceBranch, _ := readGit(w.repo).line("symbolic-ref", "-q", "HEAD")
+	workspaceBranch, _ := ReadGit(w.Repo).Line("symbolic-ref", "-q", "HEAD")
 	for _, ref := range names {
 		old, now := before.refs[ref], after[ref]
-		if old == now || rostraWrote(w.repo, ref, now) {
+		if old == now || rostraWrote(w.Repo, ref, now) {
 			continue
 		}
 		if ref == w.ref() && old != "" && now != "" {
-			if ahead, err := isAncestor(w.repo, old, now); err == nil && ahead {
+			if ahead, err := IsAncestor(w.Repo, old, now); err == nil && ahead {
 				continue
 			}
 		} else if ref != w.ref() && strings.HasPrefix(ref, others) {
@@ -335,7 +335,7 @@ func (w worktree) checkRepo(before *repoState, n int) repoFindings {
 		f.changes = append(f.changes, what+" (put back"+kept(keep)+")")
 	}
 
-	files, err := repoFiles(w.repo, w.path)
+	files, err := repoFiles(w.Repo, w.Path)
 	if err != nil {
 		f.err = err
 		return f
@@ -349,21 +349,21 @@ func (w worktree) checkRepo(before *repoState, n int) repoFindings {
 // changed files and the workspace changed with it, as a commit, merge or
 // pull made there does. A move to a commit with the old tree (another
 // history under the same files) proves nothing and is not taken for one.
-func (w worktree) workspaceFollowed(old, now string) bool {
-	g := readGit(w.repo)
+func (w Worktree) workspaceFollowed(old, now string) bool {
+	g := ReadGit(w.Repo)
 	if old != "" {
-		oldTree, err1 := g.line("rev-parse", "--verify", "-q", old+"^{tree}")
-		nowTree, err2 := g.line("rev-parse", "--verify", "-q", now+"^{tree}")
+		oldTree, err1 := g.Line("rev-parse", "--verify", "-q", old+"^{tree}")
+		nowTree, err2 := g.Line("rev-parse", "--verify", "-q", now+"^{tree}")
 		if err1 != nil || err2 != nil || oldTree == nowTree {
 			return false
 		}
 	}
-	followed, err := g.test("diff-index", "--cached", "--quiet", "--no-ext-diff", now, "--")
+	followed, err := g.Test("diff-index", "--cached", "--quiet", "--no-ext-diff", now, "--")
 	return err == nil && followed
 }
 
 // quarantineRef is where the ref name (relative to refs/) that attempt n's
 // agent made is kept: refs/rostra/quarantine/<run>/<worker>/<n>/<name>.
-func (w worktree) quarantineRef(n int, name string) string {
-	return fmt.Sprintf("refs/rostra/quarantine/%s/%d/%s", strings.TrimPrefix(w.branch, "rostra/"), n, name)
+func (w Worktree) quarantineRef(n int, name string) string {
+	return fmt.Sprintf("refs/rostra/quarantine/%s/%d/%s", strings.TrimPrefix(w.Branch, "rostra/"), n, name)
 }

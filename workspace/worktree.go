@@ -17,7 +17,7 @@
 // before the engine starts: it checks the repository and finds the base
 // commit. MergeWorktree and WorktreeDiff serve `rostra merge`, `rostra
 // diff` and the UI from a TeamState alone.
-package engine
+package workspace
 
 import (
 	"bytes"
@@ -43,7 +43,7 @@ import (
 // those steps take it. Commits in different worktrees need no lock.
 var repoLocks sync.Map // repository path -> *sync.Mutex
 
-func lockRepo(repo string) (unlock func()) {
+func LockRepo(repo string) (unlock func()) {
 	m, _ := repoLocks.LoadOrStore(repo, &sync.Mutex{})
 	mu := m.(*sync.Mutex)
 	mu.Lock()
@@ -51,26 +51,26 @@ func lockRepo(repo string) (unlock func()) {
 }
 
 // worktree is one isolated worker's worktree.
-type worktree struct {
-	worker string
-	repo   string // the git work tree that holds the shared workspace
-	path   string // the worktree's folder
-	branch string
-	base   string // the base commit
+type Worktree struct {
+	Worker string
+	Repo   string // the git work tree that holds the shared workspace
+	Path   string // the worktree's folder
+	Branch string
+	Base   string // the base commit
 }
 
-func (w worktree) short() string { return statedir.ShortCommit(w.base) }
+func (w Worktree) Short() string { return statedir.ShortCommit(w.Base) }
 
 // exists reports whether the worktree's folder is checked out.
-func (w worktree) exists() bool {
-	_, err := os.Lstat(filepath.Join(w.path, ".git"))
+func (w Worktree) Exists() bool {
+	_, err := os.Lstat(filepath.Join(w.Path, ".git"))
 	return err == nil
 }
 
 // branchTip is the branch's commit, "" when the branch does not exist.
-func (w worktree) branchTip() (string, error) {
-	out, err := readGit(w.repo).run("rev-parse", "--verify", "-q", "refs/heads/"+w.branch+"^{commit}")
-	var ge *gitError
+func (w Worktree) BranchTip() (string, error) {
+	out, err := ReadGit(w.Repo).Run("rev-parse", "--verify", "-q", "refs/heads/"+w.Branch+"^{commit}")
+	var ge *GitError
 	if errors.As(err, &ge) && ge.exitCode() == 1 {
 		return "", nil
 	}
@@ -83,49 +83,49 @@ func (w worktree) branchTip() (string, error) {
 // record is made under the repository's lock; its files are checked out
 // after, in parallel with the other workers' (checkout.workers), which on
 // a large tree is most of the time.
-func (w worktree) ensure() error {
-	if !w.exists() {
-		if err := w.register(); err != nil {
+func (w Worktree) Ensure() error {
+	if !w.Exists() {
+		if err := w.Register(); err != nil {
 			return err
 		}
 	}
-	if w.populated() {
+	if w.Populated() {
 		return nil
 	}
 	// A worktree registered but never checked out (rostra stopped in
 	// between) has no index yet: nothing in it is anyone's work.
-	_, err := rostraGit(w.path).run("reset", "--hard", "-q")
+	_, err := RostraGit(w.Path).Run("reset", "--hard", "-q")
 	return err
 }
 
 // register makes the worktree's record and branch, without its files.
-func (w worktree) register() error {
+func (w Worktree) Register() error {
 	// The worktrees folder is in the state dir, where workers can write: a
 	// link planted there would have the worktree made wherever it points.
-	if fi, err := os.Lstat(filepath.Dir(w.path)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		target, _ := os.Readlink(filepath.Dir(w.path))
-		return fmt.Errorf("%s is a symlink (to %s); rostra never makes a worktree through a link in its state dir: remove it", filepath.Dir(w.path), target)
+	if fi, err := os.Lstat(filepath.Dir(w.Path)); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, _ := os.Readlink(filepath.Dir(w.Path))
+		return fmt.Errorf("%s is a symlink (to %s); rostra never makes a worktree through a link in its state dir: remove it", filepath.Dir(w.Path), target)
 	}
-	if err := os.MkdirAll(filepath.Dir(w.path), 0o700); err != nil {
+	if err := os.MkdirAll(filepath.Dir(w.Path), 0o700); err != nil {
 		return fmt.Errorf("make the worktrees folder: %w", err)
 	}
-	defer lockRepo(w.repo)()
-	tip, err := w.branchTip()
+	defer LockRepo(w.Repo)()
+	tip, err := w.BranchTip()
 	if err != nil {
 		return err
 	}
 	// -f: a folder removed by hand is still registered; take its place.
 	args := []string{"worktree", "add", "-f", "--quiet", "--no-checkout"}
 	if tip != "" {
-		args = append(args, w.path, w.branch)
+		args = append(args, w.Path, w.Branch)
 	} else {
-		args = append(args, "-b", w.branch, w.path, w.base)
+		args = append(args, "-b", w.Branch, w.Path, w.Base)
 	}
-	if _, err = rostraGit(w.repo).run(args...); err != nil {
+	if _, err = RostraGit(w.Repo).Run(args...); err != nil {
 		return err
 	}
 	if tip == "" {
-		noteRostraRef(w.repo, w.ref(), w.base)
+		noteRostraRef(w.Repo, w.ref(), w.Base)
 	}
 	return nil
 }
@@ -133,8 +133,8 @@ func (w worktree) register() error {
 // populated reports whether the worktree's files were checked out: it has
 // an index. When git cannot say, it counts as checked out: a reset of a
 // tree that holds an attempt's work would lose it.
-func (w worktree) populated() bool {
-	index, err := gitPath(w.path, "index")
+func (w Worktree) Populated() bool {
+	index, err := gitPath(w.Path, "index")
 	if err != nil {
 		return true
 	}
@@ -146,7 +146,7 @@ func (w worktree) populated() bool {
 // dir, as an absolute path (rev-parse --git-path may answer relative to
 // dir; --path-format=absolute needs git 2.31).
 func gitPath(dir, name string) (string, error) {
-	p, err := readGit(dir).line("rev-parse", "--git-path", name)
+	p, err := ReadGit(dir).Line("rev-parse", "--git-path", name)
 	if err != nil {
 		return "", err
 	}
@@ -165,26 +165,26 @@ func gitPath(dir, name string) (string, error) {
 // refs/heads/<branch> or nowhere (docs/isolation.md, "The record of an
 // attempt"). It returns the commit, or "" when the files hold nothing
 // beyond the tip.
-func (w worktree) commitAll(msg string) (string, error) {
-	tip, err := w.branchTip()
+func (w Worktree) CommitAll(msg string) (string, error) {
+	tip, err := w.BranchTip()
 	if err != nil {
 		return "", err
 	}
 	if tip == "" {
-		return "", fmt.Errorf("the branch %s is gone from %s: rostra commits an attempt only onto it; make it again (git branch %s %s) and retry", w.branch, w.repo, w.branch, w.short())
+		return "", fmt.Errorf("the branch %s is gone from %s: rostra commits an attempt only onto it; make it again (git branch %s %s) and retry", w.Branch, w.Repo, w.Branch, w.Short())
 	}
-	tree, index, done, err := w.stage()
+	tree, index, done, err := w.Stage()
 	defer done()
 	if err != nil {
 		return "", err
 	}
-	g := rostraGit(w.repo)
-	if tipTree, err := g.line("rev-parse", "--verify", "-q", tip+"^{tree}"); err != nil {
+	g := RostraGit(w.Repo)
+	if tipTree, err := g.Line("rev-parse", "--verify", "-q", tip+"^{tree}"); err != nil {
 		return "", err
 	} else if tipTree == tree {
 		return "", nil
 	}
-	commit, err := g.line("commit-tree", tree, "-p", tip, "-m", msg)
+	commit, err := g.Line("commit-tree", tree, "-p", tip, "-m", msg)
 	if err != nil {
 		return "", err
 	}
@@ -196,19 +196,19 @@ func (w worktree) commitAll(msg string) (string, error) {
 }
 
 // ref is the worker's branch as a full ref name.
-func (w worktree) ref() string { return "refs/heads/" + w.branch }
+func (w Worktree) ref() string { return "refs/heads/" + w.Branch }
 
 // moveRef sets ref to value ("" deletes it) only if it is old now ("" for
 // a ref that must not exist yet), and notes that rostra did.
-func (w worktree) moveRef(ref, value, old string) error {
+func (w Worktree) moveRef(ref, value, old string) error {
 	args := []string{"update-ref", "-m", "rostra", ref, value, old}
 	if value == "" {
 		args = []string{"update-ref", "-m", "rostra", "-d", ref, old}
 	}
-	if _, err := rostraGit(w.repo).run(args...); err != nil {
+	if _, err := RostraGit(w.Repo).Run(args...); err != nil {
 		return err
 	}
-	noteRostraRef(w.repo, ref, value)
+	noteRostraRef(w.Repo, ref, value)
 	return nil
 }
 
@@ -229,11 +229,11 @@ func rostraWrote(repo, ref, value string) bool {
 // skipped when the worktree's HEAD is not the branch (the index would lie
 // about another commit) or git holds the index's lock (a git of the
 // agent's still runs there): the index is git's cache, never the record.
-func (w worktree) adoptIndex(scratch string) {
-	if head, err := readGit(w.path).line("symbolic-ref", "-q", "HEAD"); err != nil || head != w.ref() {
+func (w Worktree) adoptIndex(scratch string) {
+	if head, err := ReadGit(w.Path).Line("symbolic-ref", "-q", "HEAD"); err != nil || head != w.ref() {
 		return
 	}
-	index, err := gitPath(w.path, "index")
+	index, err := gitPath(w.Path, "index")
 	if err != nil {
 		return
 	}
@@ -260,27 +260,27 @@ func (w worktree) adoptIndex(scratch string) {
 // resetToBase makes the tree the base commit's again, files the attempt
 // added included (ignored files stay), and commits that as the start of
 // attempt n, so attempt n's own commit holds only its work.
-func (w worktree) resetToBase(attempt int) (string, error) {
-	g := rostraGit(w.path)
-	if _, err := g.run("read-tree", "-u", "--reset", w.base); err != nil {
+func (w Worktree) ResetToBase(attempt int) (string, error) {
+	g := RostraGit(w.Path)
+	if _, err := g.Run("read-tree", "-u", "--reset", w.Base); err != nil {
 		return "", err
 	}
-	if _, err := g.run("clean", "-ffdq"); err != nil {
+	if _, err := g.Run("clean", "-ffdq"); err != nil {
 		return "", err
 	}
-	return w.commitAll(fmt.Sprintf("rostra: %s attempt %d starts from the base %s", w.worker, attempt, w.short()))
+	return w.CommitAll(fmt.Sprintf("rostra: %s attempt %d starts from the base %s", w.Worker, attempt, w.Short()))
 }
 
 // attemptMessage is the commit message of an attempt's work.
-func attemptMessage(worker string, attempt int, status string) string {
+func AttemptMessage(worker string, attempt int, status string) string {
 	return fmt.Sprintf("rostra: %s attempt %d (%s)", worker, attempt, status)
 }
 
 // liveTree is the tree of what the worktree holds now, committed or not,
 // read through a scratch copy of its index so the worktree's own index is
 // never touched; new files are hashed into the repository's objects.
-func (w worktree) liveTree() (string, error) {
-	tree, _, done, err := w.stage()
+func (w Worktree) LiveTree() (string, error) {
+	tree, _, done, err := w.Stage()
 	done()
 	return tree, err
 }
@@ -288,9 +288,9 @@ func (w worktree) liveTree() (string, error) {
 // stage writes the worktree's files as a tree through a scratch index
 // (a copy of the worktree's, so only files whose stat changed are read
 // again); done removes the scratch index.
-func (w worktree) stage() (tree, scratchIndex string, done func(), err error) {
+func (w Worktree) Stage() (tree, scratchIndex string, done func(), err error) {
 	done = func() {}
-	index, err := gitPath(w.path, "index")
+	index, err := gitPath(w.Path, "index")
 	if err != nil {
 		return "", "", done, err
 	}
@@ -311,23 +311,23 @@ func (w worktree) stage() (tree, scratchIndex string, done func(), err error) {
 		}
 	}
 	scratch.Close()
-	sg := rostraGit(w.path).with("GIT_INDEX_FILE=" + name)
-	if _, err := sg.run("add", "-A"); err != nil {
+	sg := RostraGit(w.Path).with("GIT_INDEX_FILE=" + name)
+	if _, err := sg.Run("add", "-A"); err != nil {
 		// A copy git cannot use (a split index): start from nothing.
 		if err := os.Truncate(name, 0); err != nil {
 			return "", "", done, err
 		}
-		if _, err := sg.run("add", "-A"); err != nil {
+		if _, err := sg.Run("add", "-A"); err != nil {
 			return "", "", done, err
 		}
 	}
-	tree, err = sg.line("write-tree")
+	tree, err = sg.Line("write-tree")
 	return tree, name, done, err
 }
 
 // diffStat measures the diff between the base commit and tree.
-func (w worktree) diffStat(tree string) (statedir.DiffStat, error) {
-	out, err := readGit(w.repo).run("diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", w.base, tree)
+func (w Worktree) DiffStat(tree string) (statedir.DiffStat, error) {
+	out, err := ReadGit(w.Repo).Run("diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", w.Base, tree)
 	if err != nil {
 		return statedir.DiffStat{}, err
 	}
@@ -356,20 +356,20 @@ func parseNumstat(out []byte) statedir.DiffStat {
 
 // remove deletes the worktree and its branch (merged or empty: nothing is
 // lost). A folder already gone is pruned from git's list.
-func (w worktree) remove() error {
-	defer lockRepo(w.repo)()
-	g := rostraGit(w.repo)
-	if w.exists() {
-		if _, err := g.run("worktree", "remove", "--force", w.path); err != nil {
+func (w Worktree) Remove() error {
+	defer LockRepo(w.Repo)()
+	g := RostraGit(w.Repo)
+	if w.Exists() {
+		if _, err := g.Run("worktree", "remove", "--force", w.Path); err != nil {
 			return err
 		}
-	} else if _, err := g.run("worktree", "prune"); err != nil {
+	} else if _, err := g.Run("worktree", "prune"); err != nil {
 		return err
 	}
-	if tip, err := w.branchTip(); err != nil || tip == "" {
+	if tip, err := w.BranchTip(); err != nil || tip == "" {
 		return err
 	}
-	_, err := g.run("branch", "-D", "--quiet", w.branch)
+	_, err := g.Run("branch", "-D", "--quiet", w.Branch)
 	return err
 }
 
@@ -377,11 +377,11 @@ func (w worktree) remove() error {
 // (a folder of them as the folder), "" when there are none or git cannot
 // say: `git worktree remove` deletes them, and a worker's result may be
 // one (an ignored out/).
-func (w worktree) ignoredFiles(max int) string {
-	if !w.exists() {
+func (w Worktree) IgnoredFiles(max int) string {
+	if !w.Exists() {
 		return ""
 	}
-	out, err := readGit(w.path).run("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory")
+	out, err := ReadGit(w.Path).Run("ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory", "--no-empty-directory")
 	if err != nil {
 		return ""
 	}
@@ -398,8 +398,8 @@ func (w worktree) ignoredFiles(max int) string {
 }
 
 // isAncestor reports whether commit a is reachable from b.
-func isAncestor(repo, a, b string) (bool, error) {
-	return readGit(repo).test("merge-base", "--is-ancestor", a, b)
+func IsAncestor(repo, a, b string) (bool, error) {
+	return ReadGit(repo).Test("merge-base", "--is-ancestor", a, b)
 }
 
 // Isolation is what PrepareIsolation found for a run with isolated workers.
@@ -443,8 +443,8 @@ func PrepareIsolation(plan *runfile.Plan, resumed *statedir.TeamState, now time.
 	if _, err := exec.LookPath("git"); err != nil {
 		return fail("isolated workers need git, which is not on PATH (%v); install git or use isolation: none", err)
 	}
-	g := readGit(plan.Workspace)
-	top, err := g.line("rev-parse", "--show-toplevel")
+	g := ReadGit(plan.Workspace)
+	top, err := g.Line("rev-parse", "--show-toplevel")
 	if err != nil {
 		return fail("isolation: worktree needs a git repository at %s: %v", plan.Workspace, err)
 	}
@@ -461,10 +461,10 @@ func PrepareIsolation(plan *runfile.Plan, resumed *statedir.TeamState, now time.
 		}
 	}
 	if iso.Base != "" {
-		if _, err := g.run("cat-file", "-e", iso.Base+"^{commit}"); err != nil {
+		if _, err := g.Run("cat-file", "-e", iso.Base+"^{commit}"); err != nil {
 			return fail("the resumed run's base commit %s is not in the repository %s any more: %v", statedir.ShortCommit(iso.Base), top, err)
 		}
-	} else if iso.Base, err = g.line("rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || iso.Base == "" {
+	} else if iso.Base, err = g.Line("rev-parse", "--verify", "-q", "HEAD^{commit}"); err != nil || iso.Base == "" {
 		return fail("the repository %s has no commit yet; isolated workers branch from HEAD: commit something first", top)
 	}
 	iso.Dirty = dirtySummary(top, plan.StateDir)
@@ -477,7 +477,7 @@ func PrepareIsolation(plan *runfile.Plan, resumed *statedir.TeamState, now time.
 		return iso, nil
 	}
 	for _, w := range isolated {
-		wt := worktree{worker: w.ID, repo: top, path: w.Worktree, branch: w.Branch, base: iso.Base}
+		wt := Worktree{Worker: w.ID, Repo: top, Path: w.Worktree, Branch: w.Branch, Base: iso.Base}
 		note, err := makeRoom(wt, now)
 		if err != nil {
 			return fail("%v", err)
@@ -491,53 +491,53 @@ func PrepareIsolation(plan *runfile.Plan, resumed *statedir.TeamState, now time.
 
 // makeRoom clears the way for a fresh run's worktree: what an earlier run
 // of the same name left at its branch and folder.
-func makeRoom(wt worktree, now time.Time) (string, error) {
-	tip, err := wt.branchTip()
+func makeRoom(wt Worktree, now time.Time) (string, error) {
+	tip, err := wt.BranchTip()
 	if err != nil {
 		return "", err
 	}
-	if wt.exists() {
-		if changed := uncommitted(wt.path, 5); changed != "" {
+	if wt.Exists() {
+		if changed := uncommitted(wt.Path, 5); changed != "" {
 			return "", fmt.Errorf("the worktree %s, left by an earlier run, has changes not committed (%s): commit them on %s or discard them (git worktree remove --force %s), then start the run again",
-				wt.path, changed, wt.branch, wt.path)
+				wt.Path, changed, wt.Branch, wt.Path)
 		}
 		// Making room removes the worktree, and with it what git ignores
 		// there (a result in an ignored out/).
-		if ignored := wt.ignoredFiles(5); ignored != "" {
+		if ignored := wt.IgnoredFiles(5); ignored != "" {
 			return "", fmt.Errorf("the worktree %s, left by an earlier run, holds files git ignores (%s), which removing it would delete: take what you need, then git worktree remove --force %s, and start the run again",
-				wt.path, ignored, wt.path)
+				wt.Path, ignored, wt.Path)
 		}
-	} else if _, err := os.Lstat(wt.path); err == nil {
-		return "", fmt.Errorf("%s is in the way of worker %s's worktree and is not one; move it away", wt.path, wt.worker)
+	} else if _, err := os.Lstat(wt.Path); err == nil {
+		return "", fmt.Errorf("%s is in the way of worker %s's worktree and is not one; move it away", wt.Path, wt.Worker)
 	}
 	if tip == "" {
-		if wt.exists() {
-			return "", wt.remove()
+		if wt.Exists() {
+			return "", wt.Remove()
 		}
 		return "", nil
 	}
-	head, err := readGit(wt.repo).line("rev-parse", "--verify", "-q", "HEAD^{commit}")
+	head, err := ReadGit(wt.Repo).Line("rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
 		return "", err
 	}
-	merged, err := isAncestor(wt.repo, tip, head)
+	merged, err := IsAncestor(wt.Repo, tip, head)
 	if err != nil {
 		return "", err
 	}
 	if merged {
-		return "", wt.remove()
+		return "", wt.Remove()
 	}
-	aside := wt.branch + "-" + now.UTC().Format("20060102T150405Z")
-	defer lockRepo(wt.repo)()
-	if wt.exists() {
-		if _, err := rostraGit(wt.repo).run("worktree", "remove", "--force", wt.path); err != nil {
+	aside := wt.Branch + "-" + now.UTC().Format("20060102T150405Z")
+	defer LockRepo(wt.Repo)()
+	if wt.Exists() {
+		if _, err := RostraGit(wt.Repo).Run("worktree", "remove", "--force", wt.Path); err != nil {
 			return "", err
 		}
 	}
-	if _, err := rostraGit(wt.repo).run("branch", "-m", wt.branch, aside); err != nil {
+	if _, err := RostraGit(wt.Repo).Run("branch", "-m", wt.Branch, aside); err != nil {
 		return "", err
 	}
-	return fmt.Sprintf("an earlier run's unmerged work on %s is kept as branch %s", wt.branch, aside), nil
+	return fmt.Sprintf("an earlier run's unmerged work on %s is kept as branch %s", wt.Branch, aside), nil
 }
 
 // dirtySummary says what uncommitted changes the repository holds, the
@@ -547,7 +547,7 @@ func dirtySummary(repo, stateDir string) string {
 	if rel, err := filepath.Rel(runfile.Resolved(repo), runfile.Resolved(stateDir)); err == nil && !strings.HasPrefix(rel, "..") {
 		args = append(args, ":(exclude)"+filepath.ToSlash(rel))
 	}
-	out, err := readGit(repo).run(args...)
+	out, err := ReadGit(repo).Run(args...)
 	if err != nil {
 		return "cannot tell: " + err.Error()
 	}
@@ -572,7 +572,7 @@ func dirtySummary(repo, stateDir string) string {
 // uncommitted lists up to max paths with changes not committed in a work
 // tree (untracked files included), "" when it is clean.
 func uncommitted(dir string, max int) string {
-	out, err := readGit(dir).run("status", "--porcelain", "-z", "--untracked-files=normal")
+	out, err := ReadGit(dir).Run("status", "--porcelain", "-z", "--untracked-files=normal")
 	if err != nil {
 		return "cannot tell: " + err.Error()
 	}

@@ -22,7 +22,7 @@
 //     name any. So right before each command, rostra reads the names the
 //     config defines (`git config --get-regexp`, with the same files git
 //     will read: includes, includeIf and config.worktree) and overrides
-//     each one with a harmless value (driverOverrides), through
+//     each one with a harmless value (DriverOverrides), through
 //     GIT_CONFIG_KEY_n so that no name can be misread as key=value.
 //
 // rostra's own commits (an attempt's work on its branch) are made as
@@ -31,7 +31,7 @@
 // from inside a git hook (GIT_DIR, GIT_INDEX_FILE set) must not point its
 // git elsewhere. Read-only calls set GIT_OPTIONAL_LOCKS=0 so a `git status`
 // does not rewrite an index under a running audit.
-package engine
+package workspace
 
 import (
 	"bytes"
@@ -96,7 +96,7 @@ var rostraGitConfig = []string{
 // variables, in the C locale (its messages end up in reasons), never
 // prompting, with no transport allowed and `false` for every program git
 // could ask for (an editor, ssh, askpass), plus extra.
-func gitEnv(extra ...string) []string {
+func GitEnv(extra ...string) []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if strings.HasPrefix(kv, "GIT_") || strings.HasPrefix(kv, "LC_ALL=") {
@@ -134,13 +134,13 @@ var driverFreeCommands = map[string]bool{
 	"commit-tree": true, "mktree": true,
 }
 
-// driverOverrides reads the filter, diff and merge drivers the config of
+// DriverOverrides reads the filter, diff and merge drivers the config of
 // the repository at dir defines, as git run there with env would see them,
 // and returns the environment that overrides each (GIT_CONFIG_COUNT and
 // GIT_CONFIG_KEY_n/VALUE_n). A worker that rewrites the config between this
 // read and git's own still gets its driver in (docs/isolation.md measures
 // it): with sandbox: writes it cannot write the shared config at all.
-func driverOverrides(dir string, env []string) ([]string, error) {
+func DriverOverrides(dir string, env []string) ([]string, error) {
 	cmd := exec.Command("git", "--no-pager", "config", "-z", "--get-regexp", `^(filter|diff|merge)\.`)
 	cmd.Dir = dir
 	cmd.Env = env
@@ -149,7 +149,7 @@ func driverOverrides(dir string, env []string) ([]string, error) {
 	if err := cmd.Run(); err != nil {
 		var ee *exec.ExitError
 		if !errors.As(err, &ee) || ee.ExitCode() != 1 { // 1: none
-			return nil, &gitError{args: cmd.Args[2:], dir: dir, stderr: errb.String(), err: err}
+			return nil, &GitError{args: cmd.Args[2:], dir: dir, stderr: errb.String(), err: err}
 		}
 	}
 	seen := map[string]bool{}
@@ -183,14 +183,14 @@ func driverOverrides(dir string, env []string) ([]string, error) {
 
 // gitError is a git command that failed: what it was, where, and what git
 // said.
-type gitError struct {
+type GitError struct {
 	args   []string
 	dir    string
 	stderr string
 	err    error
 }
 
-func (e *gitError) Error() string {
+func (e *GitError) Error() string {
 	msg := strings.TrimSpace(e.stderr)
 	if msg == "" {
 		msg = e.err.Error()
@@ -199,10 +199,10 @@ func (e *gitError) Error() string {
 	return fmt.Sprintf("git %s (in %s): %s", strings.Join(e.args, " "), e.dir, msg)
 }
 
-func (e *gitError) Unwrap() error { return e.err }
+func (e *GitError) Unwrap() error { return e.err }
 
 // exitCode is git's exit code, -1 when it did not run or was killed.
-func (e *gitError) exitCode() int {
+func (e *GitError) exitCode() int {
 	var ee *exec.ExitError
 	if errors.As(e.err, &ee) {
 		return ee.ExitCode()
@@ -211,7 +211,7 @@ func (e *gitError) exitCode() int {
 }
 
 // gitRunner runs git in one folder with one set of options.
-type gitRunner struct {
+type GitRunner struct {
 	dir    string
 	config []string // -c options before the subcommand
 	env    []string // beyond gitEnv's
@@ -219,29 +219,29 @@ type gitRunner struct {
 }
 
 // rostraGit runs git in dir as rostra, for rostra's own commits.
-func rostraGit(dir string) gitRunner { return gitRunner{dir: dir, config: rostraGitConfig} }
+func RostraGit(dir string) GitRunner { return GitRunner{dir: dir, config: rostraGitConfig} }
 
 // readGit runs git in dir for reading only.
-func readGit(dir string) gitRunner {
-	return gitRunner{dir: dir, config: rostraGitConfig, env: []string{"GIT_OPTIONAL_LOCKS=0"}}
+func ReadGit(dir string) GitRunner {
+	return GitRunner{dir: dir, config: rostraGitConfig, env: []string{"GIT_OPTIONAL_LOCKS=0"}}
 }
 
 // with is r with more environment (GIT_INDEX_FILE for a scratch index).
-func (r gitRunner) with(env ...string) gitRunner {
+func (r GitRunner) with(env ...string) GitRunner {
 	r.env = append(append([]string(nil), r.env...), env...)
 	return r
 }
 
 // run runs git and returns its stdout.
-func (r gitRunner) run(args ...string) ([]byte, error) {
+func (r GitRunner) Run(args ...string) ([]byte, error) {
 	opts := append([]string(nil), safeGitConfig...)
 	if !r.hooks {
 		opts = append(opts, noHooksConfig...)
 	}
 	opts = append(opts, r.config...)
-	env := gitEnv(r.env...)
+	env := GitEnv(r.env...)
 	if len(args) == 0 || !driverFreeCommands[args[0]] {
-		overrides, err := driverOverrides(r.dir, env)
+		overrides, err := DriverOverrides(r.dir, env)
 		if err != nil {
 			return nil, err
 		}
@@ -253,22 +253,22 @@ func (r gitRunner) run(args ...string) ([]byte, error) {
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		return out.Bytes(), &gitError{args: args, dir: r.dir, stderr: errb.String(), err: err}
+		return out.Bytes(), &GitError{args: args, dir: r.dir, stderr: errb.String(), err: err}
 	}
 	return out.Bytes(), nil
 }
 
 // line runs git and returns its stdout's first line.
-func (r gitRunner) line(args ...string) (string, error) {
-	out, err := r.run(args...)
+func (r GitRunner) Line(args ...string) (string, error) {
+	out, err := r.Run(args...)
 	s, _, _ := strings.Cut(string(out), "\n")
 	return strings.TrimSpace(s), err
 }
 
 // test runs a git command that answers by its exit code: 0 yes, 1 no.
-func (r gitRunner) test(args ...string) (bool, error) {
-	_, err := r.run(args...)
-	var ge *gitError
+func (r GitRunner) Test(args ...string) (bool, error) {
+	_, err := r.Run(args...)
+	var ge *GitError
 	switch {
 	case err == nil:
 		return true, nil

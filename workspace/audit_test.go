@@ -1,7 +1,7 @@
 // audit_test.go checks the write-policy audit on real files: snapshots of a
 // temp workspace before and after changes, the policy's globs and digest, and
 // the exact reason a violation gives (SPEC §4.5).
-package engine
+package workspace
 
 import (
 	"fmt"

@@ -30,7 +30,7 @@
 // A WritePolicy is the list of doublestar globs a worker's `writes:` expands
 // to for one attempt; its Digest is stored on the dispatch row so that the
 // policy checked at settlement is provably the one recorded at dispatch.
-package engine
+package workspace
 
 import (
 	"bytes"

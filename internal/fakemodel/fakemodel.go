@@ -503,7 +503,7 @@ func (s *Server) gemini(w http.ResponseWriter, stream bool, tool shellTool, turn
 		part = map[string]any{"functionCall": map[string]any{"name": tool.Name, "args": tool.args(turn.Shell)}}
 	}
 	resp := map[string]any{
-		"candidates": []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
 		"usageMetadata": map[string]any{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15},
 		"modelVersion":  "fake",
 	}

@@ -35,10 +35,27 @@ var ClaudeHookEvents = []string{
 	"MessageDisplay", "PreSkillShellCommand",
 }
 
-// GeminiHookEvents are the hook events of gemini 0.61.0's settings.
+// GeminiHookEvents are the hook events gemini 0.61.0 knows (its
+// HookEventName enum).
 var GeminiHookEvents = []string{
 	"SessionStart", "SessionEnd", "BeforeAgent", "AfterAgent", "BeforeModel", "AfterModel",
 	"BeforeToolSelection", "BeforeTool", "AfterTool", "Notification", "PreCompress",
+}
+
+// QwenHookEvents are the hook events qwen 0.24.4 knows (its HookEventName
+// enum: claude's names, and a few of its own).
+var QwenHookEvents = []string{
+	"SessionStart", "SessionEnd", "SessionDelete", "UserPromptSubmit", "UserPromptExpansion",
+	"PreToolUse", "PermissionRequest", "PermissionDenied", "PostToolUse", "PostToolUseFailure",
+	"PostToolBatch", "Notification", "Stop", "StopFailure", "SubagentStart", "SubagentStop",
+	"PreCompact", "PostCompact", "InstructionsLoaded", "MessageDisplay", "TodoCreated", "TodoCompleted",
+}
+
+// CodexHookEvents are the hook events codex 0.171.0 knows (the names in
+// its binary's hook engine).
+var CodexHookEvents = []string{
+	"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse",
+	"Stop", "SubagentStart", "SubagentStop", "PreCompact", "PostCompact",
 }
 
 // HookLog is the file a recording hook appends to.
@@ -127,16 +144,63 @@ func (l *HookLog) Wait(t testing.TB, event string, timeout time.Duration) HookCa
 	}
 }
 
+// hooksFor is the "hooks" object of claude's settings shape, which gemini,
+// qwen and codex share: per event, matcher groups of command hooks.
+func (l *HookLog) hooksFor(events []string) map[string]any {
+	hooks := map[string]any{}
+	for _, ev := range events {
+		hooks[ev] = []any{map[string]any{"matcher": "", "hooks": []any{map[string]any{"type": "command", "command": l.Command()}}}}
+	}
+	return hooks
+}
+
+// GeminiSettings writes a system settings file holding the recording hook
+// for every gemini event, for GEMINI_CLI_SYSTEM_SETTINGS_PATH, and returns
+// its path. gemini skips a system settings file below a folder others may
+// write to (/tmp with its sticky bit too), so the file is made in the
+// user's cache folder, not in the test's temporary folder.
+func (l *HookLog) GeminiSettings(t testing.TB) string {
+	t.Helper()
+	cache, err := os.UserCacheDir()
+	require.NoError(t, err)
+	require.NoError(t, os.MkdirAll(cache, 0o755))
+	dir, err := os.MkdirTemp(cache, "rostra-agenttest-")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = os.RemoveAll(dir) })
+	path := filepath.Join(dir, "gemini-system-settings.json")
+	writeJSON(t, path, map[string]any{"hooksConfig": map[string]any{"enabled": true, "notifications": false}, "hooks": l.hooksFor(GeminiHookEvents)})
+	return path
+}
+
+// QwenSettings writes a system settings file holding the recording hook
+// for every qwen event, for QWEN_CODE_SYSTEM_SETTINGS_PATH, and returns
+// its path.
+func (l *HookLog) QwenSettings(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(filepath.Dir(l.Path), "qwen-system-settings.json")
+	writeJSON(t, path, map[string]any{"hooks": l.hooksFor(QwenHookEvents)})
+	return path
+}
+
+// CodexArgs are the -c overrides that install the recording hook for
+// every codex event (codex's hooks feature on, its hooks table in
+// claude's shape), to come before codex's subcommand. codex runs a hook
+// only once its hash is trusted in the user's config, unless told
+// --dangerously-bypass-hook-trust for the one run: these hooks are ours.
+func (l *HookLog) CodexArgs() []string {
+	args := []string{"--dangerously-bypass-hook-trust", "-c", "features.hooks=true"}
+	for _, ev := range CodexHookEvents {
+		args = append(args, "-c", "hooks."+ev+`=[{matcher="",hooks=[{type="command",command=`+tomlString(l.Command())+`}]}]`)
+	}
+	return args
+}
+
 // ClaudeSettings writes a settings file for claude's --settings that
 // installs the recording hook for every event, and returns its path.
 func (l *HookLog) ClaudeSettings(t testing.TB) string {
 	t.Helper()
-	hooks := map[string]any{}
-	for _, ev := range ClaudeHookEvents {
-		hooks[ev] = []any{map[string]any{"matcher": "", "hooks": []any{map[string]any{"type": "command", "command": l.Command()}}}}
-	}
 	path := filepath.Join(filepath.Dir(l.Path), "claude-settings.json")
-	writeJSON(t, path, map[string]any{"hooks": hooks})
+	writeJSON(t, path, map[string]any{"hooks": l.hooksFor(ClaudeHookEvents)})
 	return path
 }
 

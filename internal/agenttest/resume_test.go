@@ -26,7 +26,9 @@ func TestHeadlessResume(t *testing.T) {
 	}{
 		{Claude,
 			[]string{"-p", "write the result file", "--allowedTools", "Bash", "--session-id", session},
-			func(id string) []string { return []string{"-p", "say the second thing", "--allowedTools", "Bash", "--resume", id} }},
+			func(id string) []string {
+				return []string{"-p", "say the second thing", "--allowedTools", "Bash", "--resume", id}
+			}},
 		{Codex,
 			[]string{"exec", "--skip-git-repo-check", "--dangerously-bypass-approvals-and-sandbox", "write the result file"},
 			func(id string) []string {
@@ -34,10 +36,14 @@ func TestHeadlessResume(t *testing.T) {
 			}},
 		{Gemini,
 			[]string{"-p", "write the result file", "--approval-mode", "yolo", "--session-id", session},
-			func(id string) []string { return []string{"-p", "say the second thing", "--approval-mode", "yolo", "--resume", id} }},
+			func(id string) []string {
+				return []string{"-p", "say the second thing", "--approval-mode", "yolo", "--resume", id}
+			}},
 		{Qwen,
 			[]string{"-p", "write the result file", "--approval-mode", "yolo", "--session-id", session},
-			func(id string) []string { return []string{"-p", "say the second thing", "--approval-mode", "yolo", "--resume", id} }},
+			func(id string) []string {
+				return []string{"-p", "say the second thing", "--approval-mode", "yolo", "--resume", id}
+			}},
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {

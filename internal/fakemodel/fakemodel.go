@@ -78,8 +78,10 @@ type Request struct {
 	Main  bool
 	Turn  int
 	Model string
-	Body  []byte
-	At    time.Time
+	// ShellTool is the name of the shell tool the request offered.
+	ShellTool string
+	Body      []byte
+	At        time.Time
 }
 
 // Contains reports whether the request's body holds s, as sent or as JSON
@@ -172,7 +174,7 @@ func (s *Server) WaitMain(n int, timeout time.Duration) Request {
 func (s *Server) Summary() string {
 	var b strings.Builder
 	for i, r := range s.Requests() {
-		fmt.Fprintf(&b, "%d. %s %s api=%s model=%q main=%v turn=%d body=%d bytes\n", i+1, r.Method, r.Path, r.API, r.Model, r.Main, r.Turn, len(r.Body))
+		fmt.Fprintf(&b, "%d. %s %s api=%s model=%q main=%v shell-tool=%q turn=%d body=%d bytes\n", i+1, r.Method, r.Path, r.API, r.Model, r.Main, r.ShellTool, r.Turn, len(r.Body))
 	}
 	if b.Len() == 0 {
 		return "(no requests)\n"
@@ -225,7 +227,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	case req.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
 		r.API = Anthropic
 		tool, ok := findShellTool(probe.Tools)
-		r.Main = ok
+		r.Main, r.ShellTool = ok, tool.Name
 		turn, idx := s.record(r)
 		if !ok {
 			turn = Turn{Text: s.sideText()}
@@ -234,7 +236,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	case req.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
 		r.API = Responses
 		tool, ok := findShellTool(probe.Tools)
-		r.Main = ok
+		r.Main, r.ShellTool = ok, tool.Name
 		turn, idx := s.record(r)
 		if !ok {
 			turn = Turn{Text: s.sideText()}
@@ -243,7 +245,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	case req.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
 		r.API = Chat
 		tool, ok := findShellTool(probe.Tools)
-		r.Main = ok
+		r.Main, r.ShellTool = ok, tool.Name
 		turn, idx := s.record(r)
 		if !ok {
 			turn = Turn{Text: s.sideText()}
@@ -271,7 +273,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 			writeJSON(w, map[string]any{"totalTokens": 10})
 			return
 		}
-		r.Main = ok
+		r.Main, r.ShellTool = ok, tool.Name
 		turn, idx := s.record(r)
 		if !ok {
 			turn = Turn{Text: s.sideText()}

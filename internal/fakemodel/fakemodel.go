@@ -45,6 +45,12 @@ import (
 type Turn struct {
 	Shell string
 	Text  string
+	// Escalate asks, where the shell tool offers it (codex's
+	// sandbox_permissions), to run the command outside the CLI's sandbox:
+	// codex then asks the human under -a on-request, which is how a test
+	// gets its permission prompt (codex 0.171 has no approval policy that
+	// asks for every command).
+	Escalate bool
 }
 
 // Script is what a test has the model answer.
@@ -300,6 +306,8 @@ type shellTool struct {
 	Name    string
 	ArgName string // "command" or "cmd"
 	Argv    bool   // the command is an argv array (codex's shell)
+	// Escalatable: the tool takes sandbox_permissions (codex).
+	Escalatable bool
 }
 
 // shellToolNames are the shell tools of the CLIs, by name.
@@ -358,19 +366,25 @@ func findShellTool(raw json.RawMessage) (shellTool, bool) {
 			if p, ok := sc.Properties[st.ArgName]; ok && p.Type == "array" {
 				st.Argv = true
 			}
+			_, st.Escalatable = sc.Properties["sandbox_permissions"]
 		}
 		return st, true
 	}
 	return shellTool{}, false
 }
 
-// args is the JSON of the tool call's arguments running cmd.
-func (st shellTool) args(cmd string) map[string]any {
+// args is the JSON of the tool call's arguments running turn.Shell.
+func (st shellTool) args(turn Turn) map[string]any {
+	cmd := turn.Shell
 	a := map[string]any{}
 	if st.Argv {
 		a[st.ArgName] = []string{"bash", "-lc", cmd}
 	} else {
 		a[st.ArgName] = cmd
+	}
+	if turn.Escalate && st.Escalatable {
+		a["sandbox_permissions"] = "require_escalated"
+		a["justification"] = "Run the scripted command?"
 	}
 	if st.Name == "Bash" || st.Name == "run_shell_command" {
 		a["description"] = "Run the scripted command"
@@ -419,7 +433,7 @@ func (s *Server) anthropic(w http.ResponseWriter, model string, stream bool, too
 	stop := "end_turn"
 	if turn.Shell != "" {
 		stop = "tool_use"
-		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", idx+1), "name": tool.Name, "input": tool.args(turn.Shell)}
+		block = map[string]any{"type": "tool_use", "id": fmt.Sprintf("toolu_fake_%d", idx+1), "name": tool.Name, "input": tool.args(turn)}
 	} else {
 		block = map[string]any{"type": "text", "text": turn.Text}
 	}
@@ -451,7 +465,7 @@ func (s *Server) responses(w http.ResponseWriter, model string, tool shellTool, 
 	var item map[string]any
 	if turn.Shell != "" {
 		item = map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake_%d", idx+1), "call_id": fmt.Sprintf("call_fake_%d", idx+1),
-			"name": tool.Name, "arguments": mustJSON(tool.args(turn.Shell)), "status": "completed"}
+			"name": tool.Name, "arguments": mustJSON(tool.args(turn)), "status": "completed"}
 	} else {
 		item = map[string]any{"type": "message", "id": fmt.Sprintf("msg_fake_%d", idx+1), "role": "assistant", "status": "completed",
 			"content": []any{map[string]any{"type": "output_text", "text": turn.Text, "annotations": []any{}}}}
@@ -478,7 +492,7 @@ func (s *Server) chat(w http.ResponseWriter, model string, stream bool, tool she
 		finish = "tool_calls"
 		msg = map[string]any{"role": "assistant", "content": nil, "tool_calls": []any{map[string]any{
 			"index": 0, "id": fmt.Sprintf("call_fake_%d", idx+1), "type": "function",
-			"function": map[string]any{"name": tool.Name, "arguments": mustJSON(tool.args(turn.Shell))}}}}
+			"function": map[string]any{"name": tool.Name, "arguments": mustJSON(tool.args(turn))}}}}
 	}
 	if !stream {
 		writeJSON(w, map[string]any{"id": id, "object": "chat.completion", "created": 0, "model": model,
@@ -502,7 +516,7 @@ func (s *Server) chat(w http.ResponseWriter, model string, stream bool, tool she
 func (s *Server) gemini(w http.ResponseWriter, stream bool, tool shellTool, turn Turn, idx int) {
 	part := map[string]any{"text": turn.Text}
 	if turn.Shell != "" {
-		part = map[string]any{"functionCall": map[string]any{"name": tool.Name, "args": tool.args(turn.Shell)}}
+		part = map[string]any{"functionCall": map[string]any{"name": tool.Name, "args": tool.args(turn)}}
 	}
 	resp := map[string]any{
 		"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},

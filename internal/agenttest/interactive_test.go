@@ -100,6 +100,12 @@ func TestClaudeInteractivePermission(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "result.txt"))
 	require.True(t, os.IsNotExist(err), "the command ran before it was approved")
 
+	// claude's own Notification (permission_prompt) comes seconds after the
+	// prompt is drawn; waiting for it here measures how late.
+	note := hooks.Wait(t, "Notification", time.Minute)
+	assert.Equal(t, "permission_prompt", note.Payload["notification_type"])
+	t.Logf("Notification %v after PermissionRequest: %s", note.At.Sub(perm.At), eventFields(note))
+
 	// "1. Yes" is selected: Enter approves. claude ignores keys for a
 	// moment after it draws the prompt (against approving by accident
 	// while typing), so Enter is pressed again until the prompt is gone.

@@ -96,6 +96,7 @@ func TestInteractivePermissionOthers(t *testing.T) {
 			if b, err := os.ReadFile(notify); err == nil {
 				t.Logf("notify calls:\n%s", b)
 			}
+			t.Logf("requests:\n%s", srv.Summary())
 			// The title or state drawn last may come after the text.
 			seqs := waitOSC(t, raw, c.wantOSC, 30*time.Second)
 			for _, osc := range seqs {

@@ -133,6 +133,7 @@ func TestClaudeInteractivePermission(t *testing.T) {
 		t.Logf("%s %+.3fs %s", c.Event, c.At.Sub(start.At).Seconds(), eventFields(c))
 	}
 	assert.True(t, stop.At.After(perm.At))
+	t.Logf("requests:\n%s", srv.Summary())
 }
 
 // eventFields is a hook call's payload less the fields every call has,

@@ -110,6 +110,7 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 		"USER=rostra-test",
 		"LANG=C.UTF-8",
 		"TERM=xterm-256color",
+		"COLORTERM=truecolor", // else gemini warns on every start
 		"TMPDIR=" + filepath.Join(home, "tmp"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
@@ -174,7 +175,9 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 				"auth":        map[string]any{"selectedType": "gemini-api-key"},
 				"folderTrust": map[string]any{"enabled": false},
 			},
-			"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+			// Both the older and the newer names of the update switches.
+			"general": map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true,
+				"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
 			"privacy":   map[string]any{"usageStatisticsEnabled": false},
 			"telemetry": map[string]any{"enabled": false},
 			"ui":        map[string]any{"hideTips": true, "hideBanner": true},
@@ -191,7 +194,8 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 				"auth":        map[string]any{"selectedType": "openai"},
 				"folderTrust": map[string]any{"enabled": false},
 			},
-			"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+			"general": map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true,
+				"enableAutoUpdate": false},
 			"privacy":   map[string]any{"usageStatisticsEnabled": false},
 			"telemetry": map[string]any{"enabled": false},
 			"model":     map[string]any{"name": QwenModel},

@@ -28,6 +28,7 @@ func toolScript() fakemodel.Script {
 }
 
 func TestHeadless(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind Kind
 		args []string
@@ -39,6 +40,7 @@ func TestHeadless(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
 			srv := fakemodel.Start(t, toolScript())
 			dir := t.TempDir()
 			a := New(t, c.kind, srv.URL(), dir)

@@ -18,6 +18,7 @@ import (
 )
 
 func TestHeadlessHooks(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind  Kind
 		setup func(a *Agent, l *HookLog) []string // the arguments of the run
@@ -40,6 +41,7 @@ func TestHeadlessHooks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
 			srv := fakemodel.Start(t, toolScript())
 			dir := t.TempDir()
 			a := New(t, c.kind, srv.URL(), dir)

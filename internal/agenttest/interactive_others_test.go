@@ -21,6 +21,7 @@ import (
 )
 
 func TestInteractivePermissionOthers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind      Kind
 		escalate  bool // the tool call asks to leave the sandbox
@@ -49,6 +50,7 @@ func TestInteractivePermissionOthers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
 			script := toolScript()
 			script.Turns[0].Escalate = c.escalate
 			srv := fakemodel.Start(t, script)

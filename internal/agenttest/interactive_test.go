@@ -79,6 +79,7 @@ func (p tmuxPane) waitScreen(what string, timeout time.Duration, want ...string)
 }
 
 func TestClaudeInteractivePermission(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.Start(t, toolScript())
 	dir := t.TempDir()
 	a := New(t, Claude, srv.URL(), dir)

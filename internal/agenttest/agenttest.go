@@ -14,6 +14,7 @@
 package agenttest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -206,9 +207,10 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 	return a
 }
 
-// Command is the CLI run with args (after a.Args) in a.Dir with a.Env.
-func (a *Agent) Command(args ...string) *exec.Cmd {
-	cmd := exec.Command(a.Path, append(append([]string(nil), a.Args...), args...)...)
+// Command is the CLI run with args (after a.Args) in a.Dir with a.Env,
+// killed when ctx ends.
+func (a *Agent) Command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, a.Path, append(append([]string(nil), a.Args...), args...)...)
 	cmd.Dir = a.Dir
 	cmd.Env = a.Env
 	return cmd

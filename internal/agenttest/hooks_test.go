@@ -49,7 +49,7 @@ func TestHeadlessHooks(t *testing.T) {
 			args := c.setup(a, l)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			out, err := commandContext(ctx, a.Command(args...)).CombinedOutput()
+			out, err := a.Command(ctx, args...).CombinedOutput()
 			t.Logf("%s output:\n%s", c.kind, out)
 			require.NoError(t, err)
 			_, err = os.Stat(filepath.Join(dir, "result.txt"))

@@ -56,7 +56,7 @@ func TestHeadlessResume(t *testing.T) {
 			run := func(args []string) string {
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
-				out, err := commandContext(ctx, a.Command(args...)).CombinedOutput()
+				out, err := a.Command(ctx, args...).CombinedOutput()
 				t.Logf("%s %q:\n%s", c.kind, args, out)
 				require.NoError(t, err, "%s exited with an error", c.kind)
 				return string(out)

@@ -185,8 +185,8 @@ func TestReliabilityDiskFullLeavesSettledRows(t *testing.T) {
 // outcome from events.jsonl instead of calling a finished attempt
 // interrupted and running it again.
 func TestReliabilityResumeTrustsEventsWhenTheStateLagged(t *testing.T) {
-	defer func(n int64) { reserveSize = n }(reserveSize)
-	reserveSize = 1 << 40 // no reserve: the last state cannot be written
+	defer func(n int64) { statedir.ReserveSize = n }(statedir.ReserveSize)
+	statedir.ReserveSize = 1 << 40 // no reserve: the last state cannot be written
 	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}), withResult(runfile.WorkerSpec{ID: "b"}))
 	tmpfsOf(t, filepath.Dir(plan.StateDir), "512k")
 	require.NoError(t, os.Mkdir(plan.StateDir, 0o700))

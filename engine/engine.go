@@ -69,13 +69,13 @@ type Engine struct {
 	loopDone chan struct{}
 	view     atomic.Pointer[view] // what readers see, published after each batch
 	disk     *diskWriter
-	sfs      *stateFS          // the state dir, opened once; no name below it is followed through a link
+	sfs      *statedir.FS      // the state dir, opened once; no name below it is followed through a link
 	relock   *statedir.RunLock // the lock on a state dir made again during the run (recreate.go)
 	// stateWake wakes the disk writer's guard (recreate.go): stateWatch
 	// hears the state dir go; where inotify cannot be had, stateTimer
 	// looks once a second.
 	stateWake  chan struct{}
-	stateWatch *stateWatch
+	stateWatch *statedir.Watcher
 	stateMu    sync.Mutex
 	stateTimer Timer
 
@@ -160,7 +160,7 @@ type attemptRT struct {
 	stableSig   string
 	watch       *fileWatch
 	audit       *writeAudit
-	log         *outputLog
+	log         *statedir.OutputLog
 
 	decided bool // its outcome is written on its row
 	// committing: its work is being committed on its worktree's branch.
@@ -275,14 +275,14 @@ func (e *Engine) Start() error {
 	if err := writeGitignore(e.plan); err != nil {
 		return err
 	}
-	sfs, err := openStateFS(e.plan.StateDir)
+	sfs, err := statedir.OpenFS(e.plan.StateDir)
 	if err != nil {
 		return err
 	}
 	e.sfs = sfs
 	log, err := e.openEventLog()
 	if err != nil {
-		sfs.close()
+		sfs.Close()
 		return err
 	}
 	e.log = log
@@ -290,9 +290,9 @@ func (e *Engine) Start() error {
 		log.Close()
 		return err
 	}
-	e.sfs.makeReserve()
+	e.sfs.MakeReserve()
 	e.disk = newDiskWriter(e.writeState, func(err error) { e.post(func() { e.failPersist(err) }) }, e.guardStateDir)
-	e.disk.freeReserve = e.sfs.freeReserve
+	e.disk.freeReserve = e.sfs.FreeReserve
 	e.disk.guardWake = e.watchStateDir()
 	e.disk.start()
 	e.publish()
@@ -330,16 +330,16 @@ func (e *Engine) encodeState() ([]byte, error) {
 }
 
 func (e *Engine) writeState(data []byte) error {
-	return e.sfs.writeAtomic(statedir.TeamStateFile, data, 0o600)
+	return e.sfs.WriteAtomic(statedir.TeamStateFile, data, 0o600)
 }
 
 // openEventLog opens events.jsonl below the state dir, following no link.
 func (e *Engine) openEventLog() (*statedir.EventLog, error) {
-	f, err := e.sfs.openFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := e.sfs.OpenFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return statedir.EventLogOf(f, e.sfs.abs(statedir.EventsFile))
+	return statedir.EventLogOf(f, e.sfs.Abs(statedir.EventsFile))
 }
 
 // failPersist stops the run safely when team-state.json cannot be written:
@@ -471,7 +471,7 @@ type openJob struct {
 	surfaces map[runfile.SurfaceKind]Surface
 	paneFull string       // why the pane surface is not tried, when it is full
 	abort    *atomic.Bool // the attempt was cancelled before its process started
-	sfs      *stateFS
+	sfs      *statedir.FS
 	exclude  []string // folders the write audit leaves out
 
 	// For an isolated worker: its worktree, the previous attempt (its
@@ -488,7 +488,7 @@ type openResult struct {
 	handle      Handle
 	surface     runfile.SurfaceKind
 	audit       *writeAudit
-	log         *outputLog           // nil when the attempt folder could not be made
+	log         *statedir.OutputLog  // nil when the attempt folder could not be made
 	failure     string               // why no process was started
 	final       bool                 // and another attempt would fail the same way
 	degradedWhy string               // the last surface's reason when a later one opened
@@ -497,7 +497,7 @@ type openResult struct {
 }
 
 func (j openJob) run() openResult {
-	log, err := prepareAttemptDir(j.sfs, &j.attempt)
+	log, err := j.sfs.PrepareAttemptDir(&j.attempt)
 	if err != nil {
 		return openResult{failure: err.Error()}
 	}
@@ -634,45 +634,6 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	if a.cancelled || e.shuttingDown {
 		e.stop(a)
 	}
-}
-
-// prepareAttemptDir makes the attempt's folder fresh (it must not exist:
-// one a worker planted is refused, not used), writes prompt.txt and creates
-// output.log, all without following a link.
-func prepareAttemptDir(sfs *stateFS, ap *runfile.AttemptPlan) (*outputLog, error) {
-	rel := func(abs string) string {
-		r, err := sfs.rel(abs)
-		if err != nil {
-			return abs // openFile refuses it with the path
-		}
-		return r
-	}
-	dir := rel(filepath.Dir(ap.PromptFile))
-	if err := sfs.mkdirAll(filepath.Dir(dir)); err != nil {
-		return nil, fmt.Errorf("attempt folder: %w", err)
-	}
-	if err := sfs.mkdir(dir, true); err != nil {
-		return nil, fmt.Errorf("attempt folder: %w", err)
-	}
-	f, err := sfs.createFresh(rel(ap.PromptFile), os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("prompt file: %w", err)
-	}
-	_, err = f.Write([]byte(ap.Prompt))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("prompt file: write %s: %w", ap.PromptFile, err)
-	}
-	logRel := rel(ap.OutputLog)
-	f, err = sfs.createFresh(logRel, os.O_RDWR|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("output log: %w", err)
-	}
-	l := &outputLog{rel: logRel, f: f, promptRel: rel(ap.PromptFile), prompt: []byte(ap.Prompt), sfs: sfs}
-	sfs.track(l)
-	return l, nil
 }
 
 func (e *Engine) launchSpec(spec *runfile.WorkerSpec, ap *runfile.AttemptPlan) LaunchSpec {
@@ -921,7 +882,7 @@ func (e *Engine) noteLostOutput(a *attemptRT) {
 	if a.log == nil {
 		return
 	}
-	if n, why := a.log.lostTail(a.handle.OutputBytes()); n > 0 {
+	if n, why := a.log.LostTail(a.handle.OutputBytes()); n > 0 {
 		d := &e.st.Dispatches[a.idx]
 		d.OutputLogLostBytes = n
 		d.Reason = joinReason(d.Reason, why)
@@ -1174,16 +1135,16 @@ func (e *Engine) writeSidecar(a *attemptRT, exit *ExitStatus) {
 	data, _ := json.MarshalIndent(sc, "", "  ")
 	path, idx := a.plan.StatusFile, a.idx
 	e.disk.queueSoft(func() error {
-		rel, err := e.sfs.rel(path)
+		rel, err := e.sfs.Rel(path)
 		if err != nil {
 			return err
 		}
 		// The folder is made if it is missing: the state dir may have been
 		// made again (recreate.go) after the attempt started.
-		if err := e.sfs.mkdirAll(filepath.Dir(rel)); err != nil {
+		if err := e.sfs.MkdirAll(filepath.Dir(rel)); err != nil {
 			return err
 		}
-		return e.sfs.writeAtomic(rel, append(data, '\n'), 0o600)
+		return e.sfs.WriteAtomic(rel, append(data, '\n'), 0o600)
 	}, func(err error) {
 		// The row keeps the outcome; a missing sidecar is noted there.
 		e.post(func() {
@@ -1361,8 +1322,8 @@ func (e *Engine) shutdown() error {
 	<-e.loopDone
 	e.disk.close()
 	e.stopStateWatch()
-	e.sfs.freeReserve()
-	e.sfs.close()
+	e.sfs.FreeReserve()
+	e.sfs.Close()
 	if e.relock != nil {
 		e.relock.Release()
 	}

@@ -24,7 +24,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -52,41 +51,6 @@ func writeGitignore(plan *runfile.Plan) error {
 	return statedir.WriteFileAtomic(path, []byte("# rostra's state: never committed\n*\n"), 0o600)
 }
 
-// track and forget keep the set of output.logs being written.
-func (s *stateFS) track(l *outputLog) {
-	s.mu.Lock()
-	s.logs[l] = struct{}{}
-	s.mu.Unlock()
-}
-
-func (s *stateFS) forget(l *outputLog) {
-	s.mu.Lock()
-	delete(s.logs, l)
-	s.mu.Unlock()
-}
-
-// gone reports whether the folder the state dir's descriptor holds is no
-// longer at its path: deleted (no links left), or the path names another
-// folder (moved away, made again by someone else).
-func (s *stateFS) gone() bool {
-	s.mu.Lock()
-	fd := int(s.dir.Fd())
-	var held unix.Stat_t
-	err := unix.Fstat(fd, &held)
-	s.mu.Unlock()
-	if err != nil {
-		return false // cannot tell; the writes will say
-	}
-	if held.Nlink == 0 {
-		return true
-	}
-	var now unix.Stat_t
-	if err := unix.Stat(s.path, &now); err != nil {
-		return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
-	}
-	return now.Dev != held.Dev || now.Ino != held.Ino
-}
-
 // recreated is what recreateStateDir saved, for the event.
 type recreated struct {
 	events  int64    // bytes of events.jsonl copied
@@ -104,10 +68,8 @@ type recreated struct {
 func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 	var r recreated
 	path := e.plan.StateDir
-	e.sfs.mu.Lock()
-	held := e.sfs.dir
-	e.sfs.mu.Unlock()
-	if dir, err := openDir(path); err == nil && sameFile(held, dir) {
+	held := e.sfs.Held()
+	if dir, err := statedir.OpenDir(path); err == nil && sameFile(held, dir) {
 		// The folder is still the one rostra holds, its files deleted (an
 		// rm -rf that met a file written meanwhile): it is rostra's, and
 		// only its marker is written again.
@@ -134,19 +96,12 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 	if err := writeGitignore(e.plan); err != nil {
 		r.failed = append(r.failed, statedir.GitignoreFile+": "+err.Error())
 	}
-	dir, err := openDir(path)
+	dir, err := statedir.OpenDir(path)
 	if err != nil {
 		return r, err
 	}
-	e.sfs.mu.Lock()
-	old := e.sfs.dir
+	old, logs := e.sfs.Replace(dir)
 	same := sameFile(old, dir)
-	e.sfs.dir = dir
-	logs := make([]*outputLog, 0, len(e.sfs.logs))
-	for l := range e.sfs.logs {
-		logs = append(logs, l)
-	}
-	e.sfs.mu.Unlock()
 	old.Close()
 	if same {
 		// Only its files went: the lock on the folder holds; its note
@@ -160,33 +115,16 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 		r.relock, r.lockErr = statedir.AcquireRunLock(path)
 	}
 
-	f, err := e.sfs.openFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := e.sfs.OpenFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return r, err
 	}
 	if r.events, err = e.log.MoveTo(f); err != nil {
 		return r, err
 	}
-	slices.SortFunc(logs, func(a, b *outputLog) int { return strings.Compare(a.rel, b.rel) })
-	for _, l := range logs {
-		if err := e.sfs.mkdirAll(filepath.Dir(l.rel)); err != nil {
-			r.failed = append(r.failed, l.rel+": "+err.Error())
-			continue
-		}
-		if err := e.sfs.writeAtomic(l.promptRel, l.prompt, 0o600); err != nil {
-			r.failed = append(r.failed, l.promptRel+": "+err.Error())
-		}
-		fresh, err := e.sfs.createFresh(l.rel, os.O_RDWR|os.O_APPEND, 0o600)
-		if err != nil {
-			r.failed = append(r.failed, l.rel+": "+err.Error())
-			continue
-		}
-		if open, err := l.relocate(fresh); err != nil {
-			r.failed = append(r.failed, err.Error())
-		} else if open {
-			r.moved = append(r.moved, l.rel)
-		}
-	}
+	moved, failed := e.sfs.MoveLogs(logs)
+	r.moved = append(r.moved, moved...)
+	r.failed = append(r.failed, failed...)
 	if state != nil {
 		if err := e.writeState(state); err != nil {
 			return r, err
@@ -201,7 +139,7 @@ func (e *Engine) guardStateDir(state []byte) (bool, error) {
 	// An rm -rf that met a file written meanwhile ("directory not empty")
 	// leaves the folder but takes events.jsonl: the log would go on in a
 	// file no name reaches, and be lost with it.
-	if !e.sfs.gone() {
+	if !e.sfs.Gone() {
 		if !e.log.Unlinked() {
 			return false, nil
 		}
@@ -214,8 +152,8 @@ func (e *Engine) guardStateDir(state []byte) (bool, error) {
 		return false, err
 	}
 	if e.stateWatch != nil {
-		if err := e.stateWatch.rearm(); err != nil {
-			e.stateWatch.close()
+		if err := e.stateWatch.Rearm(); err != nil {
+			e.stateWatch.Close()
 			e.stateWatch = nil
 			e.pollStateDir()
 			r.unwatched = err
@@ -235,7 +173,7 @@ const stateDirCheckEvery = time.Second
 // reached), a timer once a second.
 func (e *Engine) watchStateDir() <-chan struct{} {
 	e.stateWake = make(chan struct{}, 1)
-	if w, err := watchStateDir(e.plan.StateDir, e.stateWake); err == nil {
+	if w, err := statedir.WatchDir(e.plan.StateDir, e.stateWake); err == nil {
 		e.stateWatch = w
 	} else {
 		e.pollStateDir()
@@ -266,7 +204,7 @@ func (e *Engine) pollStateDir() {
 // closed.
 func (e *Engine) stopStateWatch() {
 	if e.stateWatch != nil {
-		e.stateWatch.close()
+		e.stateWatch.Close()
 	}
 	e.stateMu.Lock()
 	if e.stateTimer != nil {
@@ -301,7 +239,7 @@ func (e *Engine) stateDirRecreated(r recreated) {
 	}
 	var lostLogs []string
 	for _, d := range e.st.Dispatches {
-		rel, err := e.sfs.rel(d.OutputLogPath)
+		rel, err := e.sfs.Rel(d.OutputLogPath)
 		if err != nil || d.Surface == "" || moved[rel] {
 			continue
 		}

@@ -38,9 +38,9 @@ func TestStateWatchWakesWhenTheStateDirGoes(t *testing.T) {
 			require.NoError(t, err)
 			defer held.Close()
 			c := make(chan struct{}, 1)
-			w, err := watchStateDir(dir, c)
+			w, err := statedir.WatchDir(dir, c)
 			require.NoError(t, err)
-			defer w.close()
+			defer w.Close()
 
 			// What a run and its workers do in and beside it is not heard.
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "team-state.json.tmp"), []byte("{}"), 0o600))

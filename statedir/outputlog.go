@@ -10,7 +10,7 @@
 // recorded on the dispatch row as a lost tail. A file whose folder was
 // deleted under it is moved to the recreated state dir by relocate: its
 // bytes so far are copied and the writing goes on in the new file.
-package engine
+package statedir
 
 import (
 	"fmt"
@@ -20,11 +20,11 @@ import (
 	"sync"
 )
 
-type outputLog struct {
+type OutputLog struct {
 	rel       string // below the state dir
 	promptRel string // the attempt's prompt.txt, written again with the log if the folder is made again
 	prompt    []byte
-	sfs       *stateFS
+	sfs       *FS
 
 	mu      sync.Mutex
 	f       *os.File
@@ -33,7 +33,7 @@ type outputLog struct {
 	closed  bool
 }
 
-func (l *outputLog) Write(p []byte) (int, error) {
+func (l *OutputLog) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	n, err := l.f.Write(p)
@@ -47,19 +47,19 @@ func (l *outputLog) Write(p []byte) (int, error) {
 // ReadAt holds the lock through the read: relocate swaps and closes the
 // file under it, and a read of the old one would fail and the screen skip
 // what it asked for. The reader's Write waits the length of one pread.
-func (l *outputLog) ReadAt(p []byte, off int64) (int, error) {
+func (l *OutputLog) ReadAt(p []byte, off int64) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.f.ReadAt(p, off)
 }
 
-func (l *outputLog) Stat() (fs.FileInfo, error) {
+func (l *OutputLog) Stat() (fs.FileInfo, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.f.Stat()
 }
 
-func (l *outputLog) Close() error {
+func (l *OutputLog) Close() error {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -69,14 +69,14 @@ func (l *outputLog) Close() error {
 	err := l.f.Close()
 	l.mu.Unlock()
 	if l.sfs != nil {
-		l.sfs.forget(l)
+		l.sfs.Forget(l)
 	}
 	return err
 }
 
 // lostTail says how much of read, the bytes the surface read from the
 // child, did not reach output.log, and why; 0 and "" when all did.
-func (l *outputLog) lostTail(read int64) (int64, string) {
+func (l *OutputLog) LostTail(read int64) (int64, string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	lost := read - l.written
@@ -94,7 +94,7 @@ func (l *outputLog) lostTail(read int64) (int64, string) {
 // fresh is the new output.log; what the old (deleted) file holds is copied
 // into it first, and the writing goes on there. It reports false for a log
 // already closed, whose bytes went with the deleted folder.
-func (l *outputLog) relocate(fresh *os.File) (bool, error) {
+func (l *OutputLog) Relocate(fresh *os.File) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.closed {

@@ -12,7 +12,7 @@
 // sends on a channel of one; the disk writer then asks stateFS.gone, which
 // decides. A move of a folder further up is not heard: the next write
 // finds it (the guard runs before every batch).
-package engine
+package statedir
 
 import (
 	"bytes"
@@ -26,7 +26,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-type stateWatch struct {
+type Watcher struct {
 	path string
 	fd   int      // the inotify instance (f.Fd() would make f blocking)
 	f    *os.File // the same, read through Go's poller
@@ -47,13 +47,13 @@ const (
 
 // watchStateDir starts watching path (the state dir, which must exist);
 // c receives (without blocking) when it may be gone.
-func watchStateDir(path string, c chan struct{}) (*stateWatch, error) {
+func WatchDir(path string, c chan struct{}) (*Watcher, error) {
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
 		return nil, fmt.Errorf("watch the state dir %s: inotify: %w", path, err)
 	}
-	w := &stateWatch{path: path, fd: fd, f: os.NewFile(uintptr(fd), "inotify"), c: c, done: make(chan struct{}), dirWd: -1, parentWd: -1}
-	if err := w.rearm(); err != nil {
+	w := &Watcher{path: path, fd: fd, f: os.NewFile(uintptr(fd), "inotify"), c: c, done: make(chan struct{}), dirWd: -1, parentWd: -1}
+	if err := w.Rearm(); err != nil {
 		w.f.Close()
 		return nil, err
 	}
@@ -63,7 +63,7 @@ func watchStateDir(path string, c chan struct{}) (*stateWatch, error) {
 
 // rearm watches the folder now at the path (after it was made again) and
 // its parent.
-func (w *stateWatch) rearm() error {
+func (w *Watcher) Rearm() error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	fd := w.fd
@@ -86,7 +86,7 @@ func (w *stateWatch) rearm() error {
 	return nil
 }
 
-func (w *stateWatch) read() {
+func (w *Watcher) read() {
 	defer close(w.done)
 	buf := make([]byte, 16*(unix.SizeofInotifyEvent+unix.NAME_MAX+1))
 	name := []byte(filepath.Base(w.path))
@@ -97,11 +97,11 @@ func (w *stateWatch) read() {
 				return
 			}
 			// Not expected from inotify; say "look" once and stop.
-			w.wake()
+			w.Wake()
 			return
 		}
 		if n < unix.SizeofInotifyEvent {
-			w.wake()
+			w.Wake()
 			continue
 		}
 		w.mu.Lock()
@@ -131,12 +131,12 @@ func (w *stateWatch) read() {
 			off = end
 		}
 		if wake {
-			w.wake()
+			w.Wake()
 		}
 	}
 }
 
-func (w *stateWatch) wake() {
+func (w *Watcher) Wake() {
 	select {
 	case w.c <- struct{}{}:
 	default:
@@ -144,7 +144,7 @@ func (w *stateWatch) wake() {
 }
 
 // close stops the watch.
-func (w *stateWatch) close() {
+func (w *Watcher) Close() {
 	w.f.Close()
 	<-w.done
 }

@@ -4,40 +4,38 @@
 // retried, so the rows written as the run stops (every attempt settled,
 // the run interrupted) fit even when workers filled the disk. The run stops
 // all the same. A clean end removes the file.
-package engine
+package statedir
 
 import (
 	"os"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/rostra-dev/rostra/statedir"
 )
 
 // reserveSize is how much is kept: many times a large team-state.json and
 // the events of stopping every worker. A variable for the tests.
-var reserveSize int64 = 256 << 10
+var ReserveSize int64 = 256 << 10
 
 // makeReserve allocates the reserve; on a disk too full for it the run
 // goes on without one.
-func (s *stateFS) makeReserve() {
-	f, err := s.openFile(statedir.ReserveFile, os.O_RDWR|os.O_CREATE, 0o600)
+func (s *FS) MakeReserve() {
+	f, err := s.OpenFile(ReserveFile, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return
 	}
 	defer f.Close()
-	if err := allocate(f, reserveSize); err != nil {
+	if err := allocate(f, ReserveSize); err != nil {
 		_ = f.Truncate(0)
-		s.freeReserve()
+		s.FreeReserve()
 	}
 }
 
 // freeReserve removes the reserve and reports whether it was there.
-func (s *stateFS) freeReserve() bool {
-	fd, err := s.dupDir()
+func (s *FS) FreeReserve() bool {
+	fd, err := s.DupDir()
 	if err != nil {
 		return false
 	}
 	defer unix.Close(fd)
-	return unix.Unlinkat(fd, statedir.ReserveFile, 0) == nil
+	return unix.Unlinkat(fd, ReserveFile, 0) == nil
 }

@@ -2,7 +2,7 @@
 
 // reserve_other.go allocates the reserve where there is no fallocate by
 // writing its bytes (a truncate would leave a hole, which reserves nothing).
-package engine
+package statedir
 
 import "os"
 

@@ -2,15 +2,15 @@
 
 // statewatch_other.go: without inotify the disk writer looks whether the
 // state dir is still there once a second (recreate.go).
-package engine
+package statedir
 
 import "errors"
 
-type stateWatch struct{}
+type Watcher struct{}
 
-func watchStateDir(string, chan struct{}) (*stateWatch, error) {
+func WatchDir(string, chan struct{}) (*Watcher, error) {
 	return nil, errors.New("no inotify on this system")
 }
 
-func (w *stateWatch) rearm() error { return nil }
-func (w *stateWatch) close()       {}
+func (w *Watcher) Rearm() error { return nil }
+func (w *Watcher) Close()       {}

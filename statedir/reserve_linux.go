@@ -1,6 +1,6 @@
 // reserve_linux.go allocates the reserve's blocks with fallocate, which
 // fails at once on a disk without the room.
-package engine
+package statedir
 
 import (
 	"os"

@@ -166,7 +166,7 @@ type attemptRT struct {
 	// committing: its work is being committed on its worktree's branch.
 	committing bool
 	// repoBefore is the shared repository as an isolated attempt found it;
-	// repoFound what its settlement's check found (repocheck.go).
+	// repoFound what its settlement's check found (workspace/repocheck.go).
 	repoBefore *workspace.RepoState
 	repoFound  workspace.RepoFindings
 	// coRunning names the workers whose attempts ran in the shared

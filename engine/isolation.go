@@ -2,7 +2,7 @@
 // the git): the worktree is made ready before each attempt (the last
 // attempt's leftovers committed, the tree reset to the base commit, the
 // shared repository snapshotted), the repository is checked when it settles
-// and again before its work is committed (repocheck.go), an attempt's work
+// and again before its work is committed (workspace/repocheck.go), an attempt's work
 // is committed once it has settled and its process ended,
 // its diff-stat is measured while it runs, and when the engine stops each
 // worktree is committed one last time, then removed when its branch is
@@ -111,7 +111,7 @@ func (e *Engine) lastRowOf(w *workerRT) int {
 // commit unless retry_from: last, and the worker's folder present (an
 // untracked or empty folder is not in a fresh checkout). It returns the
 // commit of the previous attempt's leftovers, if any, and the shared
-// repository as the attempt starts (repocheck.go). It runs in the
+// repository as the attempt starts (workspace/repocheck.go). It runs in the
 // worktree's job queue.
 func (j openJob) prepareWorktree() (string, *workspace.RepoState, error) {
 	wt := j.iso.wt

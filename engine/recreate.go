@@ -3,9 +3,9 @@
 // state in memory is the truth, so the folder is made again and filled
 // from it, and the run goes on.
 //
-// Data model: the disk writer (disk.go) asks stateFS.gone before each batch
+// Data model: the disk writer (disk.go) asks statedir.FS.Gone before each batch
 // of writes, when an inotify event says the folder or its name in its
-// parent went (statewatch_linux.go; a timer once a second where inotify
+// parent went (statedir/statewatch_linux.go; a timer once a second where inotify
 // cannot be had), and again after a write fails. A
 // folder deleted while rostra holds it open has no links left (or its path
 // now names another folder). recreateStateDir then, on the disk writer's
@@ -169,7 +169,7 @@ const stateDirCheckEvery = time.Second
 
 // watchStateDir returns what wakes the disk writer's guard while no write
 // comes: an inotify watch on the state dir and its parent
-// (statewatch_linux.go), or, where that cannot be had (inotify limits
+// (statedir/statewatch_linux.go), or, where that cannot be had (inotify limits
 // reached), a timer once a second.
 func (e *Engine) watchStateDir() <-chan struct{} {
 	e.stateWake = make(chan struct{}, 1)

@@ -1,5 +1,5 @@
 // repocheck_bench_test.go measures what the repository check costs an
-// isolated attempt (repocheck.go): the snapshot at its start and the check
+// isolated attempt (workspace/repocheck.go): the snapshot at its start and the check
 // at its settlement, in a repository with 1,000 tags and 100 branches, with
 // nothing moved. Rerun with
 //

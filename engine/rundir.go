@@ -1,9 +1,9 @@
 // rundir.go takes a state dir for a new run (SPEC §5): it creates (or checks,
-// ownership.go) and locks the folder, archives a finished run found there
+// statedir/ownership.go) and locks the folder, archives a finished run found there
 // to previous/<timestamp>/,
 // refuses an unfinished one unless --resume, and for a resume marks the
 // attempts a dead rostra left `running` as interrupted. A team-state.json
-// that does not parse is read from its previous good copy (store.go); the
+// that does not parse is read from its previous good copy (statedir/store.go); the
 // damaged file is kept aside, never overwritten.
 package engine
 

@@ -1,4 +1,4 @@
-// writeaudit.go ties the write-policy audit (SPEC §4.5, audit.go) to an
+// writeaudit.go ties the write-policy audit (SPEC §4.5, workspace/audit.go) to an
 // attempt: a snapshot of its workspace before the attempt starts, and at
 // settlement the check of the policy stored on the dispatch row against the
 // files that changed. Workers without `writes` never get here.

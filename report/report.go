@@ -11,7 +11,7 @@
 // events.jsonl is skipped by ReadEvents.
 //
 // A failure's class is the dispatch row's failureClass, which the engine
-// sets where it makes the reason (state.go, Failure*); the report never
+// sets where it makes the reason (statedir/state.go, Failure*); the report never
 // reads the reason's prose.
 //
 // The report is read in a terminal as often as in a viewer: every control

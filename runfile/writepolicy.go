@@ -3,7 +3,7 @@
 // when the run file is loaded, what they allow, and the digest stored on the
 // dispatch row so that the policy checked at settlement is provably the one
 // recorded at dispatch. The audit that checks a policy against the files an
-// attempt changed is the engine's (engine/audit.go).
+// attempt changed is workspace/audit.go's, tied to an attempt in engine/writeaudit.go.
 package runfile
 
 import (

@@ -9,7 +9,7 @@
 // never written through. The one way around it is to replace the folder
 // itself; then the rostra that resumes checks that the run's recorded
 // rostra (pid and start time, team-state.json) is dead before it stops
-// anything (rundir.go).
+// anything (engine/rundir.go).
 package statedir
 
 import (

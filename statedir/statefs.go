@@ -35,7 +35,7 @@ type FS struct {
 	path string // the state dir as configured
 
 	mu   sync.Mutex
-	dir  *os.File                // opened O_DIRECTORY; replaced when the folder is made again (recreate.go)
+	dir  *os.File                // opened O_DIRECTORY; replaced when the folder is made again (engine/recreate.go)
 	logs map[*OutputLog]struct{} // output.logs being written, moved along if the folder is made again
 }
 

@@ -1,5 +1,5 @@
 // statewatch_linux.go tells the disk writer, by an inotify event, that the
-// state dir may have been deleted or moved away (recreate.go), so that a
+// state dir may have been deleted or moved away (engine/recreate.go), so that a
 // quiet run notices without looking every second.
 //
 // Data model: one inotify instance with two watches. The state dir's own

@@ -1,7 +1,7 @@
 //go:build !linux
 
 // statewatch_other.go: without inotify the disk writer looks whether the
-// state dir is still there once a second (recreate.go).
+// state dir is still there once a second (engine/recreate.go).
 package statedir
 
 import "errors"

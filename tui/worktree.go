@@ -3,7 +3,7 @@
 // pane, scrollable and searchable as scrollback is (the coloured `git diff`
 // fed through an emulator of the pane's width), and M merges its branch
 // into the workspace after a confirmation. Both ask the engine, which runs
-// git (engine/review.go), off the UI goroutine, and come back as messages
+// git (workspace/review.go), off the UI goroutine, and come back as messages
 // tagged with the worker they were made for.
 package tui
 

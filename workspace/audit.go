@@ -27,9 +27,10 @@
 // progress; WaitHashed before the start removes that race at the cost of the
 // hash pass.
 //
-// A WritePolicy is the list of doublestar globs a worker's `writes:` expands
-// to for one attempt; its Digest is stored on the dispatch row so that the
-// policy checked at settlement is provably the one recorded at dispatch.
+// The policy (runfile.WritePolicy, runfile/writepolicy.go) is the list of
+// doublestar globs a worker's `writes:` expands to for one attempt; its Digest
+// is stored on the dispatch row so that the policy checked at settlement is
+// provably the one recorded at dispatch.
 package workspace
 
 import (

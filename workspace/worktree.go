@@ -13,7 +13,7 @@
 // holding the shared workspace), the worktree's folder, its branch and the
 // base commit; its methods run git (git.go) and are slow, so the engine
 // calls them only on goroutines of their own, one worker's jobs in the
-// order the loop queued them (engine.go, queueGit). PrepareIsolation runs
+// order the loop queued them (engine/engine.go, queueGit). PrepareIsolation runs
 // before the engine starts: it checks the repository and finds the base
 // commit. MergeWorktree and WorktreeDiff serve `rostra merge`, `rostra
 // diff` and the UI from a TeamState alone.

@@ -1,4 +1,4 @@
-// report.go wires `rostra report [PATH]`: it has the engine
+// report.go wires `rostra report [PATH]`: it has the report package
 // write <state_dir>/reports/report-<UTC timestamp>.md, prints the JSON
 // summary of the report's counts to stdout and the report's path to stderr.
 // It reads the run without its lock, so it works while another rostra

@@ -1,6 +1,6 @@
 // review.go wires `rostra diff WORKER` and `rostra merge WORKER`: an
 // isolated worker's work against the run's base commit, and its branch
-// merged into the workspace's current branch (engine/review.go). Each
+// merged into the workspace's current branch (workspace/review.go). Each
 // takes the run as --run PATH (a run file or a state dir; default
 // ./rostra.yaml) and reads its team-state.json, so both work during a run
 // and after it. Exit codes: 0 done, 1 refused (a dirty workspace, a

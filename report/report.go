@@ -325,7 +325,7 @@ func reportWorktrees(st *statedir.TeamState, summary *ReportSummary, p func(stri
 		switch w.WorktreeOutcome {
 		case statedir.WorktreeKept:
 			summary.WorktreesKept++
-		case statedir.WorktreeMergedSince:
+		case workspace.KeptMergedSince:
 			merged++
 		}
 		p("| %s | %s | %s | %s | %s | %s |\n", reportCell(w.WorkerID), reportCell(w.Branch), statedir.ShortCommit(w.BaseCommit),

@@ -109,10 +109,6 @@ const (
 	WorktreeKept          = "kept"           // its branch holds work not merged into the workspace
 	WorktreeRemovedMerged = "removed-merged" // its branch is merged into the workspace's HEAD
 	WorktreeRemovedEmpty  = "removed-empty"  // its branch holds nothing beyond the base commit
-	// WorktreeMergedSince is never saved: the run report shows it for a
-	// kept worktree whose branch has been merged since the run ended
-	// (engine.MarkMergedSince asks git).
-	WorktreeMergedSince = "kept, merged since"
 )
 
 // DispatchRow is one attempt.

@@ -33,11 +33,16 @@ func readDoc(t *testing.T, name string) string {
 	return string(data)
 }
 
-// engineSource parses the engine package's non-test files.
+// engineSource parses the non-test files of the engine and of the packages
+// that hold the run file's schema and the state's types.
 func engineSource(t *testing.T) []*ast.File {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "..", "engine", "*.go"))
-	require.NoError(t, err)
+	var paths []string
+	for _, pkg := range []string{"engine", "runfile", "statedir"} {
+		p, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
+		require.NoError(t, err)
+		paths = append(paths, p...)
+	}
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for _, p := range paths {
@@ -105,7 +110,7 @@ func TestRunFileDocHasEveryKeyAndPlaceholder(t *testing.T) {
 
 func TestRunFileDocExampleLoads(t *testing.T) {
 	doc := readDoc(t, "runfile.md")
-	_, after, ok := strings.Cut(doc, "<!-- example: docs_test.go loads this block with runfile.Load -->\n```yaml\n")
+	_, after, ok := strings.Cut(doc, "<!-- example: docs_test.go loads this block with engine.Load -->\n```yaml\n")
 	require.True(t, ok, "docs/runfile.md has its example block")
 	example, _, ok := strings.Cut(after, "```")
 	require.True(t, ok)

@@ -598,6 +598,8 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		}
 		return
 	}
+	// Refused or not, the process is open: it is kept and watched, so it
+	// is stopped and reaped like any other.
 	e.advance(a, phaseRunning)
 	a.surface, a.handle, a.audit, a.log = res.surface, res.handle, res.audit, res.log
 	w := a.w

@@ -154,7 +154,8 @@ func (e *Engine) recordPrevCommit(a *attemptRT, commit string) {
 }
 
 // commitWork commits an isolated attempt's work on its branch once its
-// outcome is written and its process has ended, and measures the branch.
+// outcome is written and its process has ended, and measures the branch;
+// an attempt of the shared workspace is then done.
 func (e *Engine) commitWork(a *attemptRT) {
 	if a.phase != phaseDecided || !a.exited {
 		return

@@ -160,6 +160,10 @@ type attemptRT struct {
 	audit       *writeAudit
 	log         *outputLog
 
+	// repoBefore is the shared repository as an isolated attempt found it;
+	// repoFound what its settlement's check found (repocheck.go).
+	repoBefore *repoState
+	repoFound  repoFindings
 	// coRunning names the workers whose attempts ran in the shared
 	// workspace while this one did (itself included): who may have
 	// written what its audit finds.
@@ -216,6 +220,9 @@ func (e *Engine) Start() error {
 	}
 	if e.plan.hasIsolated() && e.opts.Isolation == nil {
 		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", ErrIsolation)
+	}
+	if e.opts.Isolation != nil {
+		e.st.GitFiles = e.opts.Isolation.GitFiles
 	}
 	prev := e.opts.Resumed
 	if prev != nil {
@@ -480,6 +487,7 @@ type openResult struct {
 	final       bool       // and another attempt would fail the same way
 	degradedWhy string     // the last surface's reason when a later one opened
 	prevCommit  string     // the previous attempt's leftovers, committed before this one
+	repoBefore  *repoState // an isolated attempt's repository at its start
 }
 
 func (j openJob) run() openResult {
@@ -490,8 +498,8 @@ func (j openJob) run() openResult {
 	res := openResult{log: log}
 	j.launch.Output = log
 	if j.iso != nil {
-		commit, err := j.prepareWorktree()
-		res.prevCommit = commit
+		commit, before, err := j.prepareWorktree()
+		res.prevCommit, res.repoBefore = commit, before
 		if err != nil {
 			log.Close()
 			res.log, res.failure = nil, "worktree: "+err.Error()
@@ -602,6 +610,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	// is stopped and reaped like any other.
 	e.advance(a, phaseRunning)
 	a.surface, a.handle, a.audit, a.log = res.surface, res.handle, res.audit, res.log
+	a.repoBefore = res.repoBefore
 	w := a.w
 	d := &e.st.Dispatches[a.idx]
 	d.Surface = a.surface
@@ -989,7 +998,7 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 		a.audit.abandon()
 		a.audit = nil
 	}
-	if a.audit == nil {
+	if a.audit == nil && a.repoBefore == nil {
 		e.decide(a, exit, nil)
 		return
 	}
@@ -999,9 +1008,15 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 	audit := a.audit
 	e.startBackground()
 	go func() {
-		changed := audit.changes()
+		var changed *auditChanges
+		if audit != nil {
+			c := audit.changes()
+			changed = &c
+		}
+		found := a.w.iso.checkAttempt(a)
 		e.post(func() {
-			e.decide(a, exit, &changed)
+			a.repoFound = found
+			e.decide(a, exit, changed)
 			if a.lateExit != nil {
 				e.recordLateExit(a, a.lateExit)
 			}
@@ -1048,6 +1063,18 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 			if why := auditVerdict(*changed, &e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a), e.unattributed(a)); why != "" {
 				status, reason, class, violation = StatusError, why, FailureWritePolicy, true
 			}
+		}
+	}
+	if why := a.repoFound.reason(); why != "" {
+		// Failed as the write audit fails an attempt, and not retried: the
+		// agent would do it again (docs/isolation.md).
+		e.repositoryChanged(a, why)
+		if status == StatusCompleted {
+			reason = ""
+		}
+		reason = joinReason(reason, why)
+		if status != StatusCancelled && status != StatusTimeout {
+			status, class, violation = StatusError, FailureRepository, true
 		}
 	}
 	now := e.clock.Now().UTC()

@@ -22,7 +22,8 @@ const (
 	phaseOpening phase = iota
 	// phaseRunning: its process was started and its outcome is not decided.
 	phaseRunning
-	// phaseSettling: its outcome waits for its write audit's walk.
+	// phaseSettling: its outcome waits for its write audit's walk and, for
+	// an isolated worker, the check of the shared repository (repocheck.go).
 	phaseSettling
 	// phaseDecided: its outcome is on its row; its process may still run
 	// (settled on its files), and an isolated worker's work is not yet

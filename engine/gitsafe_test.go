@@ -116,26 +116,48 @@ func commonDir(repo string) string { return filepath.Join(repo, ".git") }
 // the bytes committed and merged are the worker's.
 func TestRostrasGitRunsNoFilterTheRepositoryNames(t *testing.T) {
 	p := newPlanted(t)
-	plan, st := hostileRun(t, nil, func(repo, wt string) {
+	plan, st := hostileRun(t, func(repo string) {
 		gitT(t, repo, "config", "filter.pwn.clean", p.prog(t, "clean"))
 		gitT(t, repo, "config", "filter.pwn.smudge", p.prog(t, "smudge"))
 		gitT(t, repo, "config", "filter.pwn.required", "true")
-		writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt filter=pwn\n")
-	})
+		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "*.txt filter=pwn\n")
+	}, nil)
 	assert.Equal(t, "line\nfrom a\n", gitT(t, plan.Workspace, "cat-file", "-p", "rostra/t/a:src/f1.txt")+"\n", "the worker's bytes, not a filter's")
 	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a filter ran")
 	assert.Equal(t, "line\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"))
 }
 
+// TestAFilterPlantedDuringTheRunRunsNowhere: the same filter written into
+// the shared config while the attempt runs, named by its worktree's
+// .gitattributes: rostra's commit of the attempt and its diff run neither
+// side, and the merge is refused (the repository's config and the branch's
+// .gitattributes changed during the run, docs/isolation.md) with nothing
+// run either.
+func TestAFilterPlantedDuringTheRunRunsNowhere(t *testing.T) {
+	p := newPlanted(t)
+	plan, st := hostileRun(t, nil, func(repo, wt string) {
+		gitT(t, repo, "config", "filter.pwn.clean", p.prog(t, "clean"))
+		gitT(t, repo, "config", "filter.pwn.smudge", p.prog(t, "smudge"))
+		gitT(t, repo, "config", "filter.pwn.process", p.prog(t, "process"))
+		writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt filter=pwn\n")
+	})
+	assert.Equal(t, "line\nfrom a\n", gitT(t, plan.Workspace, "cat-file", "-p", "rostra/t/a:src/f1.txt")+"\n", "the worker's bytes, not a filter's")
+	err := reviewAndMerge(t, st, MergeOptions{})
+	require.ErrorIs(t, err, ErrReview)
+	assert.Contains(t, err.Error(), ".git/config")
+	assert.Empty(t, p.ran(t), "a filter ran")
+	assert.Equal(t, "line\n", fileIn(t, plan.Workspace, "src/f1.txt"), "nothing merged")
+}
+
 // TestRostrasGitRunsNoProcessFilter: the same with a long-running filter
 // (filter.<driver>.process).
 func TestRostrasGitRunsNoProcessFilter(t *testing.T) {
 	p := newPlanted(t)
-	plan, st := hostileRun(t, nil, func(repo, wt string) {
+	plan, st := hostileRun(t, func(repo string) {
 		gitT(t, repo, "config", "filter.pwn.process", p.prog(t, "process"))
-		writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt filter=pwn\n")
-	})
+		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "*.txt filter=pwn\n")
+	}, nil)
 	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a process filter ran")
 	assert.Equal(t, "line\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"))
@@ -147,12 +169,12 @@ func TestRostrasGitRunsNoProcessFilter(t *testing.T) {
 // runs nothing.
 func TestRostrasGitRunsNoDiffDriver(t *testing.T) {
 	p := newPlanted(t)
-	_, st := hostileRun(t, nil, func(repo, wt string) {
+	_, st := hostileRun(t, func(repo string) {
 		gitT(t, repo, "config", "diff.pwn.textconv", p.prog(t, "textconv"))
 		gitT(t, repo, "config", "diff.pwn.command", p.prog(t, "diff-command"))
 		gitT(t, repo, "config", "diff.external", p.prog(t, "diff-external"))
 		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "* diff=pwn\n")
-	})
+	}, nil)
 	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a diff driver ran")
 }
@@ -163,10 +185,10 @@ func TestRostrasGitRunsNoDiffDriver(t *testing.T) {
 // use git's own text merge.
 func TestRostrasGitRunsNoMergeDriver(t *testing.T) {
 	p := newPlanted(t)
-	plan, st := hostileRun(t, nil, func(repo, wt string) {
+	plan, st := hostileRun(t, func(repo string) {
 		gitT(t, repo, "config", "merge.pwn.driver", p.prog(t, "merge-driver")+" %A %O %B")
 		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "*.txt merge=pwn\n")
-	})
+	}, nil)
 	writeFile(t, filepath.Join(plan.Workspace, "src/f1.txt"), "top\nline\n")
 	gitT(t, plan.Workspace, "commit", "-q", "-am", "the person's change")
 	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
@@ -178,9 +200,10 @@ func TestRostrasGitRunsNoMergeDriver(t *testing.T) {
 // in the worktree's own config.worktree.
 func TestRostrasGitRunsNoFSMonitor(t *testing.T) {
 	p := newPlanted(t)
-	_, st := hostileRun(t, nil, func(repo, wt string) {
+	_, st := hostileRun(t, func(repo string) {
 		gitT(t, repo, "config", "extensions.worktreeConfig", "true")
 		gitT(t, repo, "config", "core.fsmonitor", p.prog(t, "fsmonitor-shared"))
+	}, func(repo, wt string) {
 		gitT(t, wt, "config", "--worktree", "core.fsmonitor", p.prog(t, "fsmonitor-worktree"))
 	})
 	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
@@ -201,11 +224,11 @@ func TestRostrasGitRunsNoHook(t *testing.T) {
 	p := newPlanted(t)
 	_, st := hostileRun(t, func(repo string) {
 		p.hooks(t, filepath.Join(commonDir(repo), "hooks"), everyHook...)
-	}, func(repo, wt string) {
 		gitT(t, repo, "config", "extensions.worktreeConfig", "true")
 		shared := filepath.Join(t.TempDir(), "shared-hooks")
 		p.hooks(t, shared, "post-merge", "pre-merge-commit", "reference-transaction")
 		gitT(t, repo, "config", "core.hooksPath", shared)
+	}, func(repo, wt string) {
 		own := filepath.Join(t.TempDir(), "worktree-hooks")
 		p.hooks(t, own, "pre-commit", "post-commit", "reference-transaction")
 		gitT(t, wt, "config", "--worktree", "core.hooksPath", own)
@@ -248,10 +271,10 @@ func TestMergeRunsTheUsersHooksOnlyWhenAsked(t *testing.T) {
 // gpg.program, which the config names.
 func TestRostrasGitSignsNothing(t *testing.T) {
 	p := newPlanted(t)
-	_, st := hostileRun(t, nil, func(repo, wt string) {
+	_, st := hostileRun(t, func(repo string) {
 		gitT(t, repo, "config", "gpg.program", p.prog(t, "gpg"))
 		gitT(t, repo, "config", "commit.gpgSign", "true")
-	})
+	}, nil)
 	err := reviewAndMerge(t, st, MergeOptions{})
 	assert.Empty(t, p.ran(t), "gpg.program ran")
 	require.NoError(t, err)

@@ -33,13 +33,15 @@ type Notification struct {
 	Body  string
 }
 
-// AgentState is a state a child reported of itself in codex's OSC 7501
-// ("state=blocked:app=codex:kind=permission"): State is the state word
-// ("working", "blocked", "done", "clear", ...), App and Kind the fields of
-// those names, Raw the whole parameter string after "7501;".
+// AgentState is a state a child reported of itself in OSC 7501, the
+// program status codex and claude write ("state=blocked:app=codex:kind=permission"):
+// State is the state word ("working", "blocked", "idle", "done", "clear"),
+// App, Kind and ID the fields of those names, Title and Msg claude's
+// base64 fields decoded, Raw the whole parameter string after "7501;".
 type AgentState struct {
-	State, App, Kind string
-	Raw              string
+	State, App, Kind, ID string
+	Title, Msg           string
+	Raw                  string
 }
 
 // maxPendingNotes bounds what waits for Write to hand it over, as the
@@ -200,11 +202,19 @@ func (t *Terminal) dropKittyNote(id string) {
 	}
 }
 
-// handleOSC7501 reads codex's "7501;state=working:app=codex", fields split
-// by ':' (codex 0.171.0 writes state=working, state=blocked with
-// kind=permission, state=done and state=clear, each with app=codex).
+// handleOSC7501 reads the program status "7501;state=working:app=codex",
+// fields split by ':'. codex 0.171.0 writes state=idle, working, blocked
+// with kind=permission, done, and clear as it exits, each but clear with
+// app=codex. claude 2.1.332 asks first ("7501;?") and writes its status
+// (app=claude-code, title= and msg= in base64) only to a terminal that
+// answers: the answer is the query's own text, which is all claude reads
+// of it.
 func (t *Terminal) handleOSC7501(data []byte) {
 	raw := string(data[5:]) // after "7501;"
+	if strings.HasPrefix(raw, "?") {
+		t.reply("\x1b]7501;?" + t.oscEnd())
+		return
+	}
 	if !utf8.ValidString(raw) {
 		return
 	}
@@ -218,6 +228,12 @@ func (t *Terminal) handleOSC7501(data []byte) {
 			s.App = v
 		case "kind":
 			s.Kind = v
+		case "id":
+			s.ID = v
+		case "title":
+			s.Title = decodeBase64Text(v)
+		case "msg":
+			s.Msg = decodeBase64Text(v)
 		}
 	}
 	if s.State == "" {
@@ -227,4 +243,17 @@ func (t *Terminal) handleOSC7501(data []byte) {
 	if len(t.pendingStates) > maxPendingNotes {
 		t.pendingStates = t.pendingStates[len(t.pendingStates)-maxPendingNotes:]
 	}
+}
+
+// decodeBase64Text is v decoded from base64 when that gives UTF-8 text,
+// else empty.
+func decodeBase64Text(v string) string {
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(v)
+	}
+	if err != nil || !utf8.Valid(b) {
+		return ""
+	}
+	return string(b)
 }

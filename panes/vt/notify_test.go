@@ -6,6 +6,7 @@ package vt
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,6 +100,11 @@ func TestAgentStates(t *testing.T) {
 			[]AgentState{{State: "done", App: "codex", Raw: "state=done:app=codex"}, {State: "clear", Raw: "state=clear"}}},
 		{"unknown fields kept in Raw", "\x1b]7501;app=x:state=idle:extra=1\x07",
 			[]AgentState{{State: "idle", App: "x", Raw: "app=x:state=idle:extra=1"}}},
+		{"claude's status, base64 fields decoded", "\x1b]7501;state=blocked:app=claude-code:id=s1:kind=permission:title=QmFzaA==:msg=cm0gLXJmIGJ1aWxk\x1b\\",
+			[]AgentState{{State: "blocked", App: "claude-code", Kind: "permission", ID: "s1", Title: "Bash", Msg: "rm -rf build",
+				Raw: "state=blocked:app=claude-code:id=s1:kind=permission:title=QmFzaA==:msg=cm0gLXJmIGJ1aWxk"}}},
+		{"a title that is not base64 is dropped", "\x1b]7501;state=working:title=%%%\x07",
+			[]AgentState{{State: "working", Raw: "state=working:title=%%%"}}},
 		{"no state", "\x1b]7501;app=codex\x07", nil},
 		{"no parameters", "\x1b]7501\x07", nil},
 	} {
@@ -111,6 +117,27 @@ func TestAgentStates(t *testing.T) {
 			assert.Empty(t, h.notes)
 			assert.Equal(t, "ab", screenRows(tm)[0])
 		})
+	}
+}
+
+// TestAgentStateQueryIsAnswered: claude asks "7501;?" and writes its
+// status only when the terminal answers with the query's text; the
+// answer ends as the query did.
+func TestAgentStateQueryIsAnswered(t *testing.T) {
+	for _, end := range []string{"\x07", "\x1b\\"} {
+		var tm *Terminal
+		h, opts := newHeard(&tm)
+		replies := make(chan string, 4)
+		opts.OnReply = func(b []byte) { replies <- string(b) }
+		tm = New(40, 4, opts)
+		feedString(t, tm, "\x1b]7501;?"+end)
+		select {
+		case r := <-replies:
+			assert.Equal(t, "\x1b]7501;?"+end, r)
+		case <-time.After(5 * time.Second):
+			t.Fatal("no answer to OSC 7501 ; ?")
+		}
+		assert.Empty(t, h.states, "a query is no state")
 	}
 }
 

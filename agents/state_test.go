@@ -43,7 +43,7 @@ func TestCombinerRules(t *testing.T) {
 			[]bool{true, false}, Status{WaitingPermission, at(5), SourceNotification, "blocked"}},
 		{"an observation at the same instant is not stale", []obs{{2, SourceHook, Working, ""}, {2, SourceHook, WaitingPermission, "Bash"}},
 			[]bool{true, true}, Status{WaitingPermission, at(2), SourceHook, "Bash"}},
-		{"screen promotes when no hook spoke", []obs{{1, SourceNotification, Working, "state=working"}, {2, SourceScreen, WaitingPermission, "Do you want to proceed?"}},
+		{"screen does not promote once the program status spoke", []obs{{1, SourceNotification, Working, "state=working"}, {2, SourceScreen, WaitingPermission, "Do you want to proceed?"}},
 			[]bool{true, false}, Status{Working, at(1), SourceNotification, "state=working"}},
 		{"screen alone promotes", []obs{{1, SourceScreen, Working, "esc to interrupt"}, {2, SourceScreen, WaitingPermission, "Do you want to proceed?"}},
 			[]bool{true, true}, Status{WaitingPermission, at(2), SourceScreen, "Do you want to proceed?"}},

@@ -1,12 +1,14 @@
 // Tests that record each CLI's whole interactive session around a
 // permission prompt, as a pane sees it: the idle prompt, the model's tool
 // call, the permission prompt, the approval, the end of the turn, the
-// exit. The stream (what tmux got, pipe-pane, from the CLI's first byte) is fed to panes/vt, which
-// must show the prompt where tmux showed it and hear the CLI's own
-// notifications and states (OSC 9, 777, 99, 7501), which are logged. With
-// ROSTRA_RECORD_TERM set to a folder, each stream is written there as
-// agent-NAME-permission@100x30.bin, the recordings the screen rules of
-// package agents are tested on (panes/vt/testdata/term/README).
+// exit. The screen rules of package agents must know the live permission
+// prompt (and what it asks) and the idle prompt after the turn. The
+// stream (what tmux got, pipe-pane, from the CLI's first byte) is fed to
+// panes/vt, which must show the prompt where tmux showed it and hear the
+// CLI's own notifications and states (OSC 9, 777, 99, 7501), which are
+// logged. With ROSTRA_RECORD_TERM set to a folder, each stream is written
+// there as agent-NAME-permission@100x30.bin, the recordings the screen
+// rules are tested on (panes/vt/testdata/term/README).
 package agenttest
 
 import (
@@ -20,6 +22,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/rostra-dev/rostra/agents"
 	"github.com/rostra-dev/rostra/internal/fakemodel"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/internal/tmuxtest"
@@ -53,6 +56,10 @@ func TestRecordPermissionSession(t *testing.T) {
 			srv := fakemodel.Start(t, script)
 			dir := t.TempDir()
 			a := New(t, c.kind, srv.URL(), dir)
+			rules, err := agents.LoadRules()
+			require.NoError(t, err)
+			set := rules.For(agents.Agent(c.kind), "")
+			require.NotNil(t, set)
 			raw := filepath.Join(t.TempDir(), "raw")
 			p := newRecordedPane(t, a.ShellLine(c.args...), raw)
 			t.Cleanup(func() {
@@ -67,6 +74,10 @@ func TestRecordPermissionSession(t *testing.T) {
 			p.keys("Enter")
 			screen := p.waitScreen("the permission prompt", time.Minute, c.prompt)
 			atPrompt := fileSize(t, raw)
+			// The screen rules know the live prompt, and what it asks.
+			m, ok := set.Match(strings.Split(screen, "\n"), "")
+			assert.True(t, ok && m.State == agents.WaitingPermission, "the rules do not see the permission prompt: %+v", m)
+			assert.Contains(t, m.Evidence(), "echo done > result.txt")
 			t.Logf("permission prompt at byte %d:\n%s", atPrompt, screen)
 			require.Eventually(t, func() bool {
 				if !strings.Contains(p.screen(), c.prompt) {
@@ -76,7 +87,9 @@ func TestRecordPermissionSession(t *testing.T) {
 				return false
 			}, time.Minute, time.Second, "the permission prompt did not take Enter")
 			WaitFile(t, filepath.Join(dir, "result.txt"), time.Minute)
-			p.waitScreen("the end of the turn", time.Minute, "All done.", c.idle)
+			screen = p.waitScreen("the end of the turn", time.Minute, "All done.", c.idle)
+			m, ok = set.Match(strings.Split(screen, "\n"), "")
+			assert.True(t, ok && m.State == agents.WaitingInput, "the rules do not see the idle prompt: %+v\n%s", m, screen)
 			p.keys(c.quit...)
 			if c.kind == Qwen {
 				p.waitScreen("/quit typed", 10*time.Second, "/quit")

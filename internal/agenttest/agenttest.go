@@ -14,6 +14,7 @@
 package agenttest
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -110,6 +111,7 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 		"USER=rostra-test",
 		"LANG=C.UTF-8",
 		"TERM=xterm-256color",
+		"COLORTERM=truecolor", // else gemini warns on every start
 		"TMPDIR=" + filepath.Join(home, "tmp"),
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"),
@@ -174,7 +176,9 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 				"auth":        map[string]any{"selectedType": "gemini-api-key"},
 				"folderTrust": map[string]any{"enabled": false},
 			},
-			"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+			// Both the older and the newer names of the update switches.
+			"general": map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true,
+				"enableAutoUpdate": false, "enableAutoUpdateNotification": false},
 			"privacy":   map[string]any{"usageStatisticsEnabled": false},
 			"telemetry": map[string]any{"enabled": false},
 			"ui":        map[string]any{"hideTips": true, "hideBanner": true},
@@ -191,7 +195,8 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 				"auth":        map[string]any{"selectedType": "openai"},
 				"folderTrust": map[string]any{"enabled": false},
 			},
-			"general":   map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true},
+			"general": map[string]any{"disableAutoUpdate": true, "disableUpdateNag": true,
+				"enableAutoUpdate": false},
 			"privacy":   map[string]any{"usageStatisticsEnabled": false},
 			"telemetry": map[string]any{"enabled": false},
 			"model":     map[string]any{"name": QwenModel},
@@ -202,9 +207,10 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 	return a
 }
 
-// Command is the CLI run with args (after a.Args) in a.Dir with a.Env.
-func (a *Agent) Command(args ...string) *exec.Cmd {
-	cmd := exec.Command(a.Path, append(append([]string(nil), a.Args...), args...)...)
+// Command is the CLI run with args (after a.Args) in a.Dir with a.Env,
+// killed when ctx ends.
+func (a *Agent) Command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, a.Path, append(append([]string(nil), a.Args...), args...)...)
 	cmd.Dir = a.Dir
 	cmd.Env = a.Env
 	return cmd

@@ -28,6 +28,7 @@ func toolScript() fakemodel.Script {
 }
 
 func TestHeadless(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind Kind
 		args []string
@@ -39,14 +40,13 @@ func TestHeadless(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
 			srv := fakemodel.Start(t, toolScript())
 			dir := t.TempDir()
 			a := New(t, c.kind, srv.URL(), dir)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			cmd := a.Command(c.args...)
-			cmd = commandContext(ctx, cmd)
-			out, err := cmd.CombinedOutput()
+			out, err := a.Command(ctx, c.args...).CombinedOutput()
 			t.Logf("%s output:\n%s", c.kind, out)
 			t.Logf("requests:\n%s", srv.Summary())
 			require.NoError(t, err, "%s exited with an error", c.kind)

@@ -18,6 +18,7 @@ import (
 )
 
 func TestHeadlessHooks(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind  Kind
 		setup func(a *Agent, l *HookLog) []string // the arguments of the run
@@ -40,6 +41,7 @@ func TestHeadlessHooks(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
 			srv := fakemodel.Start(t, toolScript())
 			dir := t.TempDir()
 			a := New(t, c.kind, srv.URL(), dir)
@@ -47,7 +49,7 @@ func TestHeadlessHooks(t *testing.T) {
 			args := c.setup(a, l)
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 			defer cancel()
-			out, err := commandContext(ctx, a.Command(args...)).CombinedOutput()
+			out, err := a.Command(ctx, args...).CombinedOutput()
 			t.Logf("%s output:\n%s", c.kind, out)
 			require.NoError(t, err)
 			_, err = os.Stat(filepath.Join(dir, "result.txt"))

@@ -21,6 +21,7 @@ import (
 )
 
 func TestInteractivePermissionOthers(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		kind      Kind
 		escalate  bool // the tool call asks to leave the sandbox
@@ -49,6 +50,7 @@ func TestInteractivePermissionOthers(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
 			script := toolScript()
 			script.Turns[0].Escalate = c.escalate
 			srv := fakemodel.Start(t, script)
@@ -69,8 +71,8 @@ func TestInteractivePermissionOthers(t *testing.T) {
 				}
 			})
 
-			perm := l.Wait(t, c.permEvent, 30*time.Second)
-			screen := p.waitScreen("the permission prompt", 30*time.Second, c.prompt)
+			perm := l.Wait(t, c.permEvent, 2*time.Minute)
+			screen := p.waitScreen("the permission prompt", time.Minute, c.prompt)
 			t.Logf("permission prompt (%s hook %s):\n%s", c.permEvent, eventFields(perm), screen)
 			_, err := os.Stat(filepath.Join(dir, "result.txt"))
 			require.True(t, os.IsNotExist(err), "the command ran before it was approved")
@@ -82,13 +84,13 @@ func TestInteractivePermissionOthers(t *testing.T) {
 				presses++
 				p.keys(c.approve...)
 				return false
-			}, time.Minute, time.Second, "the permission prompt did not take %q", c.approve)
+			}, 2*time.Minute, time.Second, "the permission prompt did not take %q", c.approve)
 			t.Logf("approved with %d presses", presses)
-			WaitFile(t, filepath.Join(dir, "result.txt"), time.Minute)
-			l.Wait(t, c.endEvent, time.Minute)
+			WaitFile(t, filepath.Join(dir, "result.txt"), 2*time.Minute)
+			l.Wait(t, c.endEvent, 2*time.Minute)
 			second := srv.WaitMain(2, 10*time.Second)
 			assert.True(t, second.Contains("marker-wrote-result"), "the second main request does not carry the tool's output")
-			p.waitScreen("the model's last text", 30*time.Second, "All done.")
+			p.waitScreen("the model's last text", time.Minute, "All done.")
 			calls := l.Calls(t)
 			for _, call := range calls {
 				t.Logf("%s %+.3fs %s", call.Event, call.At.Sub(calls[0].At).Seconds(), eventFields(call))
@@ -98,7 +100,7 @@ func TestInteractivePermissionOthers(t *testing.T) {
 			}
 			t.Logf("requests:\n%s", srv.Summary())
 			// The title or state drawn last may come after the text.
-			seqs := waitOSC(t, raw, c.wantOSC, 30*time.Second)
+			seqs := waitOSC(t, raw, c.wantOSC, time.Minute)
 			for _, osc := range seqs {
 				t.Logf("OSC %s", printable.String(osc))
 			}

@@ -79,6 +79,7 @@ func (p tmuxPane) waitScreen(what string, timeout time.Duration, want ...string)
 }
 
 func TestClaudeInteractivePermission(t *testing.T) {
+	t.Parallel()
 	srv := fakemodel.Start(t, toolScript())
 	dir := t.TempDir()
 	a := New(t, Claude, srv.URL(), dir)
@@ -87,14 +88,14 @@ func TestClaudeInteractivePermission(t *testing.T) {
 	const session = "5f0c6a52-7a3e-4c1e-9d55-1f6a2b3c4d5e"
 	p := newTmuxPane(t, a.ShellLine("--permission-mode", "default", "--settings", settings, "--session-id", session))
 
-	start := hooks.Wait(t, "SessionStart", time.Minute)
+	start := hooks.Wait(t, "SessionStart", 2*time.Minute)
 	assert.Equal(t, session, start.Payload["session_id"], "claude's hooks carry the session id it was given")
-	p.waitScreen("claude's prompt", time.Minute, "? for shortcuts")
+	p.waitScreen("claude's prompt", 2*time.Minute, "? for shortcuts")
 	p.keys("-l", "write the result file")
 	p.keys("Enter")
 
-	perm := hooks.Wait(t, "PermissionRequest", time.Minute)
-	screen := p.waitScreen("the permission prompt", 30*time.Second, "Do you want to proceed?")
+	perm := hooks.Wait(t, "PermissionRequest", 2*time.Minute)
+	screen := p.waitScreen("the permission prompt", time.Minute, "Do you want to proceed?")
 	t.Logf("permission prompt:\n%s", screen)
 	assert.Equal(t, "Bash", perm.Payload["tool_name"])
 	_, err := os.Stat(filepath.Join(dir, "result.txt"))
@@ -102,7 +103,7 @@ func TestClaudeInteractivePermission(t *testing.T) {
 
 	// claude's own Notification (permission_prompt) comes seconds after the
 	// prompt is drawn; waiting for it here measures how late.
-	note := hooks.Wait(t, "Notification", time.Minute)
+	note := hooks.Wait(t, "Notification", 2*time.Minute)
 	assert.Equal(t, "permission_prompt", note.Payload["notification_type"])
 	t.Logf("Notification %v after PermissionRequest: %s", note.At.Sub(perm.At), eventFields(note))
 
@@ -117,17 +118,20 @@ func TestClaudeInteractivePermission(t *testing.T) {
 		presses++
 		p.keys("Enter")
 		return false
-	}, time.Minute, time.Second, "the permission prompt did not take Enter")
+	}, 2*time.Minute, time.Second, "the permission prompt did not take Enter")
 	t.Logf("Enter pressed %d times, %v after the PermissionRequest hook", presses, time.Since(perm.At))
-	WaitFile(t, filepath.Join(dir, "result.txt"), time.Minute)
-	stop := hooks.Wait(t, "Stop", time.Minute)
-	p.waitScreen("the model's last text", 30*time.Second, "All done.")
+	WaitFile(t, filepath.Join(dir, "result.txt"), 2*time.Minute)
+	stop := hooks.Wait(t, "Stop", 2*time.Minute)
+	p.waitScreen("the model's last text", time.Minute, "All done.")
 	second := srv.WaitMain(2, 10*time.Second)
 	assert.True(t, second.Contains("marker-wrote-result"), "the second main request does not carry the tool's output")
 
+	// Ctrl-C twice quits, the second once claude says so: two sent at once
+	// may be read as one key on a loaded machine.
 	p.keys("C-c")
+	p.waitScreen("the quit hint", time.Minute, "again to exit")
 	p.keys("C-c")
-	hooks.Wait(t, "SessionEnd", time.Minute)
+	hooks.Wait(t, "SessionEnd", 2*time.Minute)
 	calls := hooks.Calls(t)
 	for _, c := range calls {
 		t.Logf("%s %+.3fs %s", c.Event, c.At.Sub(start.At).Seconds(), eventFields(c))

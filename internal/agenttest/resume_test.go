@@ -17,6 +17,7 @@ import (
 )
 
 func TestHeadlessResume(t *testing.T) {
+	t.Parallel()
 	const session = "0b7e4a3c-9f21-4d6a-8c55-3e2f1a0b9c8d"
 	codexSession := regexp.MustCompile(`session id: ([0-9a-f-]{36})`)
 	cases := []struct {
@@ -47,6 +48,7 @@ func TestHeadlessResume(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			t.Parallel()
 			script := toolScript()
 			script.Turns = append(script.Turns, fakemodel.Turn{Text: "Second answer."})
 			srv := fakemodel.Start(t, script)
@@ -54,7 +56,7 @@ func TestHeadlessResume(t *testing.T) {
 			run := func(args []string) string {
 				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				defer cancel()
-				out, err := commandContext(ctx, a.Command(args...)).CombinedOutput()
+				out, err := a.Command(ctx, args...).CombinedOutput()
 				t.Logf("%s %q:\n%s", c.kind, args, out)
 				require.NoError(t, err, "%s exited with an error", c.kind)
 				return string(out)

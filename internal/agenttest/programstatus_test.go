@@ -27,7 +27,7 @@ func TestClaudeProgramStatusInAPane(t *testing.T) {
 	srv := fakemodel.Start(t, toolScript())
 	dir := t.TempDir()
 	a := New(t, Claude, srv.URL(), dir)
-	cmd := a.Command("--permission-mode", "default")
+	cmd := a.Command(t.Context(), "--permission-mode", "default")
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 100, Rows: 30})
 	require.NoError(t, err)
 	t.Cleanup(func() {

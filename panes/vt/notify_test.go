@@ -179,6 +179,16 @@ func TestNotificationsSplitAcrossWrites(t *testing.T) {
 	}
 }
 
+// TestResetForgetsUnfinishedNotifications: after RIS, the rest of a
+// kitty notification begun before it is a notification of its own.
+func TestResetForgetsUnfinishedNotifications(t *testing.T) {
+	var tm *Terminal
+	h, opts := newHeard(&tm)
+	tm = New(40, 4, opts)
+	feedString(t, tm, "\x1b]99;i=1:d=0;before\x1b\\\x1bc\x1b]99;i=1:p=body;after\x1b\\")
+	assert.Equal(t, []Notification{{Kind: NotifyOSC99, Body: "after"}}, h.notes)
+}
+
 // TestNotificationsAreBounded: a child that writes a flood in one Write is
 // heard for its last few, and an unfinished kitty notification holds a
 // bounded text.

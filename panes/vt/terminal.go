@@ -250,6 +250,7 @@ func (t *Terminal) resetState() {
 	t.charsets = [2]bool{}
 	t.shift = 0
 	t.kittyStack = t.kittyStack[:0]
+	t.kittyNotes = nil // a reset forgets unfinished notifications (notify.go)
 	t.origin, t.insert = false, false
 	t.autoWrap, t.cursorVisible = true, true
 	t.appCursor, t.appKeypad, t.bracketedPaste = false, false, false

@@ -213,3 +213,20 @@ func TestRuleFileErrors(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "screen rules claude.yaml: versions [2.1.0, no bound) of claude overlap those of claude-2.2.yaml")
 }
+
+// BenchmarkMatch is the cost of matching one settled 100x30 screen (the
+// qwen prompt, whose rules are tried to the first).
+func BenchmarkMatch(b *testing.B) {
+	rules, err := LoadRules()
+	require.NoError(b, err)
+	data, err := os.ReadFile(filepath.Join("..", "panes", "vt", "testdata", "term", "agent-qwen@100x30.bin"))
+	require.NoError(b, err)
+	term := vt.New(100, 30, vt.Options{})
+	_, _ = term.Write(data)
+	screen := strings.Split(strings.TrimRight(term.Text(false), "\n"), "\n")
+	set := rules.For(Qwen, "")
+	b.ReportAllocs()
+	for b.Loop() {
+		set.Match(screen, "")
+	}
+}

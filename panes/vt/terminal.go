@@ -34,7 +34,12 @@ type Options struct {
 	Scrollback int          // lines kept; 0 means 10000
 	OnBell     func()       // called on BEL (from the writer goroutine; must not block long)
 	OnTitle    func(string) // OSC 0/2
-	OnReply    func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
+	// OnNotify is called with each desktop notification the child asks
+	// for (OSC 9, OSC 777 notify, OSC 99), OnAgentState with each state
+	// it reports of itself (OSC 7501); both after Write releases the lock.
+	OnNotify     func(Notification)
+	OnAgentState func(AgentState)
+	OnReply      func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
 	// Colors answers the child's OSC 10/11/12/4 colour queries; nil means
 	// the defaults (DefaultForeground, DefaultBackground).
 	Colors *Colors
@@ -153,6 +158,9 @@ type Terminal struct {
 	changed       bool
 	pendingBells  int
 	pendingTitles []string
+	pendingNotes  []Notification
+	pendingStates []AgentState
+	kittyNotes    []*kittyNote // OSC 99 chunks being collected (notify.go)
 
 	origin, autoWrap, cursorVisible, insert bool
 	appCursor, appKeypad, bracketedPaste    bool
@@ -242,6 +250,7 @@ func (t *Terminal) resetState() {
 	t.charsets = [2]bool{}
 	t.shift = 0
 	t.kittyStack = t.kittyStack[:0]
+	t.kittyNotes = nil // a reset forgets unfinished notifications (notify.go)
 	t.origin, t.insert = false, false
 	t.autoWrap, t.cursorVisible = true, true
 	t.appCursor, t.appKeypad, t.bracketedPaste = false, false, false
@@ -299,6 +308,8 @@ func (t *Terminal) Write(p []byte) (n int, err error) {
 		titles = t.pendingTitles
 		t.pendingTitles = nil
 	}
+	notes, states := t.pendingNotes, t.pendingStates
+	t.pendingNotes, t.pendingStates = nil, nil
 	t.mu.Unlock()
 	if changed {
 		t.gen.Add(1)
@@ -311,6 +322,16 @@ func (t *Terminal) Write(p []byte) (n int, err error) {
 	if t.opts.OnTitle != nil {
 		for _, s := range titles {
 			t.opts.OnTitle(s)
+		}
+	}
+	if t.opts.OnNotify != nil {
+		for _, note := range notes {
+			t.opts.OnNotify(note)
+		}
+	}
+	if t.opts.OnAgentState != nil {
+		for _, s := range states {
+			t.opts.OnAgentState(s)
 		}
 	}
 	return n + len(p), nil

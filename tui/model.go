@@ -319,6 +319,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		return tea.Batch(m.claimSizes(), m.onKey(msg))
+	case typedMsg:
+		return nil // Filter typed the key (input.go); the frame follows
 	case tea.PasteMsg:
 		return tea.Batch(m.claimSizes(), m.onPaste(msg.Content))
 	case tea.MouseMsg:

@@ -106,6 +106,17 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		return fail(err)
 	}
 	env := terminalEnv(childEnv(l.Env, token), l.EnvSet)
+	sb, env, err := prepareSandbox(l.Sandbox, env, tty.Name())
+	if err != nil {
+		return fail(fmt.Errorf("start %s: %w", l.Argv[0], err))
+	}
+	if sb != nil {
+		inner := fail
+		fail = func(err error) (*PTYProcess, error) {
+			sb.release()
+			return inner(err)
+		}
+	}
 	cmd, err := newCommand(l, env)
 	if err != nil {
 		return fail(err)
@@ -124,7 +135,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		Pdeathsig: syscall.SIGKILL,
 	}
 	ref := &attemptRef{grace: graceOf(l)}
-	cmd, h, err := startContained(cmd, ref)
+	cmd, h, err := startContained(cmd, ref, sb)
 	if err != nil {
 		if ownLog {
 			_ = log.Close()
@@ -138,6 +149,9 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		master:    master,
 		replies:   make(chan []byte, replyQueue),
 		delivered: make(chan string, 1),
+	}
+	if sb != nil {
+		p.release = append(p.release, sb.release)
 	}
 	p.screen = newScreen(cols, rows, p.queueReply, opts.Activity, opts.NewScreen)
 	p.helpers.Add(1)

@@ -15,16 +15,21 @@
 // repository's .git config, hooks or info/ changed during the run or the
 // branch changes a .gitattributes (git would run what they name), and when
 // the branch conflicts with the workspace's HEAD (found by `git merge-tree`
-// before anything is touched).
+// before anything is touched). Like all of rostra's git (git.go), the
+// merge runs no program the repository names; the repository's hooks run
+// only when asked (MergeOptions.Hooks, `rostra merge --hooks`).
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // ErrReview is a diff or merge refused for a reason a person can act on
@@ -107,11 +112,31 @@ type DiffInfo struct {
 	Uncommitted string
 }
 
-// WorktreeDiff is the diff of worker's branch, at its tip, against the
+// DiffOptions are a diff's choices.
+type DiffOptions struct {
+	Color bool // git's colours
+	// Text shows every file's lines, those of a file git takes for binary
+	// (or an attribute marks binary) included: `git diff --text`.
+	Text bool
+	// Escaped is the diff as a terminal may show it: every control
+	// character of the worker's names and contents escaped (\e, \x07),
+	// tabs and newlines kept, coloured by rostra itself when Color is set,
+	// so a file cannot hide a line from the person reviewing it
+	// (docs/design.md, "Nothing raw reaches a terminal").
+	Escaped bool
+}
+
+// WorktreeDiff is the UI's diff: every file's lines, escaped, coloured when
+// color is set.
+func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
+	return WorktreeDiffWith(st, worker, DiffOptions{Color: color, Text: true, Escaped: true})
+}
+
+// WorktreeDiffWith is the diff of worker's branch, at its tip, against the
 // run's base commit: exactly the commit `rostra merge` takes, never the
 // worktree's HEAD, which the agent can move (docs/isolation.md, "Review and
-// merge"). color asks for git's colours.
-func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
+// merge").
+func WorktreeDiffWith(st *TeamState, worker string, opts DiffOptions) ([]byte, DiffInfo, error) {
 	wt, _, err := reviewTarget(st, worker)
 	if err != nil {
 		return nil, DiffInfo{}, err
@@ -120,12 +145,74 @@ func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, e
 	if err := wt.describeTip(st, &info); err != nil {
 		return nil, info, err
 	}
-	colour := "--color=never"
-	if color {
-		colour = "--color=always"
+	args := []string{"diff", "--color=never", "--no-ext-diff", "--no-textconv", "--patch-with-stat"}
+	if opts.Color && !opts.Escaped {
+		args[1] = "--color=always"
 	}
-	out, err := readGit(wt.repo).run("diff", colour, "--no-ext-diff", "--no-textconv", "--patch-with-stat", wt.base, info.Commit)
+	if opts.Text {
+		args = append(args, "--text")
+	}
+	out, err := readGit(wt.repo).run(append(args, wt.base, info.Commit)...)
+	if err == nil && opts.Escaped {
+		out = escapedDiff(out, opts.Color)
+	}
 	return out, info, err
+}
+
+// SGR colours of escapedDiff, as git's defaults: meta lines bold, hunk
+// headers cyan, removed lines red, added lines green.
+const (
+	sgrMeta  = "\x1b[1m"
+	sgrFrag  = "\x1b[36m"
+	sgrOld   = "\x1b[31m"
+	sgrNew   = "\x1b[32m"
+	sgrReset = "\x1b[m"
+)
+
+// escapedDiff is a diff (git diff --patch-with-stat, uncoloured) as a
+// terminal may show it (DiffOptions.Escaped): every control character but tab and newline
+// escaped, in file names and contents alike, then coloured by rostra when
+// color is set, so the only escape sequences left are its own SGR.
+func escapedDiff(diff []byte, color bool) []byte {
+	var b bytes.Buffer
+	b.Grow(len(diff) + len(diff)/8)
+	header := false // between "diff --git" and the first hunk
+	lines := strings.SplitAfter(string(diff), "\n")
+	for _, line := range lines {
+		text, nl := strings.CutSuffix(line, "\n")
+		shown := escapeKeepingTabs(text)
+		sgr := ""
+		switch {
+		case strings.HasPrefix(text, "diff --git "):
+			header, sgr = true, sgrMeta
+		case strings.HasPrefix(text, "@@"):
+			header, sgr = false, sgrFrag
+		case header:
+			sgr = sgrMeta
+		case strings.HasPrefix(text, "+"):
+			sgr = sgrNew
+		case strings.HasPrefix(text, "-"):
+			sgr = sgrOld
+		}
+		if color && sgr != "" && text != "" {
+			shown = sgr + shown + sgrReset
+		}
+		b.WriteString(shown)
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// escapeKeepingTabs is printable.String with tabs kept: a diff of source
+// code is full of them, and a tab moves the cursor, nothing more.
+func escapeKeepingTabs(s string) string {
+	parts := strings.Split(s, "\t")
+	for i, p := range parts {
+		parts[i] = printable.String(p)
+	}
+	return strings.Join(parts, "\t")
 }
 
 // describeTip fills info with the branch's tip: its id and subject, its
@@ -234,15 +321,31 @@ type MergeResult struct {
 	IgnoredKept string
 }
 
-// MergeWorktree merges worker's branch, at its tip, into the workspace's
-// current branch with a merge commit (--no-ff), made by the person's git
-// identity (rostra's when git knows none) with the repository's hooks. pin,
-// when not "", is the commit the person reviewed (DiffInfo.Commit, a
-// prefix of it will do): the merge is refused when the tip is another. It
-// refuses, touching nothing, when the merge cannot be clean (see the file
-// comment). After a run has ended, the merged worktree and branch are
-// removed.
+// MergeOptions are a merge's choices.
+type MergeOptions struct {
+	// Pin, when not "", is the commit the person reviewed (DiffInfo.Commit,
+	// a prefix of it will do): the merge is refused when the tip is another.
+	Pin string
+	// Hooks runs the repository's hooks (pre-merge-commit, post-merge…)
+	// as a plain `git merge` would; without it none runs: a worker may
+	// have planted them (docs/isolation.md, "rostra's own git").
+	Hooks bool
+}
+
+// MergeWorktree is MergeWorktreeWith pinned to pin, with no hooks: the
+// UI's merge.
 func MergeWorktree(st *TeamState, worker, pin string) (MergeResult, error) {
+	return MergeWorktreeWith(st, worker, MergeOptions{Pin: pin})
+}
+
+// MergeWorktreeWith merges worker's branch, at its tip, into the
+// workspace's current branch with a merge commit (--no-ff), made by the
+// person's git identity (rostra's when git knows none), with the
+// repository's hooks only when opts.Hooks. It refuses, touching nothing,
+// when the merge cannot be clean (see the file comment) or the tip is not
+// opts.Pin. After a run has ended, the merged worktree and branch are
+// removed.
+func MergeWorktreeWith(st *TeamState, worker string, opts MergeOptions) (MergeResult, error) {
 	wt, wr, err := reviewTarget(st, worker)
 	if err != nil {
 		return MergeResult{}, err
@@ -269,14 +372,14 @@ func MergeWorktree(st *TeamState, worker, pin string) (MergeResult, error) {
 	}
 	tip := info.Commit
 	res.Merged, res.Subject, res.Foreign, res.Stat = tip, info.Subject, info.Foreign, info.Stat
-	if pin != "" && !strings.HasPrefix(tip, strings.ToLower(pin)) {
+	if pin := opts.Pin; pin != "" && !strings.HasPrefix(tip, strings.ToLower(pin)) {
 		return res, refused("%s moved since it was reviewed: its tip is %s, not %s; nothing was merged: look at it again (rostra diff %s), then merge with --commit %s",
 			wt.branch, shortCommit(tip), pin, worker, shortCommit(tip))
 	}
 	if info.Uncommitted != "" {
 		return res, refused("%s's worktree %s holds changes not committed on %s (%s); wait for its attempt to settle (its work is committed then), then merge", worker, wt.path, wt.branch, info.Uncommitted)
 	}
-	g := userGit(wt.repo)
+	g := userGit(wt.repo, opts.Hooks)
 	into, err := g.line("symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil || into == "" {
 		return res, refused("the workspace %s has no current branch (a detached HEAD); check out the branch to merge into, then merge", wt.repo)
@@ -399,7 +502,7 @@ func mergeConflicts(repo, branch string) (string, error) {
 		return listPaths(files, 5), nil
 	case errors.As(err, &ge) && ge.exitCode() == 129:
 		// An older git: try the merge and take it back.
-		_, err := userGit(repo).run("merge", "--no-commit", "--no-ff", branch)
+		_, err := userGit(repo, false).run("merge", "--no-commit", "--no-ff", branch)
 		if err == nil {
 			abortMerge(repo)
 			return "", nil
@@ -433,9 +536,10 @@ func abortMerge(repo string) {
 }
 
 // userGit runs git in repo as the person: their identity (rostra's when
-// git knows none) and their hooks.
-func userGit(repo string) gitRunner {
-	r := gitRunner{dir: repo}
+// git knows none), and their hooks when hooks is set (rostra merge
+// --hooks); nothing else the repository names runs (git.go).
+func userGit(repo string, hooks bool) gitRunner {
+	r := gitRunner{dir: repo, hooks: hooks}
 	for _, key := range []string{"user.name", "user.email"} {
 		if v, _ := (gitRunner{dir: repo}).line("config", "--get", key); v == "" {
 			val := RostraName

@@ -9,6 +9,11 @@
 // read under an RWMutex. Callbacks (bell, title) fire after the lock is
 // released so they may call back into the Terminal; replies go through a queue
 // drained by their own goroutine so Write never blocks on the child.
+//
+// A pane feeds its own Terminal (panes makes it, with the run's Activity):
+// the UI only reads it — its cells, modes and generation, and Bells, the
+// BELs counted as they are fed — and is woken through the Activity after
+// each Write, so no UI code sits between the child's output and its screen.
 package vt
 
 import (
@@ -21,9 +26,9 @@ import (
 )
 
 // Screen is where a process surface copies a child's output for display and
-// which it resizes with the pty: a Terminal, or a wrapper around one. It must
-// be safe for use by two goroutines: the reader writes, and the owner may read
-// it to draw.
+// which it resizes with the pty: the pane's own Terminal, or a sink a test
+// puts in its place. It must be safe for use by two goroutines: the
+// surface's feeder writes, and a UI may read it to draw.
 type Screen interface {
 	Write([]byte) (int, error)
 	Resize(cols, rows int)
@@ -41,8 +46,12 @@ type Options struct {
 	OnAgentState func(AgentState)
 	OnReply      func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
 	// Colors answers the child's OSC 10/11/12/4 colour queries; nil means
-	// the defaults (DefaultForeground, DefaultBackground).
+	// the Activity's, else the defaults (DefaultForeground,
+	// DefaultBackground).
 	Colors *Colors
+	// Activity is the run this terminal belongs to (activity.go): each
+	// Write wakes the UIs listening to it. nil: nobody is woken.
+	Activity *Activity
 }
 
 // Modes is the mode state the UI needs to forward keys and mouse events.
@@ -115,9 +124,10 @@ type gridLine struct {
 
 // Terminal is a terminal emulator fed with a child's output.
 type Terminal struct {
-	mu   sync.RWMutex
-	gen  atomic.Uint64
-	opts Options
+	mu    sync.RWMutex
+	gen   atomic.Uint64
+	bells atomic.Int64 // BELs fed so far (Bells)
+	opts  Options
 
 	parser *ansi.Parser
 
@@ -188,6 +198,9 @@ func New(cols, rows int, opts Options) *Terminal {
 	cols, rows = clampSize(cols, rows)
 	if opts.Scrollback <= 0 {
 		opts.Scrollback = defaultScrollback
+	}
+	if opts.Colors == nil && opts.Activity != nil {
+		opts.Colors = opts.Activity.Colors
 	}
 	if opts.Colors == nil {
 		opts.Colors = defaultColors
@@ -314,6 +327,9 @@ func (t *Terminal) Write(p []byte) (n int, err error) {
 	if changed {
 		t.gen.Add(1)
 	}
+	if bells > 0 {
+		t.bells.Add(int64(bells))
+	}
 	if t.opts.OnBell != nil {
 		for range bells {
 			t.opts.OnBell()
@@ -334,8 +350,15 @@ func (t *Terminal) Write(p []byte) (n int, err error) {
 			t.opts.OnAgentState(s)
 		}
 	}
+	if t.opts.Activity != nil {
+		t.opts.Activity.poke()
+	}
 	return n + len(p), nil
 }
+
+// Bells counts the BEL characters the child has written (a UI marks the
+// pane as wanting attention when it grows).
+func (t *Terminal) Bells() int64 { return t.bells.Load() }
 
 // writeSlice bounds the input fed under one hold of the lock: 1 KiB of the
 // costliest controls (DECALN on 200×60) takes about 5 ms on an idle core.

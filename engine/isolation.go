@@ -26,7 +26,6 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
-
 	"github.com/rostra-dev/rostra/workspace"
 )
 

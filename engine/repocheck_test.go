@@ -18,9 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/runfile"
-
 	"github.com/rostra-dev/rostra/statedir"
-
 	"github.com/rostra-dev/rostra/workspace"
 )
 

@@ -19,7 +19,6 @@ import (
 
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
-
 	"github.com/rostra-dev/rostra/workspace"
 )
 

@@ -35,7 +35,6 @@ import (
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
-
 	"github.com/rostra-dev/rostra/workspace"
 )
 

@@ -30,7 +30,7 @@ import (
 
 type fakeHandle struct {
 	worker string
-	screen *tui.Screen
+	screen *vt.Terminal
 	done   chan struct{}
 	once   sync.Once
 
@@ -90,7 +90,7 @@ func (h *fakeHandle) Typed() string {
 func (h *fakeHandle) size() (int, int) { return h.screen.Size() }
 
 type fakeSurface struct {
-	act *tui.Activity
+	act *vt.Activity
 
 	mu      sync.Mutex
 	handles map[string]*fakeHandle
@@ -100,7 +100,7 @@ func (s *fakeSurface) Kind() runfile.SurfaceKind { return runfile.SurfacePane }
 
 func (s *fakeSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 	h := &fakeHandle{worker: l.Worker, done: make(chan struct{})}
-	h.screen = s.act.NewScreen(l.Cols, l.Rows, nil).(*tui.Screen)
+	h.screen = vt.New(l.Cols, l.Rows, vt.Options{Activity: s.act})
 	fmt.Fprintf(h.screen, "hello from %s attempt %d\r\n", l.Worker, l.Attempt)
 	s.mu.Lock()
 	s.handles[l.Worker] = h
@@ -170,7 +170,7 @@ func startServer(t *testing.T, n int, stateDir string, tune ...func(*harness, *C
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = prep.Lock.Release() })
 
-	act := tui.NewActivity()
+	act := vt.NewActivity()
 	sizes := tui.NewPaneSizes(plan, 120, 40)
 	surf := &fakeSurface{act: act, handles: map[string]*fakeHandle{}}
 	eng := engine.New(plan, engine.Options{

@@ -10,8 +10,9 @@
 // takes the client's environment, colour profile and window size, so
 // colours and keys follow each client's own terminal. Every program has its
 // own tui.Model (focus, zoom, scroll, search, event subscription) over the
-// one shared engine; new output wakes all of them (tui.Activity), and the
-// ptys take the layout of the client that was active last (tui.PaneSizes).
+// one shared engine; new output wakes all of them (the run's vt.Activity,
+// which every pane's emulator pokes), and the ptys take the layout of the
+// client that was active last (tui.PaneSizes).
 //
 // Data model: sessions are the attached clients; the server's loop watches
 // the engine and the sessions and decides when the run ends: on a stop (a
@@ -32,6 +33,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/statedir"
 	"github.com/rostra-dev/rostra/tui"
 )
@@ -39,7 +41,7 @@ import (
 // Config is what a server is given.
 type Config struct {
 	Engine   *engine.Engine
-	Activity *tui.Activity
+	Activity *vt.Activity
 	Sizes    *tui.PaneSizes
 	Listener *Listener
 	RunFile  string    // shown by `rostra ls`

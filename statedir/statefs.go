@@ -27,7 +27,6 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/rostra-dev/rostra/internal/regular"
-
 	"github.com/rostra-dev/rostra/runfile"
 )
 

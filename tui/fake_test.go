@@ -17,7 +17,6 @@ import (
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
-
 	"github.com/rostra-dev/rostra/workspace"
 )
 

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
 )
@@ -201,9 +202,9 @@ func TestScrollbackAndSearch(t *testing.T) {
 
 func TestAttentionBellQuietAndJump(t *testing.T) {
 	f := fakeRun(t, 3, 120, 20)
-	act := NewActivity()
-	bellScreen := act.NewScreen(40, 10, nil).(*Screen)
-	f.handles["gemini-reviewer"].term = bellScreen.Terminal
+	act := vt.NewActivity()
+	bellScreen := vt.New(40, 10, vt.Options{Activity: act})
+	f.handles["gemini-reviewer"].term = bellScreen
 	f.handles["gemini-reviewer"].screen = bellScreen
 	now := testNow
 	m := New(f, Options{Now: func() time.Time { return now }, Activity: act})

@@ -32,7 +32,7 @@ import (
 // Options are what the UI is given besides the engine.
 type Options struct {
 	Events   Events       // the engine's event queue; nil: no event log
-	Activity *Activity    // wakes the UI on new output; nil: redraw on the clock only
+	Activity *vt.Activity // the run's: wakes the UI on new output; nil: redraw on the clock only
 	Stop     func() error // stops every worker gracefully; called once, on quit
 	Sizes    *PaneSizes   // receives each worker's pane size, for attempts yet to open
 	Now      func() time.Time
@@ -163,7 +163,7 @@ func New(eng Engine, opts Options) *Model {
 		closed: make(chan struct{}), width: opts.Width, height: opts.Height,
 	}
 	if opts.Activity != nil {
-		m.wake, m.unlisten = opts.Activity.listen()
+		m.wake, m.unlisten = opts.Activity.Listen()
 	}
 	m.evlog.loaded = opts.Events == nil || m.plan.StateDir == ""
 	m.paneHints = m.keys.paneHints()
@@ -320,6 +320,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		return tea.Batch(m.claimSizes(), m.onKey(msg))
+	case typedMsg:
+		return nil // Filter typed the key (input.go); the frame follows
 	case tea.PasteMsg:
 		return tea.Batch(m.claimSizes(), m.onPaste(msg.Content))
 	case tea.MouseMsg:

@@ -5,9 +5,10 @@
 // rectangle and re-renders its body only when the emulator's generation,
 // the scroll position or the size moved.
 //
-// Data model: rows come from engine snapshots; term is the Screen of the
-// handle Engine.Handle returns for the worker (it changes when a new attempt
-// opens, which resets scrolling). top is -1 while the pane follows the live
+// Data model: rows come from engine snapshots; term is the emulator the
+// attempt's surface feeds (panes owns it; the UI only reads it), reached
+// through the handle Engine.Handle returns for the worker (it changes when
+// a new attempt opens, which resets scrolling). top is -1 while the pane follows the live
 // screen, else the absolute line (scrollback included) at its top. view is
 // 0 for the current attempt, else the number of an earlier attempt whose
 // screen was rebuilt from its output.log into hist.
@@ -37,7 +38,6 @@ type pane struct {
 	handle  engine.Handle
 	attempt int
 	term    *vt.Terminal
-	bells   func() int64
 	keys    *keyWriter
 	// sizedTerm is the emulator the UI last sized (sizes.go).
 	sizedTerm *vt.Terminal
@@ -102,10 +102,7 @@ func (p *pane) setHandle(h engine.Handle, attempt int, now time.Time) {
 		return
 	}
 	p.handle, p.attempt = h, attempt
-	p.term, p.bells = nil, nil
-	if h != nil {
-		p.term, p.bells = emulatorOf(h)
-	}
+	p.term = TerminalOf(h)
 	p.keys = nil
 	p.top = -1
 	p.lastChange = now
@@ -144,9 +141,7 @@ func (p *pane) observe(now time.Time) {
 			p.lastGen = g
 			p.lastChange = now
 		}
-	}
-	if p.bells != nil {
-		if n := p.bells(); n > p.bellSeen {
+		if n := p.term.Bells(); n > p.bellSeen {
 			p.bellSeen = n
 			p.bell = true
 		}

@@ -30,7 +30,6 @@ import (
 	"strings"
 
 	"github.com/rostra-dev/rostra/internal/printable"
-
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
 )

@@ -373,7 +373,7 @@ func (w Worktree) Remove() error {
 	return err
 }
 
-// ignoredFiles lists up to max of the files git ignores in the worktree
+// IgnoredFiles lists up to max of the files git ignores in the worktree
 // (a folder of them as the folder), "" when there are none or git cannot
 // say: `git worktree remove` deletes them, and a worker's result may be
 // one (an ignored out/).
@@ -385,16 +385,7 @@ func (w Worktree) IgnoredFiles(max int) string {
 	if err != nil {
 		return ""
 	}
-	var paths []string
-	for _, p := range strings.Split(string(out), "\x00") {
-		if p != "" {
-			paths = append(paths, p)
-		}
-	}
-	if len(paths) == 0 {
-		return ""
-	}
-	return listPaths(paths, max)
+	return listNames(out, max)
 }
 
 // isAncestor reports whether commit a is reachable from b.

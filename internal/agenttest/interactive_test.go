@@ -57,6 +57,20 @@ func (p tmuxPane) screen() string { return p.run("capture-pane", "-p", "-t", "cl
 
 func (p tmuxPane) keys(keys ...string) { p.run(append([]string{"send-keys", "-t", "cli"}, keys...)...) }
 
+// submitPrompt presses Enter on a typed prompt until the model server has
+// its first request: a CLI still starting (gemini under load) may drop the
+// first Enter, and an Enter on an empty prompt submits nothing twice.
+func submitPrompt(t *testing.T, p tmuxPane, srv *fakemodel.Server) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		if len(srv.MainRequests()) > 0 {
+			return true
+		}
+		p.keys("Enter")
+		return false
+	}, 2*time.Minute, 5*time.Second, "the CLI never sent the typed prompt to the model server")
+}
+
 // waitScreen waits until the screen shows every one of want (tmux gives
 // no event for a screen change; capture-pane is asked, as the UI
 // end-to-end tests of cmd/rostra do).
@@ -92,7 +106,7 @@ func TestClaudeInteractivePermission(t *testing.T) {
 	assert.Equal(t, session, start.Payload["session_id"], "claude's hooks carry the session id it was given")
 	p.waitScreen("claude's prompt", 2*time.Minute, "? for shortcuts")
 	p.keys("-l", "write the result file")
-	p.keys("Enter")
+	submitPrompt(t, p, srv)
 
 	perm := hooks.Wait(t, "PermissionRequest", 2*time.Minute)
 	screen := p.waitScreen("the permission prompt", time.Minute, "Do you want to proceed?")

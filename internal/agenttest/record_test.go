@@ -71,7 +71,7 @@ func TestRecordPermissionSession(t *testing.T) {
 			p.waitScreen("the idle prompt", time.Minute, c.ready)
 			p.keys("-l", c.typed)
 			p.waitScreen("the typed prompt", 10*time.Second, c.typed)
-			p.keys("Enter")
+			submitPrompt(t, p, srv)
 			screen := p.waitScreen("the permission prompt", time.Minute, c.prompt)
 			atPrompt := fileSize(t, raw)
 			// The screen rules know the live prompt, and what it asks.

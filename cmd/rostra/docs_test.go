@@ -4,10 +4,15 @@
 // saved structs, every event type, status, failure class and containment
 // is in the state-dir reference. The key lists and constants are read from
 // the engine's source, so a key added there without its line in the docs
-// fails here.
+// fails here. The README's commands table is made from the command table
+// (main.go), whose synopsis is also each command's --help usage line; every
+// command the README names exists with its flags, and every link in
+// README.md, ARCHITECTURE.md and docs/ leads to a file and heading.
 package main
 
 import (
+	"flag"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -145,4 +150,217 @@ func TestStateDocHasEveryFieldAndValue(t *testing.T) {
 		}
 	}
 	assert.Empty(t, missing, "fields, values and files docs/state.md does not describe")
+}
+
+// updateDocs rewrites the README's generated commands table.
+var updateDocs = flag.Bool("update", false, "rewrite README.md's commands table from the command table")
+
+const (
+	readmeCommandsStart = "<!-- commands: made from the command table in cmd/rostra/main.go; go test ./cmd/rostra -run Doc -update rewrites it -->\n"
+	readmeCommandsEnd   = "<!-- /commands -->"
+)
+
+// readmeCommands is the README's commands table as the command table
+// makes it: a command's synopsis is written once, in main.go.
+func readmeCommands() string {
+	var b strings.Builder
+	b.WriteString("| command | what it does |\n|---|---|\n")
+	group := groupMain
+	for _, c := range commands {
+		if c.group == groupHidden {
+			continue
+		}
+		if c.group != group {
+			group = c.group
+			b.WriteString("| **control a run's server from any shell** | |\n")
+		}
+		head := strings.TrimSpace("rostra " + c.name + " " + c.synopsis)
+		fmt.Fprintf(&b, "| `%s` | %s |\n", strings.ReplaceAll(head, "|", `\|`), strings.ReplaceAll(c.what, "|", `\|`))
+	}
+	return b.String()
+}
+
+func TestReadmeDocCommandsTableIsTheCommandTable(t *testing.T) {
+	path := filepath.Join("..", "..", "README.md")
+	raw, err := os.ReadFile(path)
+	require.NoError(t, err)
+	readme := string(raw)
+	start := strings.Index(readme, readmeCommandsStart)
+	end := strings.Index(readme, readmeCommandsEnd)
+	require.True(t, start >= 0 && end > start, "README.md has no %q … %q block", readmeCommandsStart, readmeCommandsEnd)
+	start += len(readmeCommandsStart)
+	want := readmeCommands()
+	if *updateDocs {
+		readme = readme[:start] + want + readme[end:]
+		require.NoError(t, os.WriteFile(path, []byte(readme), 0o644))
+		end = start + len(want)
+	}
+	assert.Equal(t, want, readme[start:end], "README's commands table differs from cmd/rostra/main.go's: go test ./cmd/rostra -run Doc -update rewrites it")
+}
+
+// TestCommandDocHelpIsTheSynopsis: every command answers --help, exit 0,
+// with the usage line the command table's synopsis makes, and
+// docs/commands.md describes it.
+func TestCommandDocHelpIsTheSynopsis(t *testing.T) {
+	doc := readDoc(t, "commands.md")
+	for _, c := range commands {
+		if c.group == groupHidden {
+			continue
+		}
+		var stdout, stderr strings.Builder
+		code := runCommand([]string{c.name, "--help"}, &stdout, &stderr)
+		assert.Equal(t, 0, code, "rostra %s --help exits 0", c.name)
+		out := stdout.String() + stderr.String()
+		first, _, _ := strings.Cut(out, "\n")
+		want := strings.TrimSpace("usage: rostra " + c.name + " " + c.synopsis)
+		if c.name == "help" {
+			want = "usage: rostra <command> [arguments]"
+		}
+		assert.Equal(t, want, first, "rostra %s --help: its usage line is its synopsis in cmd/rostra/main.go's command table", c.name)
+		row := regexp.MustCompile("(?m)^\\| (`rostra [a-z-]+`, )*`rostra " + regexp.QuoteMeta(c.name) + "`[ ,]")
+		assert.True(t, row.MatchString(doc), "docs/commands.md has a row for rostra %s", c.name)
+	}
+}
+
+// markdownDocs are the repository's own Markdown files, relative to its
+// root: README.md, ARCHITECTURE.md and docs/.
+func markdownDocs(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join("..", "..", "docs", "*.md"))
+	require.NoError(t, err)
+	out := []string{filepath.Join("..", "..", "README.md"), filepath.Join("..", "..", "ARCHITECTURE.md")}
+	return append(out, docs...)
+}
+
+var (
+	mdLink       = regexp.MustCompile(`\[[^\]]*\]\(([^)\s]+)\)`)
+	mdInlineCode = regexp.MustCompile("`[^`\n]+`")
+	slugDrop     = regexp.MustCompile(`[^\p{L}\p{N} _-]`)
+)
+
+// mdProse splits a Markdown text into its prose lines and its code (the
+// fenced blocks' lines and the inline code spans).
+func mdProse(text string) (prose, code []string) {
+	fenced := false
+	for _, line := range strings.Split(text, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced {
+			code = append(code, line)
+			continue
+		}
+		prose = append(prose, line)
+		for _, span := range mdInlineCode.FindAllString(line, -1) {
+			code = append(code, strings.Trim(span, "`"))
+		}
+	}
+	return prose, code
+}
+
+// mdAnchors are the anchors GitHub gives a Markdown text's headings:
+// lower case, punctuation dropped, spaces as hyphens, repeats numbered.
+func mdAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	seen := map[string]int{}
+	prose, _ := mdProse(text)
+	for _, line := range prose {
+		if !strings.HasPrefix(line, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(line, "#"))
+		slug := strings.ReplaceAll(slugDrop.ReplaceAllString(strings.ToLower(title), ""), " ", "-")
+		if n := seen[slug]; n > 0 {
+			anchors[fmt.Sprintf("%s-%d", slug, n)] = true
+		} else {
+			anchors[slug] = true
+		}
+		seen[slug]++
+	}
+	return anchors
+}
+
+// TestDocLinksLeadSomewhere: every relative link in README.md,
+// ARCHITECTURE.md and docs/ names a file or folder of the repository, and
+// its #anchor a heading of that file.
+func TestDocLinksLeadSomewhere(t *testing.T) {
+	var broken []string
+	for _, doc := range markdownDocs(t) {
+		raw, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		prose, _ := mdProse(string(raw))
+		for _, line := range prose {
+			line = mdInlineCode.ReplaceAllString(line, "")
+			for _, m := range mdLink.FindAllStringSubmatch(line, -1) {
+				target := m[1]
+				if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+					continue
+				}
+				file, anchor, _ := strings.Cut(target, "#")
+				path := doc
+				if file != "" {
+					path = filepath.Join(filepath.Dir(doc), file)
+				}
+				where := filepath.Base(doc) + ": " + target
+				if _, err := os.Stat(path); err != nil {
+					broken = append(broken, where+" (no such file)")
+					continue
+				}
+				if anchor == "" {
+					continue
+				}
+				text, err := os.ReadFile(path)
+				if err != nil || !mdAnchors(string(text))[anchor] {
+					broken = append(broken, where+" (no such heading)")
+				}
+			}
+		}
+	}
+	assert.Empty(t, broken, "links in the docs that lead nowhere")
+}
+
+// readmeCommand is `rostra NAME` with its flags in the README's code.
+var readmeCommand = regexp.MustCompile(`(?:^|[\s(])rostra ([a-z][a-z-]*)([^|;#)]*)`)
+
+// TestReadmeDocCommandsAreTrue: every `rostra NAME` the README's code
+// names is a command of the table, with a --help, and every flag written
+// after it is in its synopsis.
+func TestReadmeDocCommandsAreTrue(t *testing.T) {
+	raw, err := os.ReadFile(filepath.Join("..", "..", "README.md"))
+	require.NoError(t, err)
+	syn := map[string]string{}
+	for _, c := range commands {
+		if c.group != groupHidden {
+			syn[c.name] = c.synopsis
+		}
+	}
+	_, code := mdProse(string(raw))
+	named := map[string]bool{}
+	var wrong []string
+	for _, line := range code {
+		line, _, _ = strings.Cut(line, "#") // a shell comment is prose
+		for _, m := range readmeCommand.FindAllStringSubmatch(line, -1) {
+			name := m[1]
+			s, ok := syn[name]
+			if !ok {
+				wrong = append(wrong, "rostra "+name+": no such command")
+				continue
+			}
+			named[name] = true
+			for _, f := range strings.Fields(m[2]) {
+				if strings.HasPrefix(f, "-") && f != "--" && !regexp.MustCompile(`(^|[\[ |])`+regexp.QuoteMeta(f)+`\b`).MatchString(s) {
+					wrong = append(wrong, "rostra "+name+" "+f+": not in its synopsis "+s)
+				}
+			}
+		}
+	}
+	require.Contains(t, named, "demo", "the README's commands were found")
+	for name := range named {
+		var stdout, stderr strings.Builder
+		if code := runCommand([]string{name, "--help"}, &stdout, &stderr); code != 0 {
+			wrong = append(wrong, fmt.Sprintf("rostra %s --help exits %d", name, code))
+		}
+	}
+	assert.Empty(t, wrong, "commands the README names that are not so")
 }

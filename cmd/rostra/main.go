@@ -93,7 +93,8 @@ PATH is a run file or a state dir (default ./rostra.yaml).
 exit codes: 0 every worker completed, 1 some worker did not, 2 bad input,
 130 interrupted (quit, SIGINT, SIGTERM), 129 SIGHUP, 131 SIGQUIT
 
-docs: README.md, docs/runfile.md (the run file), docs/state.md (the state dir)
+docs: README.md, docs/commands.md (each command), docs/runfile.md (the run file),
+docs/state.md (the state dir)
 `)
 	return b.String()
 }

@@ -74,6 +74,7 @@ var attemptWords = map[string]string{
 	EventWorkerCancelled:   "cancelled",
 	EventWorkerWatchFailed: "cannot watch its completion files",
 	EventWorktreeFailed:    "worktree",
+	EventRepositoryChanged: "changed the repository",
 	EventWorktreeRemoved:   "worktree removed",
 	EventWorktreeKept:      "worktree kept",
 }

@@ -160,6 +160,10 @@ type attemptRT struct {
 	decided bool // its outcome is written on its row
 	// committing: its work is being committed on its worktree's branch.
 	committing bool
+	// repoBefore is the shared repository as an isolated attempt found it;
+	// repoFound what its settlement's check found (repocheck.go).
+	repoBefore *repoState
+	repoFound  repoFindings
 	// coRunning names the workers whose attempts ran in the shared
 	// workspace while this one did (itself included): who may have
 	// written what its audit finds.
@@ -216,6 +220,9 @@ func (e *Engine) Start() error {
 	}
 	if e.plan.hasIsolated() && e.opts.Isolation == nil {
 		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", ErrIsolation)
+	}
+	if e.opts.Isolation != nil {
+		e.st.GitFiles = e.opts.Isolation.GitFiles
 	}
 	prev := e.opts.Resumed
 	if prev != nil {
@@ -481,6 +488,7 @@ type openResult struct {
 	final       bool       // and another attempt would fail the same way
 	degradedWhy string     // the last surface's reason when a later one opened
 	prevCommit  string     // the previous attempt's leftovers, committed before this one
+	repoBefore  *repoState // an isolated attempt's repository at its start
 }
 
 func (j openJob) run() openResult {
@@ -491,8 +499,8 @@ func (j openJob) run() openResult {
 	res := openResult{log: log}
 	j.launch.Output = log
 	if j.iso != nil {
-		commit, err := j.prepareWorktree()
-		res.prevCommit = commit
+		commit, before, err := j.prepareWorktree()
+		res.prevCommit, res.repoBefore = commit, before
 		if err != nil {
 			log.Close()
 			res.log, res.failure = nil, "worktree: "+err.Error()
@@ -601,6 +609,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		return
 	}
 	a.surface, a.handle, a.audit, a.log = res.surface, res.handle, res.audit, res.log
+	a.repoBefore = res.repoBefore
 	w := a.w
 	d := &e.st.Dispatches[a.idx]
 	d.Surface = a.surface
@@ -987,7 +996,7 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 		a.audit.abandon()
 		a.audit = nil
 	}
-	if a.audit == nil {
+	if a.audit == nil && a.repoBefore == nil {
 		e.decide(a, exit, nil)
 		return
 	}
@@ -995,10 +1004,16 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 	audit := a.audit
 	e.startBackground()
 	go func() {
-		changed := audit.changes()
+		var changed *auditChanges
+		if audit != nil {
+			c := audit.changes()
+			changed = &c
+		}
+		found := a.w.iso.checkAttempt(a)
 		e.post(func() {
 			a.settling = false
-			e.decide(a, exit, &changed)
+			a.repoFound = found
+			e.decide(a, exit, changed)
 			if a.lateExit != nil {
 				e.recordLateExit(a, a.lateExit)
 			}
@@ -1042,6 +1057,18 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 			if why := auditVerdict(*changed, &e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a), e.unattributed(a)); why != "" {
 				status, reason, class, violation = StatusError, why, FailureWritePolicy, true
 			}
+		}
+	}
+	if why := a.repoFound.reason(); why != "" {
+		// Failed as the write audit fails an attempt, and not retried: the
+		// agent would do it again (docs/isolation.md).
+		e.repositoryChanged(a, why)
+		if status == StatusCompleted {
+			reason = ""
+		}
+		reason = joinReason(reason, why)
+		if status != StatusCancelled && status != StatusTimeout {
+			status, class, violation = StatusError, FailureRepository, true
 		}
 	}
 	now := e.clock.Now().UTC()

@@ -1,7 +1,9 @@
 // isolation.go is the engine's side of isolated workers (worktree.go holds
 // the git): the worktree is made ready before each attempt (the last
-// attempt's leftovers committed, the tree reset to the base commit), an
-// attempt's work is committed once it has settled and its process ended,
+// attempt's leftovers committed, the tree reset to the base commit, the
+// shared repository snapshotted), the repository is checked when it settles
+// and again before its work is committed (repocheck.go), an attempt's work
+// is committed once it has settled and its process ended,
 // its diff-stat is measured while it runs, and when the engine stops each
 // worktree is committed one last time, then removed when its branch is
 // merged or holds nothing, or kept.
@@ -108,31 +110,52 @@ func (e *Engine) lastRowOf(w *workerRT) int {
 // out, what the previous attempt left committed, the tree reset to the base
 // commit unless retry_from: last, and the worker's folder present (an
 // untracked or empty folder is not in a fresh checkout). It returns the
-// commit of the previous attempt's leftovers, if any. It runs in the
+// commit of the previous attempt's leftovers, if any, and the shared
+// repository as the attempt starts (repocheck.go). It runs in the
 // worktree's job queue.
-func (j openJob) prepareWorktree() (string, error) {
+func (j openJob) prepareWorktree() (string, *repoState, error) {
 	wt := j.iso.wt
 	if err := wt.ensure(); err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var commit string
 	if j.prev > 0 {
 		c, err := wt.commitAll(attemptMessage(wt.worker, j.prev, j.prevStatus))
 		if err != nil {
-			return "", fmt.Errorf("commit what attempt %d left: %w", j.prev, err)
+			return "", nil, fmt.Errorf("commit what attempt %d left: %w", j.prev, err)
 		}
 		commit = c
 		if j.reset {
 			if _, err := wt.resetToBase(j.attempt.Attempt); err != nil {
-				return commit, fmt.Errorf("reset to the base commit %s: %w", wt.short(), err)
+				return commit, nil, fmt.Errorf("reset to the base commit %s: %w", wt.short(), err)
 			}
 		}
 	}
 	j.iso.holder = j.attempt.Attempt
 	if err := os.MkdirAll(j.attempt.Dir, 0o755); err != nil {
-		return commit, fmt.Errorf("make the worker's folder in its worktree: %w", err)
+		return commit, nil, fmt.Errorf("make the worker's folder in its worktree: %w", err)
 	}
-	return commit, nil
+	before, err := wt.snapshotRepo()
+	if err != nil {
+		return commit, nil, fmt.Errorf("snapshot the repository's refs and .git files: %w", err)
+	}
+	return commit, before, nil
+}
+
+// checkAttempt is the check of a's shared repository against what a found
+// (nothing for an attempt that is not isolated). It runs off the loop.
+func (iso *isoRT) checkAttempt(a *attemptRT) repoFindings {
+	if iso == nil || a.repoBefore == nil {
+		return repoFindings{}
+	}
+	return iso.wt.checkRepo(a.repoBefore, a.plan.Attempt)
+}
+
+// repositoryChanged publishes what a's check found and did (why is the
+// attempt's reason; the event's type says "repository changed").
+func (e *Engine) repositoryChanged(a *attemptRT, why string) {
+	why = strings.Replace(why, "repository changed: ", "", 1)
+	e.emit(Event{Type: EventRepositoryChanged, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Branch: a.w.iso.wt.branch, Reason: why})
 }
 
 // recordPrevCommit notes on the previous attempt's row the commit that took
@@ -163,18 +186,29 @@ func (e *Engine) commitWork(a *attemptRT) {
 	a.committing = true
 	e.commitsDue++
 	d := e.st.Dispatches[a.idx]
-	n, status := d.Attempt, d.Status
+	n, status, before := d.Attempt, d.Status, a.repoBefore
 	e.startBackground()
 	e.queueGit(iso, func() {
 		var commit string
 		var err error
+		var late repoFindings
 		if iso.holder == n {
+			// What the process did between its settlement and its end
+			// (settled on files) is found and put back before the commit.
+			late = iso.wt.checkRepo(before, n)
 			commit, err = iso.wt.commitAll(attemptMessage(iso.wt.worker, n, status))
 		}
 		stat, serr := measure(iso.wt)
 		e.post(func() {
 			defer e.endBackground()
 			w := a.w
+			if why := late.reason(); why != "" {
+				why = "after it settled, " + why // the status stays: it was decided
+				d := &e.st.Dispatches[a.idx]
+				d.Reason = joinReason(d.Reason, why)
+				e.dirty = true
+				e.repositoryChanged(a, why)
+			}
 			if err != nil {
 				e.emit(Event{Type: EventWorktreeFailed, WorkerID: w.spec.ID, Attempt: n, Branch: iso.wt.branch,
 					Reason: "its work is not committed (the next attempt tries again before it resets anything): " + err.Error()})

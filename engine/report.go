@@ -39,7 +39,7 @@ import (
 // them; the JSON summary keys failuresByClass by them.
 var FailureClasses = []string{
 	FailureTimeout, FailureNoResult, FailureExitCode, FailureMissingOutputs,
-	FailureWritePolicy, FailureCancelled, FailureInterrupted, FailureNotStarted,
+	FailureWritePolicy, FailureRepository, FailureCancelled, FailureInterrupted, FailureNotStarted,
 	FailureOther,
 }
 
@@ -49,6 +49,7 @@ var failureClassLabels = map[string]string{
 	FailureExitCode:       "exit code",
 	FailureMissingOutputs: "missing outputs",
 	FailureWritePolicy:    "write policy",
+	FailureRepository:     "repository changed",
 	FailureCancelled:      "cancelled",
 	FailureInterrupted:    "interrupted",
 	FailureNotStarted:     "not started",

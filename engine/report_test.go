@@ -127,7 +127,7 @@ func TestBuildReportGolden(t *testing.T) {
 	assert.Equal(t, 10, summary.Failures)
 	assert.Equal(t, map[string]int{
 		FailureTimeout: 2, FailureNoResult: 1, FailureExitCode: 2, FailureMissingOutputs: 1,
-		FailureWritePolicy: 1, FailureCancelled: 1, FailureInterrupted: 1, FailureNotStarted: 1, FailureOther: 0,
+		FailureWritePolicy: 1, FailureRepository: 0, FailureCancelled: 1, FailureInterrupted: 1, FailureNotStarted: 1, FailureOther: 0,
 	}, summary.FailuresByClass)
 	assert.Equal(t, 3, summary.Degradations)
 	assert.Equal(t, 1, summary.WorkersCompleted)
@@ -144,7 +144,7 @@ func TestBuildReportEmptyRun(t *testing.T) {
 	js, err := json.Marshal(summary)
 	require.NoError(t, err)
 	assert.NotContains(t, string(js), "null", "every map is present for scripts")
-	assert.Contains(t, string(js), `"failuresByClass":{"cancelled":0,"exitCode":0,"interrupted":0,"missingOutputs":0,"noResult":0,"notStarted":0,"other":0,"timeout":0,"writePolicy":0}`)
+	assert.Contains(t, string(js), `"failuresByClass":{"cancelled":0,"exitCode":0,"interrupted":0,"missingOutputs":0,"noResult":0,"notStarted":0,"other":0,"repository":0,"timeout":0,"writePolicy":0}`)
 }
 
 func TestFailureClassComesFromTheRow(t *testing.T) {

@@ -1,15 +1,20 @@
 // review.go is how a person reviews and takes an isolated worker's work:
-// the diff of its worktree against the run's base commit (`rostra diff`,
-// the UI's D) and the merge of its branch into the workspace's current
-// branch (`rostra merge`, the UI's M). Both work from a TeamState alone,
-// so they serve the CLI after the run as well as the UI during it.
+// the diff of its branch's tip against the run's base commit (`rostra
+// diff`, the UI's D) and the merge of that same tip, by id, into the
+// workspace's current branch (`rostra merge`, the UI's M; --commit pins
+// the tip reviewed). Both name the tip and list the commits on the branch
+// rostra did not make (docs/isolation.md, "Review and merge"). Both work
+// from a TeamState alone, so they serve the CLI after the run as well as
+// the UI during it.
 //
 // A merge changes nothing unless it can succeed: it refuses, leaving the
 // workspace and the branch as they were, when the workspace has
 // uncommitted changes, has no current branch, when the worker's work is not
 // all committed (its attempt runs), when workers of the shared workspace
-// are running (the merge would change files under them), and when the
-// branch conflicts with the workspace's HEAD (found by `git merge-tree`
+// are running (the merge would change files under them), when the
+// repository's .git config, hooks or info/ changed during the run or the
+// branch changes a .gitattributes (git would run what they name), and when
+// the branch conflicts with the workspace's HEAD (found by `git merge-tree`
 // before anything is touched).
 package engine
 
@@ -85,51 +90,142 @@ func (w worktree) branchGone() error {
 
 // DiffInfo says what a diff compared.
 type DiffInfo struct {
-	Branch   string
-	Base     string
-	Worktree string // "" when the worktree is gone and the branch was read
+	Branch string
+	Base   string
+	// Commit is the branch's tip the diff shows, Subject its subject: what
+	// `rostra merge --commit` pins.
+	Commit   string
+	Subject  string
+	Worktree string // "" when the worktree is gone
 	Stat     DiffStat
+	// Foreign lists the commits on the branch that rostra did not make
+	// ("<id> <subject> (<author>)"): the agent's own, or anyone's.
+	Foreign []string
+	// Uncommitted names what the worktree holds that is not on the branch
+	// (not in the diff, and not merged): an attempt still running, or git
+	// work of the agent's rostra has not committed yet.
+	Uncommitted string
 }
 
-// WorktreeDiff is the diff of worker's work against the run's base commit:
-// what its worktree holds now (committed or not) while the worktree
-// exists, else its branch. color asks for git's colours.
+// WorktreeDiff is the diff of worker's branch, at its tip, against the
+// run's base commit: exactly the commit `rostra merge` takes, never the
+// worktree's HEAD, which the agent can move (docs/isolation.md, "Review and
+// merge"). color asks for git's colours.
 func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
 	wt, _, err := reviewTarget(st, worker)
 	if err != nil {
 		return nil, DiffInfo{}, err
 	}
 	info := DiffInfo{Branch: wt.branch, Base: wt.base}
-	var tree string
-	if wt.exists() {
-		info.Worktree = wt.path
-		if tree, err = wt.liveTree(); err != nil {
-			return nil, info, err
-		}
-	} else {
-		if tree, err = wt.branchTip(); err != nil {
-			return nil, info, err
-		}
-		if tree == "" {
-			return nil, info, wt.branchGone()
-		}
-	}
-	if info.Stat, err = wt.diffStat(tree); err != nil {
+	if err := wt.describeTip(st, &info); err != nil {
 		return nil, info, err
 	}
 	colour := "--color=never"
 	if color {
 		colour = "--color=always"
 	}
-	out, err := readGit(wt.repo).run("diff", colour, "--no-ext-diff", "--no-textconv", "--patch-with-stat", wt.base, tree)
+	out, err := readGit(wt.repo).run("diff", colour, "--no-ext-diff", "--no-textconv", "--patch-with-stat", wt.base, info.Commit)
 	return out, info, err
+}
+
+// describeTip fills info with the branch's tip: its id and subject, its
+// diff-stat against the base, the commits on it rostra did not make, and
+// what the worktree holds beyond it.
+func (w worktree) describeTip(st *TeamState, info *DiffInfo) error {
+	tip, err := w.branchTip()
+	if err != nil {
+		return err
+	}
+	if tip == "" {
+		return w.branchGone()
+	}
+	info.Commit = tip
+	g := readGit(w.repo)
+	if info.Subject, err = g.line("log", "-1", "--format=%s", tip); err != nil {
+		return err
+	}
+	if info.Stat, err = w.diffStat(tip); err != nil {
+		return err
+	}
+	if info.Foreign, err = w.foreignCommits(st, tip); err != nil {
+		return err
+	}
+	if w.exists() {
+		info.Worktree = w.path
+		tree, err := w.liveTree()
+		if err != nil {
+			return err
+		}
+		out, err := g.run("diff", "--name-only", "-z", "--no-renames", tip, tree)
+		if err != nil {
+			return err
+		}
+		info.Uncommitted = listNames(out, 5)
+	}
+	return nil
+}
+
+// listNames words NUL-separated paths as listPaths does, "" for none.
+func listNames(out []byte, max int) string {
+	var paths []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p != "" {
+			paths = append(paths, p)
+		}
+	}
+	if len(paths) == 0 {
+		return ""
+	}
+	return listPaths(paths, max)
+}
+
+// foreignCommits lists the commits between the base and tip that rostra
+// did not make. rostra's are authored and committed as rostra and are
+// either in the run's record (a dispatch row's workCommit) or an attempt's
+// start from the base (their tree is the base's): an author line alone can
+// be forged.
+func (w worktree) foreignCommits(st *TeamState, tip string) ([]string, error) {
+	recorded := map[string]bool{}
+	for _, d := range st.Dispatches {
+		if d.WorkerID == w.worker && d.WorkCommit != "" {
+			recorded[d.WorkCommit] = true
+		}
+	}
+	g := readGit(w.repo)
+	baseTree, err := g.line("rev-parse", w.base+"^{tree}")
+	if err != nil {
+		return nil, err
+	}
+	out, err := g.run("log", "-z", "--reverse", "--format=%H%x01%T%x01%an <%ae>%x01%cn <%ce>%x01%s", w.base+".."+tip)
+	if err != nil {
+		return nil, err
+	}
+	rostra := RostraName + " <" + RostraEmail + ">"
+	var foreign []string
+	for _, rec := range strings.Split(string(out), "\x00") {
+		f := strings.SplitN(strings.TrimPrefix(rec, "\n"), "\x01", 5)
+		if len(f) < 5 {
+			continue
+		}
+		if f[2] == rostra && f[3] == rostra && (recorded[f[0]] || f[1] == baseTree) {
+			continue
+		}
+		foreign = append(foreign, fmt.Sprintf("%s %s (%s)", shortCommit(f[0]), f[4], f[2]))
+	}
+	return foreign, nil
 }
 
 // MergeResult is what a merge did.
 type MergeResult struct {
-	Branch        string
-	Into          string // the workspace's branch
-	Commit        string // the merge commit
+	Branch string
+	Into   string // the workspace's branch
+	Commit string // the merge commit
+	// Merged is the branch's tip that was merged (what `rostra diff`
+	// showed), Subject its subject; Foreign the commits on it rostra did
+	// not make (DiffInfo.Foreign).
+	Merged        string
+	Subject       string
+	Foreign       []string
 	Stat          DiffStat
 	AlreadyMerged bool // nothing to do: the branch is in the workspace's HEAD
 	Removed       bool // the run is over, so the merged worktree and branch were removed
@@ -138,12 +234,15 @@ type MergeResult struct {
 	IgnoredKept string
 }
 
-// MergeWorktree merges worker's branch into the workspace's current branch
-// with a merge commit (--no-ff), made by the person's git identity (rostra's
-// when git knows none) with the repository's hooks. It refuses, touching
-// nothing, when the merge cannot be clean (see the file comment). After a
-// run has ended, the merged worktree and branch are removed.
-func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
+// MergeWorktree merges worker's branch, at its tip, into the workspace's
+// current branch with a merge commit (--no-ff), made by the person's git
+// identity (rostra's when git knows none) with the repository's hooks. pin,
+// when not "", is the commit the person reviewed (DiffInfo.Commit, a
+// prefix of it will do): the merge is refused when the tip is another. It
+// refuses, touching nothing, when the merge cannot be clean (see the file
+// comment). After a run has ended, the merged worktree and branch are
+// removed.
+func MergeWorktree(st *TeamState, worker, pin string) (MergeResult, error) {
 	wt, wr, err := reviewTarget(st, worker)
 	if err != nil {
 		return MergeResult{}, err
@@ -164,17 +263,18 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 			return res, refused("%s run in the workspace: a merge now would change files under them (and their write audits would charge them); merge once they have settled", strings.Join(shared, ", "))
 		}
 	}
-	tip, err := wt.branchTip()
-	if err != nil {
+	var info DiffInfo
+	if err := wt.describeTip(st, &info); err != nil {
 		return res, err
 	}
-	if tip == "" {
-		return res, wt.branchGone()
+	tip := info.Commit
+	res.Merged, res.Subject, res.Foreign, res.Stat = tip, info.Subject, info.Foreign, info.Stat
+	if pin != "" && !strings.HasPrefix(tip, strings.ToLower(pin)) {
+		return res, refused("%s moved since it was reviewed: its tip is %s, not %s; nothing was merged: look at it again (rostra diff %s), then merge with --commit %s",
+			wt.branch, shortCommit(tip), pin, worker, shortCommit(tip))
 	}
-	if wt.exists() {
-		if left := uncommitted(wt.path, 5); left != "" {
-			return res, refused("%s's worktree %s holds changes not committed on %s (%s); commit them there (or wait for its attempt to settle), then merge", worker, wt.path, wt.branch, left)
-		}
+	if info.Uncommitted != "" {
+		return res, refused("%s's worktree %s holds changes not committed on %s (%s); wait for its attempt to settle (its work is committed then), then merge", worker, wt.path, wt.branch, info.Uncommitted)
 	}
 	g := userGit(wt.repo)
 	into, err := g.line("symbolic-ref", "-q", "--short", "HEAD")
@@ -197,14 +297,17 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 		res.AlreadyMerged = true
 		return res, removeAfterRun(&res, wt, live)
 	}
-	if conflicts, err := mergeConflicts(wt.repo, wt.branch); err != nil {
+	if err := guardRepository(st, wt, tip); err != nil {
+		return res, err
+	}
+	if conflicts, err := mergeConflicts(wt.repo, tip); err != nil {
 		return res, err
 	} else if conflicts != "" {
 		return res, refused("%s conflicts with %s in %s; nothing was merged: resolve it by hand (git merge %s in %s) or ask the worker again",
 			wt.branch, into, conflicts, wt.branch, wt.repo)
 	}
 	msg := mergeMessage(wt.branch, worker, st.Run)
-	if _, err := g.run("merge", "--no-ff", "--no-edit", "-m", msg, wt.branch); err != nil {
+	if _, err := g.run("merge", "--no-ff", "--no-edit", "-m", msg, tip); err != nil {
 		abortMerge(wt.repo)
 		return res, fmt.Errorf("merge %s into %s: %w; the merge was aborted, the workspace is as it was", wt.branch, into, err)
 	}
@@ -218,6 +321,38 @@ func MergeWorktree(st *TeamState, worker string) (MergeResult, error) {
 // report finds the commit by it once the branch is removed.
 func mergeMessage(branch, worker, run string) string {
 	return fmt.Sprintf("rostra: merge %s (worker %s of run %s)", branch, worker, run)
+}
+
+// guardRepository refuses a merge when the shared repository's config,
+// hooks or info/ (attributes) changed since the run started, or the branch
+// changes a .gitattributes: git would run what they name during the merge
+// (docs/isolation.md, "Review and merge").
+func guardRepository(st *TeamState, wt worktree, tip string) error {
+	if st.GitFiles != nil {
+		now, err := repoFiles(wt.repo, "")
+		if err != nil {
+			return err
+		}
+		if changed := changedFiles(st.GitFiles, now); len(changed) > 0 {
+			return refused("the repository's %s changed since run %s started (an agent may have planted what git runs during a merge); nothing was merged: read them, put them back, or merge by hand (git merge %s) once you trust them",
+				listPaths(changed, 8), st.Run, shortCommit(tip))
+		}
+	}
+	out, err := readGit(wt.repo).run("diff", "--name-only", "-z", "--no-renames", wt.base, tip)
+	if err != nil {
+		return err
+	}
+	var attrs []string
+	for _, p := range strings.Split(string(out), "\x00") {
+		if p == ".gitattributes" || strings.HasSuffix(p, "/.gitattributes") {
+			attrs = append(attrs, p)
+		}
+	}
+	if len(attrs) > 0 {
+		return refused("%s changes %s, which tells git what to run on files (filters, diff and merge drivers); nothing was merged: read it (git diff %s %s -- %s), then merge by hand (git merge %s) if you trust it",
+			wt.branch, strings.Join(attrs, ", "), shortCommit(wt.base), shortCommit(tip), strings.Join(attrs, " "), shortCommit(tip))
+	}
+	return nil
 }
 
 // runDriven reports whether a rostra holds the run's lock: the run goes
@@ -337,8 +472,8 @@ func (e *Engine) Diff(worker string, color bool) ([]byte, DiffInfo, error) {
 }
 
 // Merge is MergeWorktree of the run this engine drives, from its current
-// state.
-func (e *Engine) Merge(worker string) (MergeResult, error) {
+// state; pin as MergeWorktree's.
+func (e *Engine) Merge(worker, pin string) (MergeResult, error) {
 	st := e.Snapshot()
-	return MergeWorktree(&st, worker)
+	return MergeWorktree(&st, worker, pin)
 }

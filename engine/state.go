@@ -47,6 +47,10 @@ type TeamState struct {
 	EndedAt    *time.Time    `json:"endedAt,omitempty"`
 	Workers    []WorkerRow   `json:"workers"`
 	Dispatches []DispatchRow `json:"dispatches"`
+	// GitFiles digests, for a run with isolated workers, the shared
+	// repository's config and its hooks/ and info/ files as the run found
+	// them: `rostra merge` refuses when they changed (docs/isolation.md).
+	GitFiles map[string]string `json:"gitFiles,omitempty"`
 }
 
 // WorkerRow is a roster row: the state of one worker across its attempts.
@@ -159,6 +163,7 @@ const (
 	FailureExitCode       = "exitCode"       // ended abnormally (code or signal) without its outputs
 	FailureMissingOutputs = "missingOutputs" // ended without its completion files
 	FailureWritePolicy    = "writePolicy"    // the write audit failed it
+	FailureRepository     = "repository"     // it changed the shared repository outside its branch (docs/isolation.md)
 	FailureCancelled      = "cancelled"      // a human, a manual retry, or rostra quitting
 	FailureInterrupted    = "interrupted"    // the rostra that drove it died
 	FailureNotStarted     = "notStarted"     // no process was started (no surface, bad attempt folder, ...)
@@ -194,6 +199,7 @@ const (
 	EventWorktreeArchived       = "worktree-archived"   // an earlier run's unmerged branch renamed aside
 	EventWorktreeCommitted      = "worktree-committed"  // an attempt's work committed on its branch
 	EventWorktreeFailed         = "worktree-failed"     // a git step on a worktree failed
+	EventRepositoryChanged      = "repository-changed"  // an isolated attempt changed the shared repository: put back, kept in quarantine
 	EventWorktreeRemoved        = "worktree-removed"    // at the run's end: merged or empty
 	EventWorktreeKept           = "worktree-kept"       // at the run's end: unmerged work
 	EventRunFinished            = "run-finished"

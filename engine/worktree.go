@@ -5,6 +5,9 @@
 // attempt: "rostra: <worker> attempt <n> (<status>)". Before attempt n > 1
 // the tree is reset to the base commit (committed as "rostra: <worker>
 // attempt <n> starts from the base <commit>") unless retry_from: last.
+// Those commits are made by plumbing from the worktree's files onto
+// refs/heads/rostra/<run>/<worker>, compare-and-swap, never through the
+// worktree's HEAD, which the agent can move (docs/isolation.md).
 //
 // Data model: a worktree value names the repository (the git work tree
 // holding the shared workspace), the worktree's folder, its branch and the
@@ -122,8 +125,13 @@ func (w worktree) register() error {
 	} else {
 		args = append(args, "-b", w.branch, w.path, w.base)
 	}
-	_, err = rostraGit(w.repo).run(args...)
-	return err
+	if _, err = rostraGit(w.repo).run(args...); err != nil {
+		return err
+	}
+	if tip == "" {
+		noteRostraRef(w.repo, w.ref(), w.base)
+	}
+	return nil
 }
 
 // populated reports whether the worktree's files were checked out: it has
@@ -152,28 +160,105 @@ func gitPath(dir, name string) (string, error) {
 	return p, nil
 }
 
-// commitAll commits everything in the worktree (what .gitignore does not
-// ignore) as msg; it returns the commit, or "" when there was nothing to
-// commit.
+// commitAll commits what the worktree's files hold (what .gitignore does
+// not ignore) as msg onto the worker's branch, by plumbing: the files are
+// staged into a scratch index, written as a tree, committed with the
+// branch's tip as the parent, and the branch is moved by compare-and-swap
+// from that tip. The worktree's HEAD, its checkout and the branch it may
+// have been switched to play no part: the commit lands on
+// refs/heads/<branch> or nowhere (docs/isolation.md, "The record of an
+// attempt"). It returns the commit, or "" when the files hold nothing
+// beyond the tip.
 func (w worktree) commitAll(msg string) (string, error) {
-	g := rostraGit(w.path)
-	if _, err := g.run("add", "-A"); err != nil {
+	tip, err := w.branchTip()
+	if err != nil {
 		return "", err
 	}
-	return w.commitIndex(msg)
+	if tip == "" {
+		return "", fmt.Errorf("the branch %s is gone from %s: rostra commits an attempt only onto it; make it again (git branch %s %s) and retry", w.branch, w.repo, w.branch, w.short())
+	}
+	tree, index, done, err := w.stage()
+	defer done()
+	if err != nil {
+		return "", err
+	}
+	g := rostraGit(w.repo)
+	if tipTree, err := g.line("rev-parse", "--verify", "-q", tip+"^{tree}"); err != nil {
+		return "", err
+	} else if tipTree == tree {
+		return "", nil
+	}
+	commit, err := g.line("commit-tree", tree, "-p", tip, "-m", msg)
+	if err != nil {
+		return "", err
+	}
+	if err := w.moveRef(w.ref(), commit, tip); err != nil {
+		return "", err
+	}
+	w.adoptIndex(index)
+	return commit, nil
 }
 
-// commitIndex commits the index when it differs from HEAD.
-func (w worktree) commitIndex(msg string) (string, error) {
-	g := rostraGit(w.path)
-	same, err := g.test("diff", "--cached", "--quiet", "--no-ext-diff", "HEAD")
-	if err != nil || same {
-		return "", err
+// ref is the worker's branch as a full ref name.
+func (w worktree) ref() string { return "refs/heads/" + w.branch }
+
+// moveRef sets ref to value ("" deletes it) only if it is old now ("" for
+// a ref that must not exist yet), and notes that rostra did.
+func (w worktree) moveRef(ref, value, old string) error {
+	args := []string{"update-ref", "-m", "rostra", ref, value, old}
+	if value == "" {
+		args = []string{"update-ref", "-m", "rostra", "-d", ref, old}
 	}
-	if _, err := g.run("commit", "-q", "--no-verify", "-m", msg); err != nil {
-		return "", err
+	if _, err := rostraGit(w.repo).run(args...); err != nil {
+		return err
 	}
-	return g.line("rev-parse", "HEAD")
+	noteRostraRef(w.repo, ref, value)
+	return nil
+}
+
+// rostraRefs remembers the value rostra itself last gave a ref, so the
+// check of an attempt's repository (repocheck.go) does not take rostra's
+// own writes for the agent's.
+var rostraRefs sync.Map // repository + "\x00" + ref -> value ("" deleted)
+
+func noteRostraRef(repo, ref, value string) { rostraRefs.Store(repo+"\x00"+ref, value) }
+
+func rostraWrote(repo, ref, value string) bool {
+	v, ok := rostraRefs.Load(repo + "\x00" + ref)
+	return ok && v.(string) == value
+}
+
+// adoptIndex makes the scratch index that a commit was made from the
+// worktree's own, so `git status` there shows the branch clean. It is
+// skipped when the worktree's HEAD is not the branch (the index would lie
+// about another commit) or git holds the index's lock (a git of the
+// agent's still runs there): the index is git's cache, never the record.
+func (w worktree) adoptIndex(scratch string) {
+	if head, err := readGit(w.path).line("symbolic-ref", "-q", "HEAD"); err != nil || head != w.ref() {
+		return
+	}
+	index, err := gitPath(w.path, "index")
+	if err != nil {
+		return
+	}
+	data, err := os.ReadFile(scratch)
+	if err != nil || len(data) == 0 {
+		return
+	}
+	lock, err := os.OpenFile(index+".lock", os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return
+	}
+	_, err = lock.Write(data)
+	if cerr := lock.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(index+".lock", index)
+	}
+	if err != nil {
+		os.Remove(index + ".lock")
+	}
 }
 
 // resetToBase makes the tree the base commit's again, files the attempt
@@ -187,7 +272,7 @@ func (w worktree) resetToBase(attempt int) (string, error) {
 	if _, err := g.run("clean", "-ffdq"); err != nil {
 		return "", err
 	}
-	return w.commitIndex(fmt.Sprintf("rostra: %s attempt %d starts from the base %s", w.worker, attempt, w.short()))
+	return w.commitAll(fmt.Sprintf("rostra: %s attempt %d starts from the base %s", w.worker, attempt, w.short()))
 }
 
 // attemptMessage is the commit message of an attempt's work.
@@ -199,19 +284,29 @@ func attemptMessage(worker string, attempt int, status string) string {
 // read through a scratch copy of its index so the worktree's own index is
 // never touched; new files are hashed into the repository's objects.
 func (w worktree) liveTree() (string, error) {
+	tree, _, done, err := w.stage()
+	done()
+	return tree, err
+}
+
+// stage writes the worktree's files as a tree through a scratch index
+// (a copy of the worktree's, so only files whose stat changed are read
+// again); done removes the scratch index.
+func (w worktree) stage() (tree, scratchIndex string, done func(), err error) {
+	done = func() {}
 	index, err := gitPath(w.path, "index")
 	if err != nil {
-		return "", err
+		return "", "", done, err
 	}
 	scratch, err := os.CreateTemp("", "rostra-index-")
 	if err != nil {
-		return "", fmt.Errorf("scratch index: %w", err)
+		return "", "", done, fmt.Errorf("scratch index: %w", err)
 	}
 	name := scratch.Name()
-	defer os.Remove(name)
-	defer os.Remove(name + ".lock")
-	// Starting from the worktree's index, only files whose stat changed
-	// are read again.
+	done = func() {
+		os.Remove(name)
+		os.Remove(name + ".lock")
+	}
 	if src, err := os.Open(index); err == nil {
 		_, err = io.Copy(scratch, src)
 		src.Close()
@@ -224,13 +319,14 @@ func (w worktree) liveTree() (string, error) {
 	if _, err := sg.run("add", "-A"); err != nil {
 		// A copy git cannot use (a split index): start from nothing.
 		if err := os.Truncate(name, 0); err != nil {
-			return "", err
+			return "", "", done, err
 		}
 		if _, err := sg.run("add", "-A"); err != nil {
-			return "", err
+			return "", "", done, err
 		}
 	}
-	return sg.line("write-tree")
+	tree, err = sg.line("write-tree")
+	return tree, name, done, err
 }
 
 // diffStat measures the diff between the base commit and tree.
@@ -328,6 +424,9 @@ type Isolation struct {
 	// Archived says, one line each, which earlier run's unmerged branches
 	// were renamed aside to make room.
 	Archived []string
+	// GitFiles digests the shared .git's config, hooks/ and info/ as the
+	// run found them (TeamState.GitFiles).
+	GitFiles map[string]string
 }
 
 // ErrIsolation is a run with isolated workers that cannot start (exit 2).
@@ -382,6 +481,11 @@ func PrepareIsolation(plan *Plan, resumed *TeamState, now time.Time) (*Isolation
 		return fail("the repository %s has no commit yet; isolated workers branch from HEAD: commit something first", top)
 	}
 	iso.Dirty = dirtySummary(top, plan.StateDir)
+	if resumed != nil && resumed.GitFiles != nil {
+		iso.GitFiles = resumed.GitFiles
+	} else if iso.GitFiles, err = repoFiles(top, ""); err != nil {
+		return fail("read the repository's .git config, hooks and info: %v", err)
+	}
 	if resumed != nil {
 		return iso, nil
 	}

@@ -242,6 +242,7 @@ func TestRetryFromLastKeepsTheTree(t *testing.T) {
 	fh := h.opened(h.pane)
 	h.writeIn(fh.spec.Dir, "half-done.txt", "attempt 1\n")
 	fh.finish(1)
+	h.event(EventWorkerRetry) // settled once its repository is checked
 	h.advance(2 * time.Second)
 	fh = h.opened(h.pane)
 	assert.FileExists(t, filepath.Join(fh.spec.Dir, "half-done.txt"), "retry_from: last keeps what attempt 1 left")
@@ -287,7 +288,7 @@ func TestRunEndRemovesEmptyAndMergedWorktreesAndKeepsTheRest(t *testing.T) {
 	h.event(EventRunFinished)
 	h.sync()
 	st := h.eng.Snapshot()
-	res, err := MergeWorktree(&st, "merged")
+	res, err := MergeWorktree(&st, "merged", "")
 	require.NoError(t, err)
 	assert.False(t, res.Removed, "the run's own end removes it")
 	assert.FileExists(t, filepath.Join(plan.Workspace, "src/new.txt"))
@@ -337,7 +338,7 @@ func TestMergeOfACleanBranch(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(colour), "\x1b[")
 
-	res, err := MergeWorktree(st, "a")
+	res, err := MergeWorktree(st, "a", "")
 	require.NoError(t, err)
 	assert.Equal(t, "main", res.Into)
 	assert.True(t, res.Removed, "after the run, a merged worktree is removed")
@@ -347,7 +348,7 @@ func TestMergeOfACleanBranch(t *testing.T) {
 	assert.Equal(t, "rostra: merge rostra/t/a (worker a of run t)", gitT(t, plan.Workspace, "log", "-1", "--format=%s"))
 	assert.Equal(t, res.Commit, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 	assert.NoDirExists(t, filepath.Join(plan.StateDir, "worktrees", "a"))
-	_, err = MergeWorktree(st, "a")
+	_, err = MergeWorktree(st, "a", "")
 	assert.ErrorIs(t, err, ErrReview, "the branch is gone now")
 }
 
@@ -358,7 +359,7 @@ func TestMergeConflictIsRefusedAndTouchesNothing(t *testing.T) {
 	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
 	tip := gitT(t, plan.Workspace, "rev-parse", "rostra/t/a")
 
-	_, err := MergeWorktree(st, "a")
+	_, err := MergeWorktree(st, "a", "")
 	require.ErrorIs(t, err, ErrReview)
 	assert.Contains(t, err.Error(), "rostra/t/a conflicts with main in src/f1.txt")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
@@ -374,7 +375,7 @@ func TestMergeIntoADirtyWorkspaceIsRefused(t *testing.T) {
 	plan, st := finishedRun(t)
 	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, "src/f2.txt"), []byte("edited\n"), 0o644))
 	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
-	_, err := MergeWorktree(st, "a")
+	_, err := MergeWorktree(st, "a", "")
 	require.ErrorIs(t, err, ErrReview)
 	assert.Contains(t, err.Error(), "has uncommitted changes (src/f2.txt)")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
@@ -388,10 +389,10 @@ func TestMergeIntoADirtyWorkspaceIsRefused(t *testing.T) {
 
 func TestMergeOfAWorkerOfTheSharedWorkspaceIsRefused(t *testing.T) {
 	st := &TeamState{Run: "t", Workspace: t.TempDir(), Workers: []WorkerRow{{WorkerID: "a"}}}
-	_, err := MergeWorktree(st, "a")
+	_, err := MergeWorktree(st, "a", "")
 	require.ErrorIs(t, err, ErrReview)
 	assert.Contains(t, err.Error(), "isolation: none")
-	_, err = MergeWorktree(st, "nobody")
+	_, err = MergeWorktree(st, "nobody", "")
 	assert.Contains(t, err.Error(), `run t has no worker "nobody" (its workers: a)`)
 }
 
@@ -536,21 +537,21 @@ func TestMergeWaitsForTheWorkerAndForTheSharedWorkspace(t *testing.T) {
 	appendTo(t, filepath.Join(opened["a"].spec.Dir, "src/f1.txt"), "from a\n")
 	h.sync()
 	st := h.eng.Snapshot()
-	_, err = MergeWorktree(&st, "a")
+	_, err = MergeWorktree(&st, "a", "")
 	require.ErrorIs(t, err, ErrReview)
 	assert.Contains(t, err.Error(), "a is running: its work is not all on rostra/t/a yet")
 
 	opened["a"].finish(0)
 	h.event(EventWorktreeCommitted)
 	st = h.eng.Snapshot()
-	_, err = MergeWorktree(&st, "a")
+	_, err = MergeWorktree(&st, "a", "")
 	require.ErrorIs(t, err, ErrReview)
 	assert.Contains(t, err.Error(), "shared run in the workspace: a merge now would change files under them")
 
 	opened["shared"].finish(0)
 	h.event(EventRunFinished)
 	st = h.eng.Snapshot()
-	res, err := MergeWorktree(&st, "a")
+	res, err := MergeWorktree(&st, "a", "")
 	require.NoError(t, err)
 	assert.False(t, res.Removed)
 }
@@ -675,7 +676,7 @@ func TestRunEndKeepsAWorktreeHoldingIgnoredFiles(t *testing.T) {
 	assert.Contains(t, kept.Reason, "it holds files git ignores (out/)")
 
 	// rostra merge after the run: nothing to merge, and the worktree stays.
-	res, err := MergeWorktree(st, "reviewer")
+	res, err := MergeWorktree(st, "reviewer", "")
 	require.NoError(t, err)
 	assert.True(t, res.AlreadyMerged)
 	assert.False(t, res.Removed)

@@ -42,7 +42,8 @@ func startWriteAudit(workspace string, exclude []string) (*writeAudit, error) {
 // state dir (which holds the worktrees) and, in a shared workspace that
 // is a repository's top folder while isolated workers run, the parts of
 // its .git that git writes for their worktrees (objects, the worktrees'
-// own records, the rostra/ branches): rostra's commits, not a worker's
+// own records, the rostra/ branches, the refs/rostra/quarantine refs that
+// keep what an isolated agent made): rostra's commits, not a worker's
 // writes.
 func (e *Engine) auditExcludes(w *WorkerSpec) []string {
 	exclude := []string{e.plan.StateDir}
@@ -50,7 +51,7 @@ func (e *Engine) auditExcludes(w *WorkerSpec) []string {
 		return exclude
 	}
 	git := filepath.Join(e.plan.Workspace, ".git")
-	for _, dir := range []string{"objects", "worktrees", "refs/heads/rostra", "logs/refs/heads/rostra"} {
+	for _, dir := range []string{"objects", "worktrees", "refs/heads/rostra", "logs/refs/heads/rostra", "refs/rostra", "logs/refs/rostra"} {
 		exclude = append(exclude, filepath.Join(git, filepath.FromSlash(dir)))
 	}
 	return exclude

@@ -62,8 +62,21 @@ func attemptInit(args []string) int {
 		say("started")
 		return 0
 	}
+	if len(args) >= 2 && args[0] == "--sandbox" {
+		// After the mount: a sandboxed process may mount nothing. The
+		// thread restricted is this one, which forks the worker.
+		spec, err := decodeSandboxSpec(args[1])
+		if err == nil {
+			err = restrictThread(spec)
+		}
+		if err != nil {
+			say("error sandbox: " + err.Error())
+			return 126
+		}
+		args = args[2:]
+	}
 	if len(args) < 3 || args[0] != "--" {
-		say("error rostra-attempt-init: want -- PATH ARGV...")
+		say("error rostra-attempt-init: want [--sandbox SPEC] -- PATH ARGV...")
 		return 2
 	}
 	cmd := &exec.Cmd{Path: args[1], Args: args[2:], Env: os.Environ(),

@@ -117,12 +117,15 @@ type held struct {
 	kind string
 	cg   *attemptCgroup // kind cgroup
 	ns   *nsInit        // kind pid-namespace
+	sb   *sandboxHelper // sandboxed, not by the init (sandbox_linux.go)
 }
 
 // startContained starts base (a leader's command, not yet started) the way
 // new attempts are contained, and returns the command that was started,
-// which may be base rewritten (the init of a PID namespace) or a copy.
-func startContained(base *exec.Cmd, ref *attemptRef) (*exec.Cmd, *held, error) {
+// which may be base rewritten (the init of a PID namespace, the sandbox
+// helper) or a copy. sb, when not nil, is applied in the child before the
+// worker is exec'd, by the init or the helper (sandbox_linux.go).
+func startContained(base *exec.Cmd, ref *attemptRef, sb *preparedSandbox) (*exec.Cmd, *held, error) {
 	sup.mu.Lock()
 	c, parent := sup.contain, sup.cgParent
 	sup.mu.Unlock()
@@ -139,7 +142,10 @@ func startContained(base *exec.Cmd, ref *attemptRef) (*exec.Cmd, *held, error) {
 		case ContainCgroup:
 			err = h.intoCgroup(cmd, parent)
 		case ContainPIDNamespace:
-			err = h.asInit(cmd, c.userns)
+			err = h.asInit(cmd, c.userns, sb)
+		}
+		if err == nil && sb != nil && h.ns == nil {
+			err = h.throughSandbox(cmd, sb)
 		}
 		if err == nil {
 			err = startLeader(cmd, ref)
@@ -210,14 +216,19 @@ func (h *held) intoCgroup(cmd *exec.Cmd, parent *cgroupParent) error {
 }
 
 // asInit rewrites cmd to start the init of a new PID namespace, which runs
-// the worker (cmd as it was) and reports on its status pipe, fd 3.
-func (h *held) asInit(cmd *exec.Cmd, userns bool) error {
+// the worker (cmd as it was) and reports on its status pipe, fd 3. With sb,
+// the init applies it before it starts the worker.
+func (h *held) asInit(cmd *exec.Cmd, userns bool, sb *preparedSandbox) error {
 	r, w, err := os.Pipe()
 	if err != nil {
 		return &containError{fmt.Errorf("status pipe: %w", err)}
 	}
 	h.ns = &nsInit{status: r, statusW: w, exit: make(chan Exit, 1)}
-	cmd.Args = append([]string{initArg0, "--", cmd.Path}, cmd.Args...)
+	initArgs := []string{initArg0}
+	if sb != nil {
+		initArgs = append(initArgs, "--sandbox", sb.arg)
+	}
+	cmd.Args = append(append(initArgs, "--", cmd.Path), cmd.Args...)
 	cmd.Path = selfExe
 	cmd.ExtraFiles = append([]*os.File{w}, cmd.ExtraFiles...)
 	nsAttr(cmd.SysProcAttr, userns)
@@ -249,6 +260,9 @@ const initStartLimit = 10 * time.Second
 func (h *held) started(cmd *exec.Cmd) error {
 	if h.cg != nil {
 		_ = h.cg.fd.Close()
+	}
+	if h.sb != nil {
+		return h.sandboxStarted(cmd)
 	}
 	if h.ns == nil {
 		return nil
@@ -293,6 +307,12 @@ func (h *held) abandon() {
 			_ = h.ns.statusW.Close()
 		}
 		_ = h.ns.status.Close()
+	}
+	if h.sb != nil {
+		if h.sb.statusW != nil {
+			_ = h.sb.statusW.Close()
+		}
+		_ = h.sb.status.Close()
 	}
 }
 

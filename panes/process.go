@@ -66,6 +66,10 @@ type Launch struct {
 	// 0 = DefaultStopGrace.
 	StopGrace  time.Duration
 	Cols, Rows int // initial terminal (and Screen) size; 0 = 80x24
+	// Sandbox, when not nil, is the write policy the kernel enforces on
+	// every process of the attempt (sandbox_linux.go); the start fails
+	// when it cannot be applied.
+	Sandbox *Sandbox
 }
 
 // LogFile is where a surface writes an attempt's output and reads spilled

@@ -100,6 +100,17 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		return fail(err)
 	}
 	env := terminalEnv(childEnv(l.Env, token), l.EnvSet)
+	sb, env, err := prepareSandbox(l.Sandbox, env, tty.Name())
+	if err != nil {
+		return fail(fmt.Errorf("start %s: %w", l.Argv[0], err))
+	}
+	if sb != nil {
+		inner := fail
+		fail = func(err error) (*PTYProcess, error) {
+			sb.release()
+			return inner(err)
+		}
+	}
 	cmd, err := newCommand(l, env)
 	if err != nil {
 		return fail(err)
@@ -118,7 +129,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		Pdeathsig: syscall.SIGKILL,
 	}
 	ref := &attemptRef{grace: graceOf(l)}
-	cmd, h, err := startContained(cmd, ref)
+	cmd, h, err := startContained(cmd, ref, sb)
 	if err != nil {
 		if ownLog {
 			_ = log.Close()
@@ -132,6 +143,9 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		master:    master,
 		replies:   make(chan []byte, replyQueue),
 		delivered: make(chan string, 1),
+	}
+	if sb != nil {
+		p.release = append(p.release, sb.release)
 	}
 	if opts.NewScreen != nil {
 		p.screen = opts.NewScreen(cols, rows, p.queueReply)

@@ -37,16 +37,26 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd, err := newCommand(l, childEnv(l.Env, token))
+	startErr := func(err error) error { return fmt.Errorf("start %s: %w", l.Argv[0], err) }
+	sb, env, err := prepareSandbox(l.Sandbox, childEnv(l.Env, token), "")
 	if err != nil {
+		return nil, startErr(err)
+	}
+	cmd, err := newCommand(l, env)
+	if err != nil {
+		if sb != nil {
+			sb.release()
+		}
 		return nil, err
 	}
-	startErr := func(err error) error { return fmt.Errorf("start %s: %w", l.Argv[0], err) }
 
 	var toClose []io.Closer
 	fail := func(err error) (*WrapperProcess, error) {
 		for _, f := range toClose {
 			_ = f.Close()
+		}
+		if sb != nil {
+			sb.release()
 		}
 		return nil, err
 	}
@@ -82,7 +92,7 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 		Pdeathsig: syscall.SIGKILL,
 	}
 	ref := &attemptRef{grace: graceOf(l)}
-	cmd, h, err := startContained(cmd, ref)
+	cmd, h, err := startContained(cmd, ref, sb)
 	if err != nil {
 		return fail(startErr(err))
 	}
@@ -93,6 +103,9 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 	}
 
 	p := &WrapperProcess{process: newProcess(cmd, r, log, token, graceOf(l), false, h, ref)}
+	if sb != nil {
+		p.release = append(p.release, sb.release)
+	}
 	if opts.NewScreen != nil {
 		cols, rows := l.Cols, l.Rows
 		if cols <= 0 || rows <= 0 {

@@ -110,9 +110,9 @@ func (f *fakeEngine) Diff(worker string, color bool) ([]byte, engine.DiffInfo, e
 	return engine.WorktreeDiff(&st, worker, color)
 }
 
-func (f *fakeEngine) Merge(worker string) (engine.MergeResult, error) {
+func (f *fakeEngine) Merge(worker, pin string) (engine.MergeResult, error) {
 	st := f.Snapshot()
-	return engine.MergeWorktree(&st, worker)
+	return engine.MergeWorktree(&st, worker, pin)
 }
 
 func (f *fakeEngine) Retry(worker string) error {

@@ -32,7 +32,9 @@ type Engine interface {
 	// Diff and Merge review an isolated worker's branch (git runs in the
 	// engine, not in the UI).
 	Diff(worker string, color bool) ([]byte, engine.DiffInfo, error)
-	Merge(worker string) (engine.MergeResult, error)
+	// Merge's pin is the commit the person reviewed ("" for none): the
+	// merge is refused when the branch moved since.
+	Merge(worker, pin string) (engine.MergeResult, error)
 }
 
 // Events is the engine's event queue (*engine.Subscription).

@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
 )
 
@@ -32,11 +33,14 @@ func (d *diffView) caption() string {
 	if d.term == nil {
 		return ""
 	}
-	from := "its worktree, uncommitted work included"
-	if d.info.Worktree == "" {
-		from = "its branch"
+	caption := fmt.Sprintf("%s at %.12s %s against %.12s: %s", d.info.Branch, d.info.Commit, printable.String(d.info.Subject), d.info.Base, d.info.Stat)
+	if n := len(d.info.Foreign); n > 0 {
+		caption += fmt.Sprintf("; %d commit(s) not rostra's", n)
 	}
-	return fmt.Sprintf("%s against %.12s (%s): %s", d.info.Branch, d.info.Base, from, d.info.Stat)
+	if d.info.Uncommitted != "" {
+		caption += "; not committed yet, not shown: " + printable.String(d.info.Uncommitted)
+	}
+	return caption
 }
 
 // diffMsg is a diff read off the UI goroutine.
@@ -113,6 +117,8 @@ func (m *Model) askMerge() tea.Cmd {
 		return nil
 	}
 	branch := p.worker.Branch
+	// The commit D showed, if it was shown: the merge takes it or nothing.
+	pin := p.diff.info.Commit
 	m.confirm = &confirmDialog{
 		title: "Merge " + branch + "?",
 		lines: []string{
@@ -120,17 +126,17 @@ func (m *Model) askMerge() tea.Cmd {
 			"with a merge commit. Nothing changes if the workspace has uncommitted",
 			"changes or the branch conflicts with it; " + keyOf(m.keys.flat, "diff") + " shows the diff first.",
 		},
-		yes: func() tea.Cmd { return m.merge(id) },
+		yes: func() tea.Cmd { return m.merge(id, pin) },
 	}
 	return nil
 }
 
 // merge runs the merge off the UI goroutine.
-func (m *Model) merge(worker string) tea.Cmd {
+func (m *Model) merge(worker, pin string) tea.Cmd {
 	eng := m.eng
 	m.note = "merging " + worker + "…"
 	return func() tea.Msg {
-		res, err := eng.Merge(worker)
+		res, err := eng.Merge(worker, pin)
 		switch {
 		case errors.Is(err, engine.ErrReview):
 			return controlMsg{note: "not merged: " + err.Error()}

@@ -21,20 +21,25 @@ import (
 
 const diffUsage = `usage: rostra diff [--run PATH] [--color auto|always|never] WORKER
 
-Prints the diff of an isolated worker's work (isolation: worktree) against
-the commit its branch was made from: what its worktree holds now, committed
-or not, or its branch once the worktree is gone. Coloured when stdout is a
-terminal. PATH is the run file or its state dir (default ./rostra.yaml).
+Prints the diff of an isolated worker's branch (isolation: worktree), at its
+tip, against the commit the branch was made from: exactly what rostra merge
+takes. It names the tip (merge --commit pins it), lists the commits on the
+branch rostra did not make, and says what the worktree holds that is not
+committed yet (not shown). Coloured when stdout is a terminal. PATH is the
+run file or its state dir (default ./rostra.yaml).
 `
 
-const mergeUsage = `usage: rostra merge [--run PATH] WORKER
+const mergeUsage = `usage: rostra merge [--run PATH] [--commit ID] WORKER
 
-Merges an isolated worker's branch (rostra/<run>/<worker>) into the
-workspace's current branch with a merge commit. Refuses, changing nothing,
-when the workspace has uncommitted changes, when the branch conflicts with
-it, or while the worker (or a worker of the shared workspace) runs. After
-the run, the merged worktree and branch are removed. PATH is the run file
-or its state dir (default ./rostra.yaml).
+Merges an isolated worker's branch (rostra/<run>/<worker>), at its tip,
+into the workspace's current branch with a merge commit. With --commit ID
+(the commit rostra diff named), refuses when the tip is another. Refuses,
+changing nothing, when the workspace has uncommitted changes, when the
+branch conflicts with it, while the worker (or a worker of the shared
+workspace) runs, and when the repository's config, hooks or info/ changed
+during the run or the branch changes a .gitattributes. After the run, the
+merged worktree and branch are removed. PATH is the run file or its state
+dir (default ./rostra.yaml).
 `
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -63,11 +68,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return reviewFailed("diff", err, stderr)
 	}
-	from := "its worktree " + info.Worktree + ", uncommitted work included"
-	if info.Worktree == "" {
-		from = "the branch (its worktree is gone)"
+	fmt.Fprintf(stderr, "rostra diff: %s at %.12s %s against its base %.12s: %s\n", info.Branch, info.Commit, printable.String(info.Subject), info.Base, info.Stat)
+	printForeign(stderr, "diff", info.Foreign)
+	if info.Uncommitted != "" {
+		fmt.Fprintf(stderr, "rostra diff: its worktree %s holds changes not committed on the branch, not shown and not merged: %s\n", info.Worktree, printable.String(info.Uncommitted))
 	}
-	fmt.Fprintf(stderr, "rostra diff: %s against its base %.12s, from %s: %s\n", info.Branch, info.Base, from, info.Stat)
 	if _, err := stdout.Write(diff); err != nil {
 		fmt.Fprintf(stderr, "rostra diff: stdout: %v\n", err)
 		return 1
@@ -77,6 +82,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("merge", mergeUsage, stderr)
+	pin := c.fs.String("commit", "", "merge only if the branch's tip is this commit (the one rostra diff named)")
 	rest, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
@@ -85,7 +91,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if st == nil {
 		return code
 	}
-	res, err := engine.MergeWorktree(st, rest[0])
+	res, err := engine.MergeWorktree(st, rest[0], *pin)
 	if err != nil {
 		return reviewFailed("merge", err, stderr)
 	}
@@ -93,7 +99,8 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	case res.AlreadyMerged:
 		fmt.Fprintf(stdout, "%s is merged into %s already: nothing to do\n", res.Branch, res.Into)
 	default:
-		fmt.Fprintf(stdout, "merged %s into %s as %.12s (%s)\n", res.Branch, res.Into, res.Commit, res.Stat)
+		fmt.Fprintf(stdout, "merged %s into %s as %.12s (%s): its tip %.12s %s\n", res.Branch, res.Into, res.Commit, res.Stat, res.Merged, printable.String(res.Subject))
+		printForeign(stdout, "merge", res.Foreign)
 	}
 	if res.Removed {
 		fmt.Fprintf(stdout, "the run is over: its worktree and branch %s are removed\n", res.Branch)
@@ -102,6 +109,17 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "its worktree is kept: it holds files git ignores (%s), which removing it would delete\n", res.IgnoredKept)
 	}
 	return 0
+}
+
+// printForeign lists the commits on a branch that rostra did not make.
+func printForeign(w io.Writer, cmd string, foreign []string) {
+	if len(foreign) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "rostra %s: %d commit(s) on the branch were not made by rostra (read them before you trust them):\n", cmd, len(foreign))
+	for _, c := range foreign {
+		fmt.Fprintf(w, "  %s\n", printable.String(c))
+	}
 }
 
 // reviewRun reads the state files of the run --run names (they are

@@ -3,7 +3,8 @@
 //
 // main.go only routes a subcommand to the file that wires it; policy lives in
 // engine, mechanism in panes. The command table drives the routing, the
-// usage and the shell completion (completion.go): a command is one line.
+// usage, the shell completion (completion.go) and the README's commands
+// table (docs_test.go checks it): a command is one line.
 package main
 
 import (

@@ -18,9 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// hostileRun starts one isolated worker whose attempt is open, and returns
+// startHostileAttempt starts one isolated worker whose attempt is open, and returns
 // its worktree.
-func hostileRun(t *testing.T) (*harness, *fakeHandle, *Plan, string, string) {
+func startHostileAttempt(t *testing.T) (*harness, *fakeHandle, *Plan, string, string) {
 	t.Helper()
 	plan, base := gitPlan(t, isolated(WorkerSpec{ID: "a"}))
 	h := startHarness(t, plan)
@@ -32,7 +32,7 @@ func hostileRun(t *testing.T) (*harness, *fakeHandle, *Plan, string, string) {
 // rostra commit its work onto the user's main, and the branch was removed
 // as empty.
 func TestCheckoutOfTheUsersBranchInTheWorktreeLeavesItAlone(t *testing.T) {
-	h, fh, plan, wt, base := hostileRun(t)
+	h, fh, plan, wt, base := startHostileAttempt(t)
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "c.txt"), []byte("work\n"), 0o644))
 	gitT(t, wt, "checkout", "-B", "main")
 	gitT(t, wt, "reset", "--hard")
@@ -64,7 +64,7 @@ func TestCheckoutOfTheUsersBranchInTheWorktreeLeavesItAlone(t *testing.T) {
 // The agent commits onto the user's branch from its worktree: the branch
 // is put back, the agent's commit kept in quarantine and named.
 func TestACommitOntoTheUsersBranchIsPutBackAndKeptInQuarantine(t *testing.T) {
-	h, fh, plan, wt, base := hostileRun(t)
+	h, fh, plan, wt, base := startHostileAttempt(t)
 	gitT(t, wt, "checkout", "-q", "-B", "main")
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "evil.txt"), []byte("evil\n"), 0o644))
 	gitT(t, wt, "add", "evil.txt")
@@ -92,7 +92,7 @@ func TestACommitOntoTheUsersBranchIsPutBackAndKeptInQuarantine(t *testing.T) {
 // A person who commits on their branch in the workspace while an isolated
 // attempt runs has not been attacked: nothing is put back.
 func TestTheUsersOwnCommitDuringTheAttemptIsLeftAlone(t *testing.T) {
-	h, fh, plan, wt, _ := hostileRun(t)
+	h, fh, plan, wt, _ := startHostileAttempt(t)
 	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, "src/f2.txt"), []byte("the human's\n"), 0o644))
 	gitT(t, plan.Workspace, "commit", "-q", "-am", "the human's change")
 	mine := gitT(t, plan.Workspace, "rev-parse", "HEAD")
@@ -109,7 +109,7 @@ func TestTheUsersOwnCommitDuringTheAttemptIsLeftAlone(t *testing.T) {
 // rewrites the shared .git's config and hooks: each is named, the files by
 // their paths as the write audit names them.
 func TestTheSharedGitIsNotTheAgents(t *testing.T) {
-	h, fh, plan, wt, _ := hostileRun(t)
+	h, fh, plan, wt, _ := startHostileAttempt(t)
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "app.py"), []byte("ok\n"), 0o644))
 	gitT(t, wt, "add", "app.py")
 	gitT(t, wt, "commit", "-q", "-m", "the agent's own commit on its branch")
@@ -132,7 +132,7 @@ func TestTheSharedGitIsNotTheAgents(t *testing.T) {
 // A branch made and switched to in the worktree is deleted (kept in
 // quarantine) after the HEAD is put back.
 func TestABranchMadeInTheWorktreeIsQuarantined(t *testing.T) {
-	h, fh, plan, wt, base := hostileRun(t)
+	h, fh, plan, wt, base := startHostileAttempt(t)
 	gitT(t, wt, "switch", "-q", "-c", "decoy-branch", base)
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "DOC.md"), []byte("harmless\n"), 0o644))
 	fh.finish(0)

@@ -15,7 +15,9 @@
 // repository's .git config, hooks or info/ changed during the run or the
 // branch changes a .gitattributes (git would run what they name), and when
 // the branch conflicts with the workspace's HEAD (found by `git merge-tree`
-// before anything is touched).
+// before anything is touched). Like all of rostra's git (git.go), the
+// merge runs no program the repository names; the repository's hooks run
+// only when asked (MergeOptions.Hooks, `rostra merge --hooks`).
 package engine
 
 import (
@@ -107,11 +109,24 @@ type DiffInfo struct {
 	Uncommitted string
 }
 
-// WorktreeDiff is the diff of worker's branch, at its tip, against the
+// DiffOptions are a diff's choices.
+type DiffOptions struct {
+	Color bool // git's colours
+	// Text shows every file's lines, those of a file git takes for binary
+	// (or an attribute marks binary) included: `git diff --text`.
+	Text bool
+}
+
+// WorktreeDiff is WorktreeDiffWith with color alone: the UI's diff.
+func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
+	return WorktreeDiffWith(st, worker, DiffOptions{Color: color})
+}
+
+// WorktreeDiffWith is the diff of worker's branch, at its tip, against the
 // run's base commit: exactly the commit `rostra merge` takes, never the
 // worktree's HEAD, which the agent can move (docs/isolation.md, "Review and
-// merge"). color asks for git's colours.
-func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
+// merge").
+func WorktreeDiffWith(st *TeamState, worker string, opts DiffOptions) ([]byte, DiffInfo, error) {
 	wt, _, err := reviewTarget(st, worker)
 	if err != nil {
 		return nil, DiffInfo{}, err
@@ -120,11 +135,14 @@ func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, e
 	if err := wt.describeTip(st, &info); err != nil {
 		return nil, info, err
 	}
-	colour := "--color=never"
-	if color {
-		colour = "--color=always"
+	args := []string{"diff", "--color=never", "--no-ext-diff", "--no-textconv", "--patch-with-stat"}
+	if opts.Color {
+		args[1] = "--color=always"
 	}
-	out, err := readGit(wt.repo).run("diff", colour, "--no-ext-diff", "--no-textconv", "--patch-with-stat", wt.base, info.Commit)
+	if opts.Text {
+		args = append(args, "--text")
+	}
+	out, err := readGit(wt.repo).run(append(args, wt.base, info.Commit)...)
 	return out, info, err
 }
 
@@ -234,15 +252,31 @@ type MergeResult struct {
 	IgnoredKept string
 }
 
-// MergeWorktree merges worker's branch, at its tip, into the workspace's
-// current branch with a merge commit (--no-ff), made by the person's git
-// identity (rostra's when git knows none) with the repository's hooks. pin,
-// when not "", is the commit the person reviewed (DiffInfo.Commit, a
-// prefix of it will do): the merge is refused when the tip is another. It
-// refuses, touching nothing, when the merge cannot be clean (see the file
-// comment). After a run has ended, the merged worktree and branch are
-// removed.
+// MergeOptions are a merge's choices.
+type MergeOptions struct {
+	// Pin, when not "", is the commit the person reviewed (DiffInfo.Commit,
+	// a prefix of it will do): the merge is refused when the tip is another.
+	Pin string
+	// Hooks runs the repository's hooks (pre-merge-commit, post-merge…)
+	// as a plain `git merge` would; without it none runs: a worker may
+	// have planted them (docs/isolation.md, "rostra's own git").
+	Hooks bool
+}
+
+// MergeWorktree is MergeWorktreeWith pinned to pin, with no hooks: the
+// UI's merge.
 func MergeWorktree(st *TeamState, worker, pin string) (MergeResult, error) {
+	return MergeWorktreeWith(st, worker, MergeOptions{Pin: pin})
+}
+
+// MergeWorktreeWith merges worker's branch, at its tip, into the
+// workspace's current branch with a merge commit (--no-ff), made by the
+// person's git identity (rostra's when git knows none), with the
+// repository's hooks only when opts.Hooks. It refuses, touching nothing,
+// when the merge cannot be clean (see the file comment) or the tip is not
+// opts.Pin. After a run has ended, the merged worktree and branch are
+// removed.
+func MergeWorktreeWith(st *TeamState, worker string, opts MergeOptions) (MergeResult, error) {
 	wt, wr, err := reviewTarget(st, worker)
 	if err != nil {
 		return MergeResult{}, err
@@ -269,14 +303,14 @@ func MergeWorktree(st *TeamState, worker, pin string) (MergeResult, error) {
 	}
 	tip := info.Commit
 	res.Merged, res.Subject, res.Foreign, res.Stat = tip, info.Subject, info.Foreign, info.Stat
-	if pin != "" && !strings.HasPrefix(tip, strings.ToLower(pin)) {
+	if pin := opts.Pin; pin != "" && !strings.HasPrefix(tip, strings.ToLower(pin)) {
 		return res, refused("%s moved since it was reviewed: its tip is %s, not %s; nothing was merged: look at it again (rostra diff %s), then merge with --commit %s",
 			wt.branch, shortCommit(tip), pin, worker, shortCommit(tip))
 	}
 	if info.Uncommitted != "" {
 		return res, refused("%s's worktree %s holds changes not committed on %s (%s); wait for its attempt to settle (its work is committed then), then merge", worker, wt.path, wt.branch, info.Uncommitted)
 	}
-	g := userGit(wt.repo)
+	g := userGit(wt.repo, opts.Hooks)
 	into, err := g.line("symbolic-ref", "-q", "--short", "HEAD")
 	if err != nil || into == "" {
 		return res, refused("the workspace %s has no current branch (a detached HEAD); check out the branch to merge into, then merge", wt.repo)
@@ -399,7 +433,7 @@ func mergeConflicts(repo, branch string) (string, error) {
 		return listPaths(files, 5), nil
 	case errors.As(err, &ge) && ge.exitCode() == 129:
 		// An older git: try the merge and take it back.
-		_, err := userGit(repo).run("merge", "--no-commit", "--no-ff", branch)
+		_, err := userGit(repo, false).run("merge", "--no-commit", "--no-ff", branch)
 		if err == nil {
 			abortMerge(repo)
 			return "", nil
@@ -433,9 +467,10 @@ func abortMerge(repo string) {
 }
 
 // userGit runs git in repo as the person: their identity (rostra's when
-// git knows none) and their hooks.
-func userGit(repo string) gitRunner {
-	r := gitRunner{dir: repo}
+// git knows none), and their hooks when hooks is set (rostra merge
+// --hooks); nothing else the repository names runs (git.go).
+func userGit(repo string, hooks bool) gitRunner {
+	r := gitRunner{dir: repo, hooks: hooks}
 	for _, key := range []string{"user.name", "user.email"} {
 		if v, _ := (gitRunner{dir: repo}).line("config", "--get", key); v == "" {
 			val := RostraName

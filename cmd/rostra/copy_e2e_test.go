@@ -60,8 +60,21 @@ func copyInTmux(t *testing.T, ws, command string) {
 	raw := filepath.Join(ws, "terminal.bin")
 	s := newTmux(t, "copy")
 	s.run("start-server", ";", "set", "-s", "set-clipboard", "on", ";", "set", "-g", "exit-empty", "off")
+	exitFile := filepath.Join(ws, "exit-code")
 	s.run("new-session", "-d", "-s", "ui", "-x", "120", "-y", "30", "-c", ws,
-		command+" 2>"+filepath.Join(ws, "stderr")+"; sleep 60")
+		command+" 2>"+filepath.Join(ws, "stderr")+"; echo $? > "+exitFile+"; sleep 60")
+	// Registered after newTmux, so it runs before the tmux server is
+	// killed: rostra is stopped (SIGTERM, as a closing terminal's hangup
+	// would) and waited for, so it writes nothing into ws once the test's
+	// folders are being removed.
+	t.Cleanup(func() {
+		shell := strings.TrimSpace(s.run("list-panes", "-t", "ui", "-F", "#{pane_pid}"))
+		_ = exec.Command("pkill", "-TERM", "-P", shell).Run()
+		require.Eventually(t, func() bool {
+			_, err := os.Stat(exitFile)
+			return err == nil
+		}, 30*time.Second, 20*time.Millisecond, "rostra did not exit after SIGTERM")
+	})
 	s.run("pipe-pane", "-O", "-t", "ui", "cat >> "+raw)
 	s.waitScreen("the panes open", "the error: ELIFECYCLE 中文 tail", "the other pane")
 

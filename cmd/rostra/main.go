@@ -46,7 +46,7 @@ func init() {
 		{"replay", "[--size 120x40] [--ansi] [--scrollback] LOG", "print the final screen of a pane's output.log", groupMain, runReplay},
 		{"report", "[--run PATH] [PATH]", "write a markdown report of a run", groupMain, runReport},
 		{"diff", "[--run PATH] [--color auto|always|never] WORKER", "an isolated worker's work against its base commit", groupMain, runDiff},
-		{"merge", "[--run PATH] [--commit ID] WORKER", "merge an isolated worker's branch into the workspace", groupMain, runMerge},
+		{"merge", "[--run PATH] [--commit ID] [--hooks] WORKER", "merge an isolated worker's branch into the workspace", groupMain, runMerge},
 		{"completion", "bash|zsh|fish", "print the shell completion script", groupMain, runCompletion},
 		{"version", "", "print rostra's version", groupMain, runVersion},
 		{"help", "", "print this help", groupMain, runHelp},

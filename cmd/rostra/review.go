@@ -6,14 +6,23 @@
 // and after it. Exit codes: 0 done, 1 refused (a dirty workspace, a
 // conflict, a worker still running) or git failed, 2 bad input (no such
 // run or worker, a worker without a worktree).
+//
+// What a worker wrote is outside text: on a terminal, `rostra diff` shows
+// every file's lines (binary ones too, as `git diff --text` does, so an
+// attribute cannot hide a file from review) with their control characters
+// escaped, and colours them itself: no escape sequence from a file's
+// content or name reaches the terminal (docs/design.md, "Nothing raw
+// reaches a terminal"). Into a pipe it writes git's bytes.
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
+	"strings"
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
@@ -25,11 +34,13 @@ Prints the diff of an isolated worker's branch (isolation: worktree), at its
 tip, against the commit the branch was made from: exactly what rostra merge
 takes. It names the tip (merge --commit pins it), lists the commits on the
 branch rostra did not make, and says what the worktree holds that is not
-committed yet (not shown). Coloured when stdout is a terminal. PATH is the
-run file or its state dir (default ./rostra.yaml).
+committed yet (not shown). On a terminal it is coloured, shows binary
+files' lines too (git diff --text) and shows control characters escaped
+(\e, \x07); into a pipe it is git's diff as it is. PATH is the run file or
+its state dir (default ./rostra.yaml).
 `
 
-const mergeUsage = `usage: rostra merge [--run PATH] [--commit ID] WORKER
+const mergeUsage = `usage: rostra merge [--run PATH] [--commit ID] [--hooks] WORKER
 
 Merges an isolated worker's branch (rostra/<run>/<worker>), at its tip,
 into the workspace's current branch with a merge commit. With --commit ID
@@ -40,6 +51,10 @@ workspace) runs, and when the repository's config, hooks or info/ changed
 during the run or the branch changes a .gitattributes. After the run, the
 merged worktree and branch are removed. PATH is the run file or its state
 dir (default ./rostra.yaml).
+
+The merge runs no program the repository names (hooks, filters, merge
+drivers, fsmonitor: a worker could have planted them); --hooks runs the
+repository's hooks as git merge does.
 `
 
 func runDiff(args []string, stdout, stderr io.Writer) int {
@@ -64,14 +79,22 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	if st == nil {
 		return code
 	}
-	diff, info, err := engine.WorktreeDiff(st, rest[0], useColor)
+	onTerminal := isTerminal(stdout)
+	opts := engine.DiffOptions{Color: useColor}
+	if onTerminal {
+		opts = engine.DiffOptions{Text: true}
+	}
+	diff, info, err := engine.WorktreeDiffWith(st, rest[0], opts)
 	if err != nil {
 		return reviewFailed("diff", err, stderr)
+	}
+	if onTerminal {
+		diff = terminalDiff(diff, useColor)
 	}
 	fmt.Fprintf(stderr, "rostra diff: %s at %.12s %s against its base %.12s: %s\n", info.Branch, info.Commit, printable.String(info.Subject), info.Base, info.Stat)
 	printForeign(stderr, "diff", info.Foreign)
 	if info.Uncommitted != "" {
-		fmt.Fprintf(stderr, "rostra diff: its worktree %s holds changes not committed on the branch, not shown and not merged: %s\n", info.Worktree, printable.String(info.Uncommitted))
+		fmt.Fprintf(stderr, "rostra diff: its worktree %s holds changes not committed on the branch, not shown and not merged: %s\n", printable.String(info.Worktree), printable.String(info.Uncommitted))
 	}
 	if _, err := stdout.Write(diff); err != nil {
 		fmt.Fprintf(stderr, "rostra diff: stdout: %v\n", err)
@@ -83,6 +106,7 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 func runMerge(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("merge", mergeUsage, stderr)
 	pin := c.fs.String("commit", "", "merge only if the branch's tip is this commit (the one rostra diff named)")
+	hooks := c.fs.Bool("hooks", false, "run the repository's hooks as git merge does")
 	rest, code, ok := c.parse(args, 1)
 	if !ok {
 		return code
@@ -91,7 +115,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if st == nil {
 		return code
 	}
-	res, err := engine.MergeWorktree(st, rest[0], *pin)
+	res, err := engine.MergeWorktreeWith(st, rest[0], engine.MergeOptions{Pin: *pin, Hooks: *hooks})
 	if err != nil {
 		return reviewFailed("merge", err, stderr)
 	}
@@ -106,7 +130,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "the run is over: its worktree and branch %s are removed\n", res.Branch)
 	}
 	if res.IgnoredKept != "" {
-		fmt.Fprintf(stdout, "its worktree is kept: it holds files git ignores (%s), which removing it would delete\n", res.IgnoredKept)
+		fmt.Fprintf(stdout, "its worktree is kept: it holds files git ignores (%s), which removing it would delete\n", printable.String(res.IgnoredKept))
 	}
 	return 0
 }
@@ -120,6 +144,62 @@ func printForeign(w io.Writer, cmd string, foreign []string) {
 	for _, c := range foreign {
 		fmt.Fprintf(w, "  %s\n", printable.String(c))
 	}
+}
+
+// SGR colours of terminalDiff, as git's defaults: meta lines bold, hunk
+// headers cyan, removed lines red, added lines green.
+const (
+	sgrMeta  = "\x1b[1m"
+	sgrFrag  = "\x1b[36m"
+	sgrOld   = "\x1b[31m"
+	sgrNew   = "\x1b[32m"
+	sgrReset = "\x1b[m"
+)
+
+// terminalDiff is a diff (git diff --patch-with-stat, uncoloured) as a
+// terminal may show it: every control character but tab and newline
+// escaped, in file names and contents alike, then coloured by rostra when
+// color is set, so the only escape sequences left are its own SGR.
+func terminalDiff(diff []byte, color bool) []byte {
+	var b bytes.Buffer
+	b.Grow(len(diff) + len(diff)/8)
+	header := false // between "diff --git" and the first hunk
+	lines := strings.SplitAfter(string(diff), "\n")
+	for _, line := range lines {
+		text, nl := strings.CutSuffix(line, "\n")
+		shown := escapeKeepingTabs(text)
+		sgr := ""
+		switch {
+		case strings.HasPrefix(text, "diff --git "):
+			header, sgr = true, sgrMeta
+		case strings.HasPrefix(text, "@@"):
+			header, sgr = false, sgrFrag
+		case header:
+			sgr = sgrMeta
+		case strings.HasPrefix(text, "+"):
+			sgr = sgrNew
+		case strings.HasPrefix(text, "-"):
+			sgr = sgrOld
+		}
+		if color && sgr != "" && text != "" {
+			shown = sgr + shown + sgrReset
+		}
+		b.WriteString(shown)
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// escapeKeepingTabs is printable.String with tabs kept: a diff of source
+// code is full of them, and a tab moves the cursor, nothing more.
+func escapeKeepingTabs(s string) string {
+	parts := strings.Split(s, "\t")
+	for i, p := range parts {
+		parts[i] = printable.String(p)
+	}
+	return strings.Join(parts, "\t")
 }
 
 // reviewRun reads the state files of the run --run names (they are
@@ -144,7 +224,8 @@ func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
 // reviewFailed reports a refused or failed diff or merge: 2 when there is
 // nothing to review, 1 otherwise.
 func reviewFailed(cmd string, err error, stderr io.Writer) int {
-	fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
+	// The reason may quote git, which names the worker's files.
+	fmt.Fprintf(stderr, "rostra %s: %s\n", cmd, printable.String(err.Error()))
 	if errors.Is(err, engine.ErrNoWorktree) {
 		return 2
 	}

@@ -126,24 +126,27 @@ type attemptRT struct {
 	surface SurfaceKind
 	handle  Handle // nil while the attempt is being opened
 
-	opening      bool        // its folder, worktree, snapshot and process are being made off the loop
-	abort        atomic.Bool // set by the loop: do not start the process if it is not started yet
-	paneReserved bool        // it holds one of the panes.max slots
+	// phase is the step of its life it is at (phase.go); it changes only
+	// through Engine.advance.
+	phase phase
+	abort atomic.Bool // set by the loop: do not start the process if it is not started yet; read off the loop
+	// paneReserved: it holds one of the panes.max slots.
+	paneReserved bool
 
-	settled  bool // its outcome is decided, or being decided
-	settling bool // a settlement waits for its write audit's walk
+	// exited: its process has ended and its output is read. Not a phase:
+	// an attempt that settles on its files is decided while its process
+	// still runs.
 	exited   bool
+	stopSent bool // SIGTERM was sent to its process group
 	// lateExit is the exit of a process that ended while its attempt's
 	// settlement (settled on files) waited for the audit.
-	lateExit        *ExitStatus
-	cancelAfterward bool // cancelled while settling: no automatic retry
+	lateExit *ExitStatus
 
 	cancelled     bool
 	cancelReason  string
-	manualRetry   bool // start a manual attempt once this one has settled
 	timedOut      bool
 	timeoutReason string
-	stopSent      bool
+	afterward     afterward // what follows it once decided: the retry policy, a manual attempt, or no retry
 
 	wallTimer   Timer
 	idleTimer   Timer
@@ -157,9 +160,6 @@ type attemptRT struct {
 	audit       *writeAudit
 	log         *outputLog
 
-	decided bool // its outcome is written on its row
-	// committing: its work is being committed on its worktree's branch.
-	committing bool
 	// repoBefore is the shared repository as an isolated attempt found it;
 	// repoFound what its settlement's check found (repocheck.go).
 	repoBefore *repoState
@@ -437,7 +437,6 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 			job.reset = w.spec.RetryFrom != RetryFromLast
 		}
 	}
-	a.opening = true
 	e.live[a] = true
 	e.noteCoRunning(a)
 	e.startBackground()
@@ -591,7 +590,6 @@ func argumentsTooLong(l LaunchSpec, err error) string {
 // cancelled (or timed out, or caught by a shutdown) while it was being
 // opened is stopped at once; one that never started a process settles.
 func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
-	a.opening = false
 	e.recordPrevCommit(a, res.prevCommit)
 	if a.paneReserved && res.surface != SurfacePane {
 		e.panes--
@@ -608,6 +606,9 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		}
 		return
 	}
+	// Refused or not, the process is open: it is kept and watched, so it
+	// is stopped and reaped like any other.
+	e.advance(a, phaseRunning)
 	a.surface, a.handle, a.audit, a.log = res.surface, res.handle, res.audit, res.log
 	a.repoBefore = res.repoBefore
 	w := a.w
@@ -770,7 +771,7 @@ var startFileWatch = watchCompletion
 func (e *Engine) pollFiles(a *attemptRT, every time.Duration) {
 	e.clock.AfterFunc(every, func() {
 		e.post(func() {
-			if a.settled || a.exited {
+			if a.phase.atLeast(phaseSettling) || a.exited {
 				return
 			}
 			e.onFilesChanged(a)
@@ -784,7 +785,7 @@ func (e *Engine) pollFiles(a *attemptRT, every time.Duration) {
 func (e *Engine) armIdle(a *attemptRT, idle time.Duration) {
 	a.idleTimer = e.clock.AfterFunc(idle/4, func() {
 		e.post(func() {
-			if a.settled || a.exited {
+			if a.phase.atLeast(phaseSettling) || a.exited {
 				return
 			}
 			now := e.clock.Now()
@@ -802,7 +803,7 @@ func (e *Engine) armIdle(a *attemptRT, idle time.Duration) {
 }
 
 func (e *Engine) timeout(a *attemptRT, reason string) {
-	if a.settled || a.exited || a.cancelled || a.timedOut {
+	if a.phase.atLeast(phaseSettling) || a.exited || a.cancelled || a.timedOut {
 		return
 	}
 	a.timedOut = true
@@ -812,7 +813,7 @@ func (e *Engine) timeout(a *attemptRT, reason string) {
 
 // stop sends SIGTERM to the attempt's group, then SIGKILL after stop_grace.
 func (e *Engine) stop(a *attemptRT) {
-	if a.opening {
+	if a.phase == phaseOpening {
 		// Not started yet, or starting: attemptOpened stops it.
 		a.abort.Store(true)
 		return
@@ -832,7 +833,7 @@ func (e *Engine) stop(a *attemptRT) {
 }
 
 func (e *Engine) onFilesChanged(a *attemptRT) {
-	if a.settled {
+	if a.phase.atLeast(phaseSettling) {
 		return
 	}
 	if a.watch != nil {
@@ -864,7 +865,7 @@ func (e *Engine) onFilesChanged(a *attemptRT) {
 // mtime for the whole stability window; the process, if still running,
 // gets stop_grace to exit before it is stopped.
 func (e *Engine) onStable(a *attemptRT, sig string) {
-	if a.settled || a.stableSig != sig {
+	if a.phase.atLeast(phaseSettling) || a.stableSig != sig {
 		return
 	}
 	check := CheckCompletion(&a.plan)
@@ -898,9 +899,9 @@ func (e *Engine) onExit(a *attemptRT) {
 	}
 	exit := a.handle.Exit()
 	switch {
-	case !a.settled:
+	case !a.phase.atLeast(phaseSettling):
 		e.settle(a, &exit)
-	case a.settling:
+	case a.phase == phaseSettling:
 		a.lateExit = &exit // recorded once the settlement is written
 	default:
 		e.recordLateExit(a, &exit)
@@ -961,11 +962,13 @@ func (e *Engine) reapLeftovers(a *attemptRT) {
 // settleUnopened settles an attempt that never started a process: an
 // error, or cancelled before its process started.
 func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string, final bool) {
+	if !e.advance(a, phaseDone) {
+		return
+	}
 	if a.audit != nil {
 		a.audit.abandon()
 	}
 	a.exited = true
-	a.settled = true
 	e.dirty = true
 	now := e.clock.Now().UTC()
 	d := &e.st.Dispatches[a.idx]
@@ -991,7 +994,6 @@ func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string, fina
 // audited attempt first has its workspace walked off the loop; the outcome
 // is decided when the walk's result is back.
 func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
-	a.settled = true
 	if a.audit != nil && (a.cancelled || a.timedOut) {
 		a.audit.abandon()
 		a.audit = nil
@@ -1000,7 +1002,9 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 		e.decide(a, exit, nil)
 		return
 	}
-	a.settling = true
+	if !e.advance(a, phaseSettling) {
+		return
+	}
 	audit := a.audit
 	e.startBackground()
 	go func() {
@@ -1011,7 +1015,6 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 		}
 		found := a.w.iso.checkAttempt(a)
 		e.post(func() {
-			a.settling = false
 			a.repoFound = found
 			e.decide(a, exit, changed)
 			if a.lateExit != nil {
@@ -1025,6 +1028,9 @@ func (e *Engine) settle(a *attemptRT, exit *ExitStatus) {
 // decide settles an attempt; changed is its write audit's walk, nil when
 // it is not audited.
 func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
+	if !e.advance(a, phaseDecided) {
+		return
+	}
 	e.dirty = true
 	spec := a.w.spec
 	var status, reason, class string
@@ -1109,7 +1115,6 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 			e.emit(Event{Type: EventWorkerRosterNotUpdated, WorkerID: spec.ID, Attempt: a.plan.Attempt, Reason: why})
 		}
 	}
-	a.decided = true
 	// Committed before a manual retry (afterSettle) can queue the next
 	// attempt's reset.
 	e.commitWork(a)
@@ -1124,10 +1129,10 @@ func (e *Engine) afterSettle(a *attemptRT, status string, final bool) {
 	spec := w.spec
 	switch {
 	case e.shuttingDown:
-	case a.manualRetry:
+	case a.afterward == afterManual:
 		e.emit(Event{Type: EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Manual: true})
 		e.startAttempt(w, true)
-	case a.cancelAfterward && status == StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
+	case a.afterward == afterNoRetry && status == StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
 		wr := &e.st.Workers[w.idx]
 		wr.Status, wr.Reason = StatusCancelled, "cancelled by a human before its retry"
 		e.emit(Event{Type: EventWorkerCancelled, WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: StatusCancelled, Reason: wr.Reason})
@@ -1269,13 +1274,12 @@ func (e *Engine) Retry(worker string) error {
 			err = fmt.Errorf("retry %s: %w", worker, ErrUnknownWorker)
 		case e.shuttingDown:
 			err = fmt.Errorf("retry %s: %w", worker, ErrShuttingDown)
-		case w.cur != nil && w.cur.settling:
+		case w.cur != nil && w.cur.phase == phaseSettling:
 			// Its outcome is being decided: the manual attempt follows it.
-			w.cur.manualRetry = true
-			w.cur.cancelAfterward = false
-		case w.cur != nil && !w.cur.settled:
+			w.cur.afterward = afterManual
+		case w.cur != nil && !w.cur.phase.atLeast(phaseSettling):
 			a := w.cur
-			a.manualRetry = true
+			a.afterward = afterManual
 			if !a.cancelled {
 				a.cancelled = true
 				a.cancelReason = "cancelled for a manual retry"
@@ -1306,14 +1310,13 @@ func (e *Engine) Cancel(worker string) error {
 		switch {
 		case w == nil:
 			err = fmt.Errorf("cancel %s: %w", worker, ErrUnknownWorker)
-		case w.cur != nil && w.cur.settling:
+		case w.cur != nil && w.cur.phase == phaseSettling:
 			// Its process is over and its outcome being decided: what is
 			// left to cancel is a retry.
-			w.cur.manualRetry = false
-			w.cur.cancelAfterward = true
-		case w.cur != nil && !w.cur.settled:
+			w.cur.afterward = afterNoRetry
+		case w.cur != nil && !w.cur.phase.atLeast(phaseSettling):
 			a := w.cur
-			a.manualRetry = false
+			a.afterward = afterPolicy
 			if !a.cancelled {
 				a.cancelled = true
 				a.cancelReason = "cancelled by a human"
@@ -1383,8 +1386,8 @@ func (e *Engine) beginShutdown(reason string) {
 			wr.Reason = reason
 			e.dirty = true
 		}
-		if a := w.cur; a != nil && !a.settled {
-			a.manualRetry = false
+		if a := w.cur; a != nil && !a.phase.atLeast(phaseSettling) {
+			a.afterward = afterPolicy
 			if !a.cancelled {
 				a.cancelled = true
 				a.cancelReason = reason

@@ -177,13 +177,19 @@ func (e *Engine) recordPrevCommit(a *attemptRT, commit string) {
 }
 
 // commitWork commits an isolated attempt's work on its branch once its
-// outcome is written and its process has ended, and measures the branch.
+// outcome is written and its process has ended, and measures the branch;
+// an attempt of the shared workspace is then done.
 func (e *Engine) commitWork(a *attemptRT) {
-	iso := a.w.iso
-	if iso == nil || a.committing || !a.decided || !a.exited || a.handle == nil {
+	if a.phase != phaseDecided || !a.exited {
 		return
 	}
-	a.committing = true
+	iso := a.w.iso
+	if iso == nil || a.handle == nil {
+		// Nothing to commit: the attempt is over.
+		e.advance(a, phaseDone)
+		return
+	}
+	e.advance(a, phaseCommitting)
 	e.commitsDue++
 	d := e.st.Dispatches[a.idx]
 	n, status, before := d.Attempt, d.Status, a.repoBefore
@@ -221,6 +227,7 @@ func (e *Engine) commitWork(a *attemptRT) {
 			if serr == nil {
 				e.setDiffStat(w, stat)
 			}
+			e.advance(a, phaseDone)
 			e.commitsDue--
 			e.checkFinished()
 		})
@@ -276,7 +283,7 @@ func (e *Engine) outputCame(a *attemptRT) {
 
 // measurable: a is its worker's running attempt, its diff-stat live.
 func (e *Engine) measurable(a *attemptRT) bool {
-	return a != nil && a.handle != nil && !a.exited && !a.settled && !a.decided && !e.shuttingDown && a.w.cur == a
+	return a != nil && a.handle != nil && a.phase == phaseRunning && !a.exited && !e.shuttingDown && a.w.cur == a
 }
 
 // measureRunning measures a's diff-stat now, or right after the
@@ -302,7 +309,7 @@ func (e *Engine) measureRunning(a *attemptRT, waiters []chan struct{}) {
 		stat, err := measure(iso.wt)
 		e.post(func() {
 			iso.statBusy = false
-			if err == nil && a.w.cur == a && !a.decided {
+			if err == nil && a.w.cur == a && !a.phase.atLeast(phaseDecided) {
 				e.setDiffStat(a.w, stat)
 			}
 			e.afterBatch = append(e.afterBatch, waiters...)

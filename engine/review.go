@@ -21,12 +21,15 @@
 package engine
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rostra-dev/rostra/internal/printable"
 )
 
 // ErrReview is a diff or merge refused for a reason a person can act on
@@ -115,11 +118,18 @@ type DiffOptions struct {
 	// Text shows every file's lines, those of a file git takes for binary
 	// (or an attribute marks binary) included: `git diff --text`.
 	Text bool
+	// Escaped is the diff as a terminal may show it: every control
+	// character of the worker's names and contents escaped (\e, \x07),
+	// tabs and newlines kept, coloured by rostra itself when Color is set,
+	// so a file cannot hide a line from the person reviewing it
+	// (docs/design.md, "Nothing raw reaches a terminal").
+	Escaped bool
 }
 
-// WorktreeDiff is WorktreeDiffWith with color alone: the UI's diff.
+// WorktreeDiff is the UI's diff: every file's lines, escaped, coloured when
+// color is set.
 func WorktreeDiff(st *TeamState, worker string, color bool) ([]byte, DiffInfo, error) {
-	return WorktreeDiffWith(st, worker, DiffOptions{Color: color})
+	return WorktreeDiffWith(st, worker, DiffOptions{Color: color, Text: true, Escaped: true})
 }
 
 // WorktreeDiffWith is the diff of worker's branch, at its tip, against the
@@ -136,14 +146,73 @@ func WorktreeDiffWith(st *TeamState, worker string, opts DiffOptions) ([]byte, D
 		return nil, info, err
 	}
 	args := []string{"diff", "--color=never", "--no-ext-diff", "--no-textconv", "--patch-with-stat"}
-	if opts.Color {
+	if opts.Color && !opts.Escaped {
 		args[1] = "--color=always"
 	}
 	if opts.Text {
 		args = append(args, "--text")
 	}
 	out, err := readGit(wt.repo).run(append(args, wt.base, info.Commit)...)
+	if err == nil && opts.Escaped {
+		out = escapedDiff(out, opts.Color)
+	}
 	return out, info, err
+}
+
+// SGR colours of escapedDiff, as git's defaults: meta lines bold, hunk
+// headers cyan, removed lines red, added lines green.
+const (
+	sgrMeta  = "\x1b[1m"
+	sgrFrag  = "\x1b[36m"
+	sgrOld   = "\x1b[31m"
+	sgrNew   = "\x1b[32m"
+	sgrReset = "\x1b[m"
+)
+
+// escapedDiff is a diff (git diff --patch-with-stat, uncoloured) as a
+// terminal may show it (DiffOptions.Escaped): every control character but tab and newline
+// escaped, in file names and contents alike, then coloured by rostra when
+// color is set, so the only escape sequences left are its own SGR.
+func escapedDiff(diff []byte, color bool) []byte {
+	var b bytes.Buffer
+	b.Grow(len(diff) + len(diff)/8)
+	header := false // between "diff --git" and the first hunk
+	lines := strings.SplitAfter(string(diff), "\n")
+	for _, line := range lines {
+		text, nl := strings.CutSuffix(line, "\n")
+		shown := escapeKeepingTabs(text)
+		sgr := ""
+		switch {
+		case strings.HasPrefix(text, "diff --git "):
+			header, sgr = true, sgrMeta
+		case strings.HasPrefix(text, "@@"):
+			header, sgr = false, sgrFrag
+		case header:
+			sgr = sgrMeta
+		case strings.HasPrefix(text, "+"):
+			sgr = sgrNew
+		case strings.HasPrefix(text, "-"):
+			sgr = sgrOld
+		}
+		if color && sgr != "" && text != "" {
+			shown = sgr + shown + sgrReset
+		}
+		b.WriteString(shown)
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.Bytes()
+}
+
+// escapeKeepingTabs is printable.String with tabs kept: a diff of source
+// code is full of them, and a tab moves the cursor, nothing more.
+func escapeKeepingTabs(s string) string {
+	parts := strings.Split(s, "\t")
+	for i, p := range parts {
+		parts[i] = printable.String(p)
+	}
+	return strings.Join(parts, "\t")
 }
 
 // describeTip fills info with the branch's tip: its id and subject, its

@@ -61,8 +61,11 @@ type Surface interface {
 
 // ExitStatus is how an attempt's process ended.
 type ExitStatus struct {
-	Code   int    // exit code; -1 when killed by a signal
-	Signal string // signal name when killed by one ("killed", "terminated")
+	Code int // exit code; -1 when killed by a signal
+	// Signal is the signal's name as people write it ("SIGKILL",
+	// "SIGTERM") when one killed the process, "" when it exited; a surface
+	// that cannot tell which signal says "unknown".
+	Signal string
 }
 
 // Handle is a started attempt.

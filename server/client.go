@@ -75,29 +75,21 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 	// NO_COLOR drops the colours rostra adds (the server's UI reads it
 	// from Env), not the panes' own: the profile is the terminal's.
 	profile := colorprofile.Detect(out, tui.WithoutNoColor(environ))
-	fr := NewFrameReader(bufio.NewReaderSize(c, 64<<10))
-	if bye, err := hello(c, fr, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: PickEnv(environ), Cols: cols, Rows: rows, Profile: &profile}); err != nil || bye != nil {
+	r := &relay{c: c, in: in, out: out, fr: NewFrameReader(bufio.NewReaderSize(c, 64<<10))}
+	if bye, err := hello(c, r.fr, Hello{Rostra: ProtocolVersion, Mode: ModeAttach, Env: PickEnv(environ), Cols: cols, Rows: rows, Profile: &profile}); err != nil || bye != nil {
 		if bye != nil {
 			return *bye, nil
 		}
 		return Bye{}, err
 	}
 
-	var cooked *term.State // the terminal as it was, while it is raw
 	if term.IsTerminal(in.Fd()) {
 		state, err := term.MakeRaw(in.Fd())
 		if err != nil {
 			return Bye{}, fmt.Errorf("put the terminal in raw mode: %w", err)
 		}
-		cooked = state
+		r.cooked = state
 		defer func() { _ = term.Restore(in.Fd(), state) }()
-	}
-
-	var wmu sync.Mutex
-	send := func(t FrameType, p []byte) error {
-		wmu.Lock()
-		defer wmu.Unlock()
-		return WriteFrame(c, t, p)
 	}
 
 	// Keys, as the terminal sends them.
@@ -106,94 +98,122 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 		return Bye{}, fmt.Errorf("read the terminal: %w", err)
 	}
 	defer cr.Close()
-	inDone := make(chan struct{})
-	go func() {
-		defer close(inDone)
-		buf := make([]byte, 32<<10)
-		for {
-			n, err := cr.Read(buf)
-			if n > 0 && send(FrameInput, buf[:n]) != nil {
-				return
-			}
-			if err != nil {
-				if !errors.Is(err, cancelreader.ErrCanceled) {
-					// The terminal is gone (a closed window, a dropped
-					// ssh): leave, and the run goes on.
-					_ = c.CloseWrite()
-				}
-				return
-			}
-		}
-	}()
+	keysDone := make(chan struct{})
+	go r.relayKeys(cr, keysDone)
 	defer func() {
 		cr.Cancel()
-		<-inDone
+		<-keysDone
 	}()
 
-	// Window changes, the signals that end a client, and SIGTSTP (kill
-	// -TSTP), which asks the server to give the terminal back first.
-	// SIGCONT after a stop rostra did not make (kill -STOP): the shell took
-	// the terminal meanwhile (its "Stopped" line and prompt are on the
-	// screen, its modes on the tty), so take it again and ask for a whole
-	// frame, as tmux's client does on SIGCONT.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGWINCH, syscall.SIGHUP, syscall.SIGTERM, syscall.SIGINT, syscall.SIGQUIT, syscall.SIGTSTP, syscall.SIGCONT)
 	defer signal.Stop(sigs)
 	sigDone := make(chan struct{})
 	defer close(sigDone)
-	var gotSig os.Signal
-	var sigMu sync.Mutex
+	go r.relaySignals(sigs, sigDone)
+
+	return r.relayFrames()
+}
+
+// relay is an attached client's terminal and its connection to the
+// server, while Attach runs: three goroutines share it (keys, signals,
+// and the frames from the server, on Attach's own).
+type relay struct {
+	c       *net.UnixConn
+	in, out *os.File
+	fr      *FrameReader
+	cooked  *term.State // the terminal as it was, while it is raw; nil off a terminal
+
+	wmu sync.Mutex // one frame written at a time
+
+	sigMu  sync.Mutex
+	gotSig os.Signal // the signal that ended the client
 	// selfStopped: the frame loop stopped the client for a suspend; the
 	// SIGCONT that ends it is the loop's to answer.
-	var selfStopped atomic.Bool
-	go func() {
-		for {
-			select {
-			case <-sigDone:
-				return
-			case sig := <-sigs:
-				if sig == syscall.SIGWINCH {
-					if w, h, err := term.GetSize(out.Fd()); err == nil {
-						_ = send(FrameResize, AppendResize(nil, w, h))
-					}
-					continue
+	selfStopped atomic.Bool
+}
+
+func (r *relay) send(t FrameType, p []byte) error {
+	r.wmu.Lock()
+	defer r.wmu.Unlock()
+	return WriteFrame(r.c, t, p)
+}
+
+// relayKeys sends what the terminal reads to the server, until the
+// reader is cancelled or the terminal is gone.
+func (r *relay) relayKeys(cr cancelreader.CancelReader, done chan<- struct{}) {
+	defer close(done)
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := cr.Read(buf)
+		if n > 0 && r.send(FrameInput, buf[:n]) != nil {
+			return
+		}
+		if err != nil {
+			if !errors.Is(err, cancelreader.ErrCanceled) {
+				// The terminal is gone (a closed window, a dropped
+				// ssh): leave, and the run goes on.
+				_ = r.c.CloseWrite()
+			}
+			return
+		}
+	}
+}
+
+// relaySignals answers window changes, the signals that end a client, and
+// SIGTSTP (kill -TSTP), which asks the server to give the terminal back
+// first. SIGCONT after a stop rostra did not make (kill -STOP): the shell
+// took the terminal meanwhile (its "Stopped" line and prompt are on the
+// screen, its modes on the tty), so take it again and ask for a whole
+// frame, as tmux's client does on SIGCONT.
+func (r *relay) relaySignals(sigs <-chan os.Signal, done <-chan struct{}) {
+	for {
+		select {
+		case <-done:
+			return
+		case sig := <-sigs:
+			switch sig {
+			case syscall.SIGWINCH:
+				if w, h, err := term.GetSize(r.out.Fd()); err == nil {
+					_ = r.send(FrameResize, AppendResize(nil, w, h))
 				}
-				if sig == syscall.SIGTSTP {
-					_ = send(FrameSuspend, nil)
-					continue
+			case syscall.SIGTSTP:
+				_ = r.send(FrameSuspend, nil)
+			case syscall.SIGCONT:
+				if r.selfStopped.Load() {
+					continue // the suspend's own stop: the frame loop resumes
 				}
-				if sig == syscall.SIGCONT {
-					if selfStopped.Load() {
-						continue // the suspend's own stop: the frame loop resumes
-					}
-					// In the background (kill -CONT, not fg) the terminal is
-					// the shell's: a tcsetattr would stop us again (SIGTTOU).
-					// The frame is drawn whole either way; fg makes it raw.
-					if cooked != nil && foreground(in) {
-						_, _ = term.MakeRaw(in.Fd())
-					}
-					cols, rows := termSize(out)
-					_ = send(FrameResume, AppendResize(nil, cols, rows))
-					continue
+				// In the background (kill -CONT, not fg) the terminal is
+				// the shell's: a tcsetattr would stop us again (SIGTTOU).
+				// The frame is drawn whole either way; fg makes it raw.
+				if r.cooked != nil && foreground(r.in) {
+					_, _ = term.MakeRaw(r.in.Fd())
 				}
+				cols, rows := termSize(r.out)
+				_ = r.send(FrameResume, AppendResize(nil, cols, rows))
+			default:
 				// The client goes; the session is over for the server
 				// as when the terminal closes. The run goes on.
-				sigMu.Lock()
-				gotSig = sig
-				sigMu.Unlock()
-				_ = c.Close()
+				r.sigMu.Lock()
+				r.gotSig = sig
+				r.sigMu.Unlock()
+				_ = r.c.Close()
 				return
 			}
 		}
-	}()
+	}
+}
 
+// relayFrames writes the server's output to the terminal until the
+// server says goodbye, the connection drops or the terminal is gone.
+func (r *relay) relayFrames() (Bye, error) {
 	for {
-		f, err := fr.ReadFrame()
+		f, err := r.fr.ReadFrame()
 		if err != nil {
-			sigMu.Lock()
-			sig := gotSig
-			sigMu.Unlock()
-			_, _ = io.WriteString(out, restoreTerminal)
+			r.sigMu.Lock()
+			sig := r.gotSig
+			r.sigMu.Unlock()
+			_, _ = io.WriteString(r.out, restoreTerminal)
 			if sig != nil {
 				bye := Bye{Reason: ByeDetached, Message: "rostra attach got " + SignalName(sig)}
 				bye.Signal, _ = sig.(syscall.Signal)
@@ -203,42 +223,45 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 		}
 		switch f.Type {
 		case FrameOutput:
-			if _, err := out.Write(f.Payload); err != nil {
+			if _, err := r.out.Write(f.Payload); err != nil {
 				// The terminal is gone: leave; the server sees us go.
 				return Bye{Reason: ByeDetached, Message: "the terminal is gone: " + err.Error()}, nil
 			}
 		case FrameSuspend:
-			// The output before this frame gave the terminal back (the
-			// server's UI stopped drawing): stop as Ctrl-Z stops a
-			// program, and take the terminal again when the shell's fg
-			// continues us.
-			_, _ = io.WriteString(out, restoreTerminal)
-			if cooked != nil {
-				_ = term.Restore(in.Fd(), cooked)
-			}
-			selfStopped.Store(true)
-			StopSelf()
-			if cooked != nil {
-				_, _ = term.MakeRaw(in.Fd())
-			}
-			cols, rows := termSize(out)
-			err := send(FrameResume, AppendResize(nil, cols, rows))
-			selfStopped.Store(false)
-			if err != nil {
+			if err := r.suspend(); err != nil {
 				return Bye{}, fmt.Errorf("lost the connection to the server: %w", connErr(err))
 			}
 		case FrameBye:
 			var bye Bye
 			if err := DecodeJSON(f.Payload, &bye); err != nil {
-				_, _ = io.WriteString(out, restoreTerminal)
+				_, _ = io.WriteString(r.out, restoreTerminal)
 				return Bye{}, err
 			}
 			return bye, nil
 		default:
-			_, _ = io.WriteString(out, restoreTerminal)
+			_, _ = io.WriteString(r.out, restoreTerminal)
 			return Bye{}, fmt.Errorf("%w: the server sent a %s frame to an attached client", ErrFrame, f.Type)
 		}
 	}
+}
+
+// suspend answers the server's FrameSuspend: the output before it gave
+// the terminal back (the server's UI stopped drawing), so the client stops
+// as Ctrl-Z stops a program, and takes the terminal again when the shell's
+// fg continues it.
+func (r *relay) suspend() error {
+	_, _ = io.WriteString(r.out, restoreTerminal)
+	if r.cooked != nil {
+		_ = term.Restore(r.in.Fd(), r.cooked)
+	}
+	r.selfStopped.Store(true)
+	defer r.selfStopped.Store(false)
+	StopSelf()
+	if r.cooked != nil {
+		_, _ = term.MakeRaw(r.in.Fd())
+	}
+	cols, rows := termSize(r.out)
+	return r.send(FrameResume, AppendResize(nil, cols, rows))
 }
 
 // foreground reports whether this process's group is the terminal's

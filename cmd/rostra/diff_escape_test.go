@@ -99,7 +99,7 @@ func onPty(t *testing.T, dir string, args ...string) (string, result) {
 	}
 }
 
-// rostrasSGR is the colours terminalDiff writes; nothing else may be an
+// rostrasSGR is the colours an escaped diff holds (engine.DiffOptions); nothing else may be an
 // escape sequence.
 var rostrasSGR = regexp.MustCompile(`\x1b\[(1|36|31|32)?m`)
 
@@ -134,15 +134,6 @@ func TestDiffOnATerminalEscapesTheWorkersBytes(t *testing.T) {
 	piped := runBin(t, ws, "diff", "evil")
 	require.Equal(t, 0, piped.code, piped.stderr)
 	assert.Contains(t, piped.stdout, "x\x1b]52;c;aGk=\x07y", "into a pipe, git's bytes")
-}
-
-func TestTerminalDiffColoursOnlyWhatRostraKnows(t *testing.T) {
-	diff := "diff --git a/x b/x\n--- a/x\n+++ b/x\n@@ -1 +1 @@\n-old\x1b[2J\n+new\x1b]0;t\x07\n ctx\tz\n"
-	got := string(terminalDiff([]byte(diff), true))
-	assert.Equal(t, "\x1b[1mdiff --git a/x b/x\x1b[m\n\x1b[1m--- a/x\x1b[m\n\x1b[1m+++ b/x\x1b[m\n\x1b[36m@@ -1 +1 @@\x1b[m\n"+
-		"\x1b[31m-old\\e[2J\x1b[m\n\x1b[32m+new\\e]0;t\\x07\x1b[m\n ctx\tz\n", got)
-	assertNothingRaw(t, got)
-	assert.Equal(t, "-a\\x00\n", string(terminalDiff([]byte("-a\x00\n"), false)))
 }
 
 func TestMergeRunsHooksOnlyWithTheHooksFlag(t *testing.T) {

@@ -16,13 +16,11 @@
 package main
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"strings"
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
@@ -82,14 +80,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 	onTerminal := isTerminal(stdout)
 	opts := engine.DiffOptions{Color: useColor}
 	if onTerminal {
-		opts = engine.DiffOptions{Text: true}
+		opts = engine.DiffOptions{Color: useColor, Text: true, Escaped: true}
 	}
 	diff, info, err := engine.WorktreeDiffWith(st, rest[0], opts)
 	if err != nil {
 		return reviewFailed("diff", err, stderr)
-	}
-	if onTerminal {
-		diff = terminalDiff(diff, useColor)
 	}
 	fmt.Fprintf(stderr, "rostra diff: %s at %.12s %s against its base %.12s: %s\n", info.Branch, info.Commit, printable.String(info.Subject), info.Base, info.Stat)
 	printForeign(stderr, "diff", info.Foreign)
@@ -144,62 +139,6 @@ func printForeign(w io.Writer, cmd string, foreign []string) {
 	for _, c := range foreign {
 		fmt.Fprintf(w, "  %s\n", printable.String(c))
 	}
-}
-
-// SGR colours of terminalDiff, as git's defaults: meta lines bold, hunk
-// headers cyan, removed lines red, added lines green.
-const (
-	sgrMeta  = "\x1b[1m"
-	sgrFrag  = "\x1b[36m"
-	sgrOld   = "\x1b[31m"
-	sgrNew   = "\x1b[32m"
-	sgrReset = "\x1b[m"
-)
-
-// terminalDiff is a diff (git diff --patch-with-stat, uncoloured) as a
-// terminal may show it: every control character but tab and newline
-// escaped, in file names and contents alike, then coloured by rostra when
-// color is set, so the only escape sequences left are its own SGR.
-func terminalDiff(diff []byte, color bool) []byte {
-	var b bytes.Buffer
-	b.Grow(len(diff) + len(diff)/8)
-	header := false // between "diff --git" and the first hunk
-	lines := strings.SplitAfter(string(diff), "\n")
-	for _, line := range lines {
-		text, nl := strings.CutSuffix(line, "\n")
-		shown := escapeKeepingTabs(text)
-		sgr := ""
-		switch {
-		case strings.HasPrefix(text, "diff --git "):
-			header, sgr = true, sgrMeta
-		case strings.HasPrefix(text, "@@"):
-			header, sgr = false, sgrFrag
-		case header:
-			sgr = sgrMeta
-		case strings.HasPrefix(text, "+"):
-			sgr = sgrNew
-		case strings.HasPrefix(text, "-"):
-			sgr = sgrOld
-		}
-		if color && sgr != "" && text != "" {
-			shown = sgr + shown + sgrReset
-		}
-		b.WriteString(shown)
-		if nl {
-			b.WriteByte('\n')
-		}
-	}
-	return b.Bytes()
-}
-
-// escapeKeepingTabs is printable.String with tabs kept: a diff of source
-// code is full of them, and a tab moves the cursor, nothing more.
-func escapeKeepingTabs(s string) string {
-	parts := strings.Split(s, "\t")
-	for i, p := range parts {
-		parts[i] = printable.String(p)
-	}
-	return strings.Join(parts, "\t")
 }
 
 // reviewRun reads the state files of the run --run names (they are

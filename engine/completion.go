@@ -15,6 +15,9 @@ import (
 	"strings"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/rostra-dev/rostra/internal/regular"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // CompletionCheck is the outcome of looking for an attempt's files.
@@ -33,7 +36,7 @@ func (c CompletionCheck) MissingReason() string {
 
 // CheckCompletion looks for ap's result (or an alias) and paths inside its
 // workspace (an isolated worker's place in its worktree).
-func CheckCompletion(ap *AttemptPlan) CompletionCheck {
+func CheckCompletion(ap *runfile.AttemptPlan) CompletionCheck {
 	root, err := os.OpenRoot(ap.Workspace)
 	if err != nil {
 		return CompletionCheck{Missing: []string{fmt.Sprintf("%s (%v)", ap.Workspace, err)}}
@@ -51,7 +54,7 @@ func CheckCompletion(ap *AttemptPlan) CompletionCheck {
 			return false, rel + " (not a regular file)"
 		case errors.Is(err, fs.ErrNotExist):
 			return false, rel
-		case isEscape(err):
+		case regular.IsEscape(err):
 			return false, rel + " (resolves outside the workspace)"
 		default:
 			return false, fmt.Sprintf("%s (%v)", rel, unwrapPathError(err))
@@ -81,7 +84,7 @@ func CheckCompletion(ap *AttemptPlan) CompletionCheck {
 
 // ResultPresent is the roster's own check (SPEC §4.2): the result file or one
 // of its aliases is a regular file inside ap's workspace. It returns why not.
-func ResultPresent(ap *AttemptPlan) error {
+func ResultPresent(ap *runfile.AttemptPlan) error {
 	if ap.Result == "" {
 		return nil
 	}
@@ -96,10 +99,6 @@ func ResultPresent(ap *AttemptPlan) error {
 		}
 	}
 	return fmt.Errorf("result file %s is missing (nor any alias)", ap.Result)
-}
-
-func isEscape(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "escapes from parent")
 }
 
 func unwrapPathError(err error) error {
@@ -177,7 +176,7 @@ func (fw *fileWatch) close() {
 	fw.w.Close()
 }
 
-func completionTargets(ap *AttemptPlan) []string {
+func completionTargets(ap *runfile.AttemptPlan) []string {
 	var t []string
 	if ap.Result != "" {
 		t = append(t, ap.Result)

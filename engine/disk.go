@@ -44,7 +44,7 @@ type diskWriter struct {
 	guardWake <-chan struct{}
 	lastState []byte
 	// freeReserve, when set, gives back the disk space rostra set aside at
-	// the start (reserve.go); it reports whether there was any. The first
+	// the start (statedir/reserve.go); it reports whether there was any. The first
 	// write that meets a full disk is retried after it.
 	freeReserve func() bool
 

@@ -28,11 +28,15 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // Options are what the engine is given besides the plan.
 type Options struct {
-	Surfaces map[SurfaceKind]Surface
+	Surfaces map[runfile.SurfaceKind]Surface
 	Clock    Clock    // nil: RealClock
 	Environ  []string // children's base environment; nil: os.Environ()
 	// PaneSize gives the terminal size a new pane of a worker opens with;
@@ -40,10 +44,10 @@ type Options struct {
 	PaneSize func(worker string) (cols, rows int)
 	// Resumed, when set, is the team-state of the run being resumed
 	// (rostra run --resume); its rows are kept and its attempt numbers go on.
-	Resumed *TeamState
+	Resumed *statedir.TeamState
 	// Isolation is what PrepareIsolation found; a plan with isolated
 	// workers cannot start without it.
-	Isolation *Isolation
+	Isolation *workspace.Isolation
 }
 
 // Errors of the manual controls.
@@ -55,7 +59,7 @@ var (
 
 // Engine drives one run.
 type Engine struct {
-	plan  *Plan
+	plan  *runfile.Plan
 	opts  Options
 	clock Clock
 
@@ -64,13 +68,13 @@ type Engine struct {
 	loopDone chan struct{}
 	view     atomic.Pointer[view] // what readers see, published after each batch
 	disk     *diskWriter
-	sfs      *stateFS // the state dir, opened once; no name below it is followed through a link
-	relock   *RunLock // the lock on a state dir made again during the run (recreate.go)
+	sfs      *statedir.FS      // the state dir, opened once; no name below it is followed through a link
+	relock   *statedir.RunLock // the lock on a state dir made again during the run (recreate.go)
 	// stateWake wakes the disk writer's guard (recreate.go): stateWatch
 	// hears the state dir go; where inotify cannot be had, stateTimer
 	// looks once a second.
 	stateWake  chan struct{}
-	stateWatch *stateWatch
+	stateWatch *statedir.Watcher
 	stateMu    sync.Mutex
 	stateTimer Timer
 
@@ -78,7 +82,7 @@ type Engine struct {
 	shutdownErr  error
 
 	// Everything below is the loop's alone.
-	st          TeamState
+	st          statedir.TeamState
 	workers     []*workerRT
 	byID        map[string]*workerRT
 	live        map[*attemptRT]bool // attempts being opened or whose process has not ended
@@ -87,7 +91,7 @@ type Engine struct {
 	background  int                 // jobs handed to other goroutines whose results are due
 	idleWaiters []chan struct{}     // quiesce() callers
 
-	log      *EventLog
+	log      *statedir.EventLog
 	subsMu   sync.Mutex
 	subs     []*Subscription
 	finished chan struct{}
@@ -98,19 +102,19 @@ type Engine struct {
 	stoppedOnce  bool
 	persistErr   error
 	dirty        bool
-	afterBatch   []chan struct{} // do() callers waiting for the batch to be saved
-	unsent       []Event         // emitted in this batch, for the subscribers
-	finishNow    bool            // close finished after this batch's view is published
-	worktreesEnd bool            // the run's end for the worktrees (commit, remove or keep) has begun
+	afterBatch   []chan struct{}  // do() callers waiting for the batch to be saved
+	unsent       []statedir.Event // emitted in this batch, for the subscribers
+	finishNow    bool             // close finished after this batch's view is published
+	worktreesEnd bool             // the run's end for the worktrees (commit, remove or keep) has begun
 	// commitsDue counts settled attempts whose work is being committed on
 	// their worktree's branch: the run is not finished before they are.
 	commitsDue int
 }
 
 type workerRT struct {
-	spec        *WorkerSpec
-	roster      AttemptPlan // the result pointer the roster row checks (attempt 1's expansion)
-	idx         int         // in st.Workers
+	spec        *runfile.WorkerSpec
+	roster      runfile.AttemptPlan // the result pointer the roster row checks (attempt 1's expansion)
+	idx         int                 // in st.Workers
 	lastAttempt int
 	cur         *attemptRT
 	backoff     Timer
@@ -120,10 +124,10 @@ type workerRT struct {
 
 type attemptRT struct {
 	w       *workerRT
-	plan    AttemptPlan
+	plan    runfile.AttemptPlan
 	idx     int // in st.Dispatches
 	manual  bool
-	surface SurfaceKind
+	surface runfile.SurfaceKind
 	handle  Handle // nil while the attempt is being opened
 
 	// phase is the step of its life it is at (phase.go); it changes only
@@ -158,12 +162,12 @@ type attemptRT struct {
 	stableSig   string
 	watch       *fileWatch
 	audit       *writeAudit
-	log         *outputLog
+	log         *statedir.OutputLog
 
 	// repoBefore is the shared repository as an isolated attempt found it;
-	// repoFound what its settlement's check found (repocheck.go).
-	repoBefore *repoState
-	repoFound  repoFindings
+	// repoFound what its settlement's check found (workspace/repocheck.go).
+	repoBefore *workspace.RepoState
+	repoFound  workspace.RepoFindings
 	// coRunning names the workers whose attempts ran in the shared
 	// workspace while this one did (itself included): who may have
 	// written what its audit finds.
@@ -172,7 +176,7 @@ type attemptRT struct {
 
 // New prepares an engine for plan. The state dir must exist and be locked
 // by the caller (PrepareStateDir).
-func New(plan *Plan, opts Options) *Engine {
+func New(plan *runfile.Plan, opts Options) *Engine {
 	if opts.Clock == nil {
 		opts.Clock = RealClock{}
 	}
@@ -199,27 +203,27 @@ func New(plan *Plan, opts Options) *Engine {
 }
 
 // Plan is the plan the engine runs.
-func (e *Engine) Plan() *Plan { return e.plan }
+func (e *Engine) Plan() *runfile.Plan { return e.plan }
 
 // Start writes the initial state and dispatches every worker, in roster
 // order, without waiting for any of them.
 func (e *Engine) Start() error {
 	now := e.clock.Now()
-	e.st = TeamState{
+	e.st = statedir.TeamState{
 		Version:    1,
 		Run:        e.plan.Name,
 		RunFile:    e.plan.RunFile,
 		Workspace:  e.plan.Workspace,
 		StateDir:   e.plan.StateDir,
-		Status:     RunRunning,
+		Status:     statedir.RunRunning,
 		Pid:        os.Getpid(),
-		PidStart:   ProcessStart(os.Getpid()),
+		PidStart:   statedir.ProcessStart(os.Getpid()),
 		StartedAt:  now,
-		Workers:    []WorkerRow{},
-		Dispatches: []DispatchRow{},
+		Workers:    []statedir.WorkerRow{},
+		Dispatches: []statedir.DispatchRow{},
 	}
-	if e.plan.hasIsolated() && e.opts.Isolation == nil {
-		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", ErrIsolation)
+	if e.plan.HasIsolated() && e.opts.Isolation == nil {
+		return fmt.Errorf("%w: the run was not prepared (PrepareIsolation)", workspace.ErrIsolation)
 	}
 	if e.opts.Isolation != nil {
 		e.st.GitFiles = e.opts.Isolation.GitFiles
@@ -231,17 +235,17 @@ func (e *Engine) Start() error {
 	}
 	for i := range e.plan.Workers {
 		spec := &e.plan.Workers[i]
-		row := WorkerRow{
+		row := statedir.WorkerRow{
 			WorkerID:   spec.ID,
 			Role:       spec.Role,
 			Provider:   spec.Provider,
-			Status:     StatusPending,
+			Status:     statedir.StatusPending,
 			ResultPath: spec.Completion.Result,
 			Command:    spec.Command,
 		}
-		w := &workerRT{spec: spec, idx: i, roster: AttemptPlan{Workspace: e.plan.WorkspaceOf(spec)}}
+		w := &workerRT{spec: spec, idx: i, roster: runfile.AttemptPlan{Workspace: e.plan.WorkspaceOf(spec)}}
 		if first, err := e.plan.Expand(spec, 1); err == nil {
-			w.roster = AttemptPlan{Workspace: first.Workspace, Result: first.Result, Aliases: first.Aliases}
+			w.roster = runfile.AttemptPlan{Workspace: first.Workspace, Result: first.Result, Aliases: first.Aliases}
 			row.ResultPath = first.Result
 		}
 		if prev != nil {
@@ -260,7 +264,7 @@ func (e *Engine) Start() error {
 		}
 		if spec.Isolated() {
 			w.iso = e.newIsoRT(spec)
-			row.Isolation, row.Worktree, row.Branch, row.BaseCommit = IsolationWorktree, spec.Worktree, spec.Branch, w.iso.wt.base
+			row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, spec.Worktree, spec.Branch, w.iso.wt.Base
 			row.WorktreeOutcome = ""
 		}
 		e.st.Workers = append(e.st.Workers, row)
@@ -270,14 +274,14 @@ func (e *Engine) Start() error {
 	if err := writeGitignore(e.plan); err != nil {
 		return err
 	}
-	sfs, err := openStateFS(e.plan.StateDir)
+	sfs, err := statedir.OpenFS(e.plan.StateDir)
 	if err != nil {
 		return err
 	}
 	e.sfs = sfs
 	log, err := e.openEventLog()
 	if err != nil {
-		sfs.close()
+		sfs.Close()
 		return err
 	}
 	e.log = log
@@ -285,18 +289,18 @@ func (e *Engine) Start() error {
 		log.Close()
 		return err
 	}
-	e.sfs.makeReserve()
+	e.sfs.MakeReserve()
 	e.disk = newDiskWriter(e.writeState, func(err error) { e.post(func() { e.failPersist(err) }) }, e.guardStateDir)
-	e.disk.freeReserve = e.sfs.freeReserve
+	e.disk.freeReserve = e.sfs.FreeReserve
 	e.disk.guardWake = e.watchStateDir()
 	e.disk.start()
 	e.publish()
 	go e.loop()
 	e.do(func() {
-		e.emit(Event{Type: EventRunStarted, Pid: os.Getpid()})
+		e.emit(statedir.Event{Type: statedir.EventRunStarted, Pid: os.Getpid()})
 		e.announceIsolation()
 		for _, w := range e.workers {
-			if e.st.Workers[w.idx].Status == StatusCompleted {
+			if e.st.Workers[w.idx].Status == statedir.StatusCompleted {
 				continue
 			}
 			e.startAttempt(w, false)
@@ -325,16 +329,16 @@ func (e *Engine) encodeState() ([]byte, error) {
 }
 
 func (e *Engine) writeState(data []byte) error {
-	return e.sfs.writeAtomic(TeamStateFile, data, 0o600)
+	return e.sfs.WriteAtomic(statedir.TeamStateFile, data, 0o600)
 }
 
 // openEventLog opens events.jsonl below the state dir, following no link.
-func (e *Engine) openEventLog() (*EventLog, error) {
-	f, err := e.sfs.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+func (e *Engine) openEventLog() (*statedir.EventLog, error) {
+	f, err := e.sfs.OpenFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	return eventLogOf(f, e.sfs.abs(EventsFile))
+	return statedir.EventLogOf(f, e.sfs.Abs(statedir.EventsFile))
 }
 
 // failPersist stops the run safely when team-state.json cannot be written:
@@ -344,11 +348,11 @@ func (e *Engine) failPersist(err error) {
 		return
 	}
 	e.persistErr = err
-	e.emit(Event{Type: EventStateWriteFailed, Reason: err.Error()})
+	e.emit(statedir.Event{Type: statedir.EventStateWriteFailed, Reason: err.Error()})
 	e.beginShutdown("stopped: " + err.Error())
 }
 
-func (e *Engine) emit(ev Event) {
+func (e *Engine) emit(ev statedir.Event) {
 	ev.TS = e.clock.Now().UTC()
 	if e.disk != nil {
 		// A failed append stops the run, as a failed state write does.
@@ -371,11 +375,11 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	now := e.clock.Now()
 	ap, expandErr := e.plan.Expand(w.spec, n)
 	a := &attemptRT{w: w, plan: ap, manual: manual, lastOutput: now}
-	row := DispatchRow{
+	row := statedir.DispatchRow{
 		DispatchID:        ap.DispatchID,
 		WorkerID:          w.spec.ID,
 		Attempt:           n,
-		Status:            StatusRunning,
+		Status:            statedir.StatusRunning,
 		StartedAt:         now.UTC(),
 		CompletionPaths:   ap.Paths,
 		ResultAliases:     ap.Aliases,
@@ -385,29 +389,29 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	}
 	if ap.Writes != nil {
 		row.WritePolicy = ap.Writes
-		row.WritePolicyDigest = WritePolicy{Globs: ap.Writes}.Digest()
+		row.WritePolicyDigest = runfile.WritePolicy{Globs: ap.Writes}.Digest()
 	}
-	row.Isolation = IsolationNone
+	row.Isolation = runfile.IsolationNone
 	if w.iso != nil {
-		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = IsolationWorktree, w.iso.wt.path, w.iso.wt.branch, w.iso.wt.base
+		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, w.iso.wt.Path, w.iso.wt.Branch, w.iso.wt.Base
 	}
 	prevIdx := e.lastRowOf(w)
 	a.idx = len(e.st.Dispatches)
 	e.st.Dispatches = append(e.st.Dispatches, row)
 	wr := &e.st.Workers[w.idx]
-	wr.Status = StatusRunning
+	wr.Status = statedir.StatusRunning
 	wr.Attempts = n
 	wr.Reason = ""
 	w.cur = a
 	if expandErr != nil {
-		e.settleUnopened(a, StatusError, expandErr.Error(), FailureNotStarted, false)
+		e.settleUnopened(a, statedir.StatusError, expandErr.Error(), statedir.FailureNotStarted, false)
 		return
 	}
 	// The pane slot is taken now, on the loop, so attempts being opened at
 	// the same time cannot pass panes.max together.
 	chain := w.spec.Surfaces
 	full := ""
-	if slices.Contains(chain, SurfacePane) {
+	if slices.Contains(chain, runfile.SurfacePane) {
 		if e.panes >= e.plan.PanesMax {
 			full = fmt.Sprintf("pane limit reached (%d of %d in use)", e.panes, e.plan.PanesMax)
 		} else {
@@ -434,14 +438,14 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		if prevIdx >= 0 {
 			prev := e.st.Dispatches[prevIdx]
 			job.prev, job.prevStatus = prev.Attempt, prev.Status
-			job.reset = w.spec.RetryFrom != RetryFromLast
+			job.reset = w.spec.RetryFrom != runfile.RetryFromLast
 		}
 	}
 	e.live[a] = true
 	e.noteCoRunning(a)
 	e.startBackground()
 	run := func() {
-		res := job.run()
+		res := job.Run()
 		e.post(func() {
 			e.attemptOpened(a, res)
 			e.endBackground()
@@ -458,14 +462,14 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 // and prompt file, the write audit's snapshot before it, and its process on
 // the first surface of the chain that opens.
 type openJob struct {
-	plan     *Plan
-	attempt  AttemptPlan
+	plan     *runfile.Plan
+	attempt  runfile.AttemptPlan
 	launch   LaunchSpec
-	chain    []SurfaceKind
-	surfaces map[SurfaceKind]Surface
+	chain    []runfile.SurfaceKind
+	surfaces map[runfile.SurfaceKind]Surface
 	paneFull string       // why the pane surface is not tried, when it is full
 	abort    *atomic.Bool // the attempt was cancelled before its process started
-	sfs      *stateFS
+	sfs      *statedir.FS
 	exclude  []string // folders the write audit leaves out
 
 	// For an isolated worker: its worktree, the previous attempt (its
@@ -480,18 +484,18 @@ type openJob struct {
 // openResult is an openJob's outcome, posted back to the loop.
 type openResult struct {
 	handle      Handle
-	surface     SurfaceKind
+	surface     runfile.SurfaceKind
 	audit       *writeAudit
-	log         *outputLog // nil when the attempt folder could not be made
-	failure     string     // why no process was started
-	final       bool       // and another attempt would fail the same way
-	degradedWhy string     // the last surface's reason when a later one opened
-	prevCommit  string     // the previous attempt's leftovers, committed before this one
-	repoBefore  *repoState // an isolated attempt's repository at its start
+	log         *statedir.OutputLog  // nil when the attempt folder could not be made
+	failure     string               // why no process was started
+	final       bool                 // and another attempt would fail the same way
+	degradedWhy string               // the last surface's reason when a later one opened
+	prevCommit  string               // the previous attempt's leftovers, committed before this one
+	repoBefore  *workspace.RepoState // an isolated attempt's repository at its start
 }
 
-func (j openJob) run() openResult {
-	log, err := prepareAttemptDir(j.sfs, &j.attempt)
+func (j openJob) Run() openResult {
+	log, err := j.sfs.PrepareAttemptDir(&j.attempt)
 	if err != nil {
 		return openResult{failure: err.Error()}
 	}
@@ -546,8 +550,8 @@ func (j openJob) run() openResult {
 
 // open tries one surface; it returns the handle or why the surface is
 // unavailable (and the surface's error, when it gave one).
-func (j openJob) open(kind SurfaceKind) (Handle, string, error) {
-	if kind == SurfacePane && j.paneFull != "" {
+func (j openJob) open(kind runfile.SurfaceKind) (Handle, string, error) {
+	if kind == runfile.SurfacePane && j.paneFull != "" {
 		return nil, j.paneFull, nil
 	}
 	s := j.surfaces[kind]
@@ -591,7 +595,7 @@ func argumentsTooLong(l LaunchSpec, err error) string {
 // opened is stopped at once; one that never started a process settles.
 func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	e.recordPrevCommit(a, res.prevCommit)
-	if a.paneReserved && res.surface != SurfacePane {
+	if a.paneReserved && res.surface != runfile.SurfacePane {
 		e.panes--
 		a.paneReserved = false
 	}
@@ -600,9 +604,9 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		a.audit = res.audit
 		switch {
 		case a.cancelled:
-			e.settleUnopened(a, StatusCancelled, a.cancelReason, FailureCancelled, false)
+			e.settleUnopened(a, statedir.StatusCancelled, a.cancelReason, statedir.FailureCancelled, false)
 		default:
-			e.settleUnopened(a, StatusError, res.failure, FailureNotStarted, res.final)
+			e.settleUnopened(a, statedir.StatusError, res.failure, statedir.FailureNotStarted, res.final)
 		}
 		return
 	}
@@ -621,9 +625,9 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		d.DegradedReason = res.degradedWhy
 	}
 	e.dirty = true
-	e.emit(Event{Type: EventWorkerDispatched, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, Surface: a.surface, Pid: d.Pid, Manual: a.manual})
+	e.emit(statedir.Event{Type: statedir.EventWorkerDispatched, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, Surface: a.surface, Pid: d.Pid, Manual: a.manual})
 	if d.DegradedFrom != "" {
-		e.emit(Event{Type: EventWorkerDegraded, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, From: d.DegradedFrom, To: a.surface, Reason: d.DegradedReason})
+		e.emit(statedir.Event{Type: statedir.EventWorkerDegraded, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, From: d.DegradedFrom, To: a.surface, Reason: d.DegradedReason})
 	}
 	e.watchAttempt(a)
 	e.measureWhileRunning(a)
@@ -632,46 +636,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	}
 }
 
-// prepareAttemptDir makes the attempt's folder fresh (it must not exist:
-// one a worker planted is refused, not used), writes prompt.txt and creates
-// output.log, all without following a link.
-func prepareAttemptDir(sfs *stateFS, ap *AttemptPlan) (*outputLog, error) {
-	rel := func(abs string) string {
-		r, err := sfs.rel(abs)
-		if err != nil {
-			return abs // openFile refuses it with the path
-		}
-		return r
-	}
-	dir := rel(filepath.Dir(ap.PromptFile))
-	if err := sfs.mkdirAll(filepath.Dir(dir)); err != nil {
-		return nil, fmt.Errorf("attempt folder: %w", err)
-	}
-	if err := sfs.mkdir(dir, true); err != nil {
-		return nil, fmt.Errorf("attempt folder: %w", err)
-	}
-	f, err := sfs.createFresh(rel(ap.PromptFile), os.O_WRONLY, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("prompt file: %w", err)
-	}
-	_, err = f.Write([]byte(ap.Prompt))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, fmt.Errorf("prompt file: write %s: %w", ap.PromptFile, err)
-	}
-	logRel := rel(ap.OutputLog)
-	f, err = sfs.createFresh(logRel, os.O_RDWR|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("output log: %w", err)
-	}
-	l := &outputLog{rel: logRel, f: f, promptRel: rel(ap.PromptFile), prompt: []byte(ap.Prompt), sfs: sfs}
-	sfs.track(l)
-	return l, nil
-}
-
-func (e *Engine) launchSpec(spec *WorkerSpec, ap *AttemptPlan) LaunchSpec {
+func (e *Engine) launchSpec(spec *runfile.WorkerSpec, ap *runfile.AttemptPlan) LaunchSpec {
 	env := append([]string{}, e.opts.Environ...)
 	env = append(env,
 		"ROSTRA_RUN="+e.plan.Name,
@@ -700,7 +665,7 @@ func (e *Engine) launchSpec(spec *WorkerSpec, ap *AttemptPlan) LaunchSpec {
 		Rows:       rows,
 		StopGrace:  spec.StopGrace,
 	}
-	if spec.Delivery == DeliveryType {
+	if spec.Delivery == runfile.DeliveryType {
 		l.Stdin = []byte(ap.Prompt)
 		l.TypePrompt = []byte(ap.Prompt)
 		l.TypeQuiet = TypeQuiet
@@ -721,20 +686,20 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 		<-h.Done()
 		e.post(func() { e.onExit(a) })
 	}()
-	if d, ok := h.(PromptDelivered); ok && spec.Delivery == DeliveryType {
+	if d, ok := h.(PromptDelivered); ok && spec.Delivery == runfile.DeliveryType {
 		go func() {
 			select {
 			case how, ok := <-d.PromptDelivered():
 				if ok {
 					e.post(func() {
-						e.emit(Event{Type: EventWorkerPromptDelivered, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delivery: how})
+						e.emit(statedir.Event{Type: statedir.EventWorkerPromptDelivered, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delivery: how})
 					})
 				}
 			case <-h.Done():
 			}
 		}()
-	} else if spec.Delivery == DeliveryType && a.surface == SurfaceWrapper {
-		e.emit(Event{Type: EventWorkerPromptDelivered, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delivery: "stdin"})
+	} else if spec.Delivery == runfile.DeliveryType && a.surface == runfile.SurfaceWrapper {
+		e.emit(statedir.Event{Type: statedir.EventWorkerPromptDelivered, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delivery: "stdin"})
 	}
 	if spec.Timeout > 0 {
 		a.wallTimer = e.clock.AfterFunc(spec.Timeout, func() {
@@ -744,7 +709,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 	if spec.IdleTimeout > 0 {
 		e.armIdle(a, spec.IdleTimeout)
 	}
-	if spec.Completion.Settle == SettleOnFiles {
+	if spec.Completion.Settle == runfile.SettleOnFiles {
 		fw, err := startFileWatch(a.plan.Workspace, completionTargets(&a.plan), func() {
 			e.post(func() { e.onFilesChanged(a) })
 		})
@@ -755,7 +720,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 			// are looked at on a timer instead, so an agent that stays open
 			// still settles.
 			every := max(spec.Completion.Stable, time.Second)
-			e.emit(Event{Type: EventWorkerWatchFailed, WorkerID: spec.ID, Attempt: a.plan.Attempt,
+			e.emit(statedir.Event{Type: statedir.EventWorkerWatchFailed, WorkerID: spec.ID, Attempt: a.plan.Attempt,
 				Reason: fmt.Sprintf("%v; looking for the completion files every %s instead", err, every)})
 			e.pollFiles(a, every)
 		}
@@ -886,7 +851,7 @@ func (e *Engine) onStable(a *attemptRT, sig string) {
 func (e *Engine) onExit(a *attemptRT) {
 	a.exited = true
 	delete(e.live, a)
-	if a.surface == SurfacePane {
+	if a.surface == runfile.SurfacePane {
 		e.panes--
 	}
 	for _, t := range []Timer{a.wallTimer, a.idleTimer, a.killTimer, a.stableTimer} {
@@ -917,7 +882,7 @@ func (e *Engine) noteLostOutput(a *attemptRT) {
 	if a.log == nil {
 		return
 	}
-	if n, why := a.log.lostTail(a.handle.OutputBytes()); n > 0 {
+	if n, why := a.log.LostTail(a.handle.OutputBytes()); n > 0 {
 		d := &e.st.Dispatches[a.idx]
 		d.OutputLogLostBytes = n
 		d.Reason = joinReason(d.Reason, why)
@@ -980,11 +945,11 @@ func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string, fina
 	wr := &e.st.Workers[a.w.idx]
 	wr.Status = status
 	wr.Reason = reason
-	typ := EventWorkerFailed
-	if status == StatusCancelled {
-		typ = EventWorkerCancelled
+	typ := statedir.EventWorkerFailed
+	if status == statedir.StatusCancelled {
+		typ = statedir.EventWorkerCancelled
 	}
-	e.emit(Event{Type: typ, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, FailureClass: class})
+	e.emit(statedir.Event{Type: typ, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, FailureClass: class})
 	e.afterSettle(a, status, final)
 	e.maybeFinishShutdown()
 }
@@ -1037,9 +1002,9 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 	violation := false
 	switch {
 	case a.cancelled:
-		status, reason, class = StatusCancelled, a.cancelReason, FailureCancelled
+		status, reason, class = statedir.StatusCancelled, a.cancelReason, statedir.FailureCancelled
 	case a.timedOut:
-		status, reason, class = StatusTimeout, a.timeoutReason, FailureTimeout
+		status, reason, class = statedir.StatusTimeout, a.timeoutReason, statedir.FailureTimeout
 	default:
 		check := CheckCompletion(&a.plan)
 		if !a.plan.ExpectsFiles() {
@@ -1047,34 +1012,34 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 			check.Satisfied = exit != nil && exit.Code == 0 && exit.Signal == ""
 		}
 		if check.Satisfied {
-			status = StatusCompleted
+			status = statedir.StatusCompleted
 			if exit != nil && (exit.Code != 0 || exit.Signal != "") {
 				reason = exitText(exit) + "; outputs present"
 			}
 		} else {
-			status = StatusError
+			status = statedir.StatusError
 			reason, class = failureReason(exit, spec, check)
 		}
 		if changed != nil {
 			failure := ""
-			if status != StatusCompleted {
+			if status != statedir.StatusCompleted {
 				failure = reason
 			}
 			if why := auditVerdict(*changed, &e.st.Dispatches[a.idx], failure, completionTargets(&a.plan), e.othersOwn(a), e.unattributed(a)); why != "" {
-				status, reason, class, violation = StatusError, why, FailureWritePolicy, true
+				status, reason, class, violation = statedir.StatusError, why, statedir.FailureWritePolicy, true
 			}
 		}
 	}
-	if why := a.repoFound.reason(); why != "" {
+	if why := a.repoFound.Reason(); why != "" {
 		// Failed as the write audit fails an attempt, and not retried: the
 		// agent would do it again (docs/isolation.md).
 		e.repositoryChanged(a, why)
-		if status == StatusCompleted {
+		if status == statedir.StatusCompleted {
 			reason = ""
 		}
 		reason = joinReason(reason, why)
-		if status != StatusCancelled && status != StatusTimeout {
-			status, class, violation = StatusError, FailureRepository, true
+		if status != statedir.StatusCancelled && status != statedir.StatusTimeout {
+			status, class, violation = statedir.StatusError, statedir.FailureRepository, true
 		}
 	}
 	now := e.clock.Now().UTC()
@@ -1092,27 +1057,27 @@ func (e *Engine) decide(a *attemptRT, exit *ExitStatus, changed *auditChanges) {
 		e.noteLostOutput(a)
 	}
 	e.writeSidecar(a, exit)
-	ev := Event{WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, FailureClass: class, ExitCode: d.ExitCode}
+	ev := statedir.Event{WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: status, Reason: reason, FailureClass: class, ExitCode: d.ExitCode}
 	switch status {
-	case StatusCompleted:
-		ev.Type = EventWorkerCompleted
-	case StatusCancelled:
-		ev.Type = EventWorkerCancelled
-	case StatusTimeout:
-		ev.Type = EventWorkerTimeout
+	case statedir.StatusCompleted:
+		ev.Type = statedir.EventWorkerCompleted
+	case statedir.StatusCancelled:
+		ev.Type = statedir.EventWorkerCancelled
+	case statedir.StatusTimeout:
+		ev.Type = statedir.EventWorkerTimeout
 	default:
-		ev.Type = EventWorkerFailed
+		ev.Type = statedir.EventWorkerFailed
 	}
 	e.emit(ev)
 	// The dispatch row is settled; now the roster row.
 	wr := &e.st.Workers[a.w.idx]
 	wr.Status, wr.Reason = status, reason
-	if status == StatusCompleted {
+	if status == statedir.StatusCompleted {
 		if err := ResultPresent(&a.w.roster); err != nil {
 			why := "roster not updated: " + err.Error()
 			d.Reason = joinReason(d.Reason, why)
-			wr.Status, wr.Reason = StatusError, why
-			e.emit(Event{Type: EventWorkerRosterNotUpdated, WorkerID: spec.ID, Attempt: a.plan.Attempt, Reason: why})
+			wr.Status, wr.Reason = statedir.StatusError, why
+			e.emit(statedir.Event{Type: statedir.EventWorkerRosterNotUpdated, WorkerID: spec.ID, Attempt: a.plan.Attempt, Reason: why})
 		}
 	}
 	// Committed before a manual retry (afterSettle) can queue the next
@@ -1130,17 +1095,17 @@ func (e *Engine) afterSettle(a *attemptRT, status string, final bool) {
 	switch {
 	case e.shuttingDown:
 	case a.afterward == afterManual:
-		e.emit(Event{Type: EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Manual: true})
+		e.emit(statedir.Event{Type: statedir.EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Manual: true})
 		e.startAttempt(w, true)
-	case a.afterward == afterNoRetry && status == StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
+	case a.afterward == afterNoRetry && status == statedir.StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
 		wr := &e.st.Workers[w.idx]
-		wr.Status, wr.Reason = StatusCancelled, "cancelled by a human before its retry"
-		e.emit(Event{Type: EventWorkerCancelled, WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: StatusCancelled, Reason: wr.Reason})
-	case status == StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
-		e.st.Workers[w.idx].Status = StatusRetrying
+		wr.Status, wr.Reason = statedir.StatusCancelled, "cancelled by a human before its retry"
+		e.emit(statedir.Event{Type: statedir.EventWorkerCancelled, WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: statedir.StatusCancelled, Reason: wr.Reason})
+	case status == statedir.StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
+		e.st.Workers[w.idx].Status = statedir.StatusRetrying
 		w.backoffSeq++
 		seq := w.backoffSeq
-		e.emit(Event{Type: EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delay: spec.RetryBackoff.String(),
+		e.emit(statedir.Event{Type: statedir.EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delay: spec.RetryBackoff.String(),
 			Reason: fmt.Sprintf("attempt %d of %d in %s", a.plan.Attempt+1, spec.MaxAttempts, spec.RetryBackoff)})
 		w.backoff = e.clock.AfterFunc(spec.RetryBackoff, func() {
 			e.post(func() {
@@ -1156,7 +1121,7 @@ func (e *Engine) afterSettle(a *attemptRT, status string, final bool) {
 
 func (e *Engine) writeSidecar(a *attemptRT, exit *ExitStatus) {
 	d := &e.st.Dispatches[a.idx]
-	sc := StatusSidecar{
+	sc := statedir.StatusSidecar{
 		ExitCode:  d.ExitCode,
 		Timeout:   d.Timeout,
 		Surface:   d.Surface,
@@ -1168,22 +1133,22 @@ func (e *Engine) writeSidecar(a *attemptRT, exit *ExitStatus) {
 	if exit != nil {
 		sc.Signal = exit.Signal
 	}
-	if d.Status != StatusCompleted {
+	if d.Status != statedir.StatusCompleted {
 		sc.Failure = d.Reason
 	}
 	data, _ := json.MarshalIndent(sc, "", "  ")
 	path, idx := a.plan.StatusFile, a.idx
 	e.disk.queueSoft(func() error {
-		rel, err := e.sfs.rel(path)
+		rel, err := e.sfs.Rel(path)
 		if err != nil {
 			return err
 		}
 		// The folder is made if it is missing: the state dir may have been
 		// made again (recreate.go) after the attempt started.
-		if err := e.sfs.mkdirAll(filepath.Dir(rel)); err != nil {
+		if err := e.sfs.MkdirAll(filepath.Dir(rel)); err != nil {
 			return err
 		}
-		return e.sfs.writeAtomic(rel, append(data, '\n'), 0o600)
+		return e.sfs.WriteAtomic(rel, append(data, '\n'), 0o600)
 	}, func(err error) {
 		// The row keeps the outcome; a missing sidecar is noted there.
 		e.post(func() {
@@ -1203,18 +1168,18 @@ func exitText(exit *ExitStatus) string {
 
 // failureReason is SPEC §4.2 rule 4's reason for an attempt whose
 // completion is not satisfied, and its failure class.
-func failureReason(exit *ExitStatus, spec *WorkerSpec, check CompletionCheck) (reason, class string) {
+func failureReason(exit *ExitStatus, spec *runfile.WorkerSpec, check CompletionCheck) (reason, class string) {
 	switch {
 	case exit == nil:
-		return check.MissingReason(), FailureMissingOutputs
+		return check.MissingReason(), statedir.FailureMissingOutputs
 	case exit.Signal != "":
-		return exitText(exit), FailureExitCode
+		return exitText(exit), statedir.FailureExitCode
 	case spec.NoResultExitCode != nil && exit.Code == *spec.NoResultExitCode:
-		return "CLI ended cleanly without emitting a result", FailureNoResult
+		return "CLI ended cleanly without emitting a result", statedir.FailureNoResult
 	case exit.Code != 0:
-		return exitText(exit), FailureExitCode
+		return exitText(exit), statedir.FailureExitCode
 	default:
-		return check.MissingReason(), FailureMissingOutputs
+		return check.MissingReason(), statedir.FailureMissingOutputs
 	}
 }
 
@@ -1232,7 +1197,7 @@ func (e *Engine) checkFinished() {
 		return // a quit is an interruption, whatever the workers' rows say
 	}
 	for _, w := range e.workers {
-		if Unsettled(e.st.Workers[w.idx].Status) {
+		if statedir.Unsettled(e.st.Workers[w.idx].Status) {
 			return
 		}
 	}
@@ -1242,20 +1207,20 @@ func (e *Engine) checkFinished() {
 		// finds it there; commitWork calls again.
 		return
 	}
-	if e.st.Status == RunFinished {
+	if e.st.Status == statedir.RunFinished {
 		return
 	}
 	now := e.clock.Now().UTC()
-	e.st.Status = RunFinished
+	e.st.Status = statedir.RunFinished
 	e.st.EndedAt = &now
 	e.dirty = true
 	completed := 0
 	for _, wr := range e.st.Workers {
-		if wr.Status == StatusCompleted {
+		if wr.Status == statedir.StatusCompleted {
 			completed++
 		}
 	}
-	e.emit(Event{Type: EventRunFinished, Reason: fmt.Sprintf("%d of %d workers completed", completed, len(e.st.Workers))})
+	e.emit(statedir.Event{Type: statedir.EventRunFinished, Reason: fmt.Sprintf("%d of %d workers completed", completed, len(e.st.Workers))})
 	e.finishNow = true // Finished is closed once the view shows it
 }
 
@@ -1291,11 +1256,11 @@ func (e *Engine) Retry(worker string) error {
 				w.backoff = nil
 			}
 			w.backoffSeq++
-			if e.st.Status == RunFinished {
-				e.st.Status = RunRunning
+			if e.st.Status == statedir.RunFinished {
+				e.st.Status = statedir.RunRunning
 				e.st.EndedAt = nil
 			}
-			e.emit(Event{Type: EventWorkerRetry, WorkerID: worker, Attempt: w.lastAttempt, Manual: true})
+			e.emit(statedir.Event{Type: statedir.EventWorkerRetry, WorkerID: worker, Attempt: w.lastAttempt, Manual: true})
 			e.startAttempt(w, true)
 		}
 	})
@@ -1327,10 +1292,10 @@ func (e *Engine) Cancel(worker string) error {
 			w.backoff = nil
 			w.backoffSeq++
 			wr := &e.st.Workers[w.idx]
-			wr.Status = StatusCancelled
+			wr.Status = statedir.StatusCancelled
 			wr.Reason = "cancelled by a human before its retry"
 			e.dirty = true
-			e.emit(Event{Type: EventWorkerCancelled, WorkerID: worker, Attempt: w.lastAttempt, Status: StatusCancelled, Reason: wr.Reason})
+			e.emit(statedir.Event{Type: statedir.EventWorkerCancelled, WorkerID: worker, Attempt: w.lastAttempt, Status: statedir.StatusCancelled, Reason: wr.Reason})
 			e.checkFinished()
 		default:
 			err = fmt.Errorf("cancel %s: %w", worker, ErrNotRunning)
@@ -1359,8 +1324,8 @@ func (e *Engine) shutdown() error {
 	<-e.loopDone
 	e.disk.close()
 	e.stopStateWatch()
-	e.sfs.freeReserve()
-	e.sfs.close()
+	e.sfs.FreeReserve()
+	e.sfs.Close()
 	if e.relock != nil {
 		e.relock.Release()
 	}
@@ -1382,7 +1347,7 @@ func (e *Engine) beginShutdown(reason string) {
 			w.backoff = nil
 			w.backoffSeq++
 			wr := &e.st.Workers[w.idx]
-			wr.Status = StatusCancelled
+			wr.Status = statedir.StatusCancelled
 			wr.Reason = reason
 			e.dirty = true
 		}
@@ -1410,11 +1375,11 @@ func (e *Engine) maybeFinishShutdown() {
 	if e.endWorktrees() {
 		return // called again once the worktrees are committed and cleared
 	}
-	if e.st.Status != RunFinished {
+	if e.st.Status != statedir.RunFinished {
 		now := e.clock.Now().UTC()
-		e.st.Status = RunInterrupted
+		e.st.Status = statedir.RunInterrupted
 		e.st.EndedAt = &now
-		e.emit(Event{Type: EventRunInterrupted, Reason: "rostra stopped before every worker finished"})
+		e.emit(statedir.Event{Type: statedir.EventRunInterrupted, Reason: "rostra stopped before every worker finished"})
 	}
 	e.dirty = true
 	e.stoppedOnce = true

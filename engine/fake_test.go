@@ -14,11 +14,14 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 type fakeHandle struct {
 	spec       LaunchSpec
-	kind       SurfaceKind
+	kind       runfile.SurfaceKind
 	pid        int
 	done       chan struct{}
 	once       sync.Once
@@ -43,7 +46,7 @@ func (h *fakeHandle) output(n int64) {
 }
 
 func (h *fakeHandle) Pid() int              { return h.pid }
-func (h *fakeHandle) Containment() string   { return ContainmentTracking }
+func (h *fakeHandle) Containment() string   { return statedir.ContainmentTracking }
 func (h *fakeHandle) Done() <-chan struct{} { return h.done }
 func (h *fakeHandle) OutputBytes() int64    { return h.out.Load() }
 func (h *fakeHandle) Exit() ExitStatus      { h.mu.Lock(); defer h.mu.Unlock(); return h.exit }
@@ -109,7 +112,7 @@ func (h *fakeHandle) sigs() []syscall.Signal {
 }
 
 type fakeSurface struct {
-	kind    SurfaceKind
+	kind    runfile.SurfaceKind
 	mu      sync.Mutex
 	fail    error // Open fails with this
 	opened  chan *fakeHandle
@@ -121,7 +124,7 @@ type fakeSurface struct {
 	entered chan LaunchSpec
 }
 
-func newFakeSurface(kind SurfaceKind) *fakeSurface {
+func newFakeSurface(kind runfile.SurfaceKind) *fakeSurface {
 	return &fakeSurface{kind: kind, opened: make(chan *fakeHandle, 64), nextPid: 1000}
 }
 
@@ -147,7 +150,7 @@ func (s *fakeSurface) Open(l LaunchSpec) (Handle, error) {
 // harness runs an engine over fake surfaces.
 type harness struct {
 	t       testing.TB
-	plan    *Plan
+	plan    *runfile.Plan
 	clock   *FakeClock
 	pane    *fakeSurface
 	wrapper *fakeSurface
@@ -159,10 +162,10 @@ type harness struct {
 var t0 = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // testPlan builds a plan whose workers write into a temp workspace.
-func testPlan(t testing.TB, workers ...WorkerSpec) *Plan {
+func testPlan(t testing.TB, workers ...runfile.WorkerSpec) *runfile.Plan {
 	t.Helper()
 	ws := t.TempDir()
-	p := &Plan{
+	p := &runfile.Plan{
 		Version:   1,
 		Name:      "t",
 		RunFile:   filepath.Join(ws, "rostra.yaml"),
@@ -181,7 +184,7 @@ func testPlan(t testing.TB, workers ...WorkerSpec) *Plan {
 			w.Command = []string{"agent", "{prompt}"}
 		}
 		if w.Surfaces == nil {
-			w.Surfaces = []SurfaceKind{SurfacePane, SurfaceWrapper}
+			w.Surfaces = []runfile.SurfaceKind{runfile.SurfacePane, runfile.SurfaceWrapper}
 		}
 		if w.MaxAttempts == 0 {
 			w.MaxAttempts = 3
@@ -193,7 +196,7 @@ func testPlan(t testing.TB, workers ...WorkerSpec) *Plan {
 			w.StopGrace = 5 * time.Second
 		}
 		if w.Completion.Settle == "" {
-			w.Completion.Settle = SettleOnExit
+			w.Completion.Settle = runfile.SettleOnExit
 		}
 		if w.Completion.Stable == 0 {
 			w.Completion.Stable = 500 * time.Millisecond
@@ -204,7 +207,7 @@ func testPlan(t testing.TB, workers ...WorkerSpec) *Plan {
 	return p
 }
 
-func startHarness(t testing.TB, plan *Plan) *harness {
+func startHarness(t testing.TB, plan *runfile.Plan) *harness {
 	t.Helper()
 	return startHarnessWith(t, plan, func(_, _ *fakeSurface) {})
 }
@@ -274,9 +277,9 @@ func (h *harness) noneOpened(s *fakeSurface) {
 func (h *harness) sync() { h.eng.quiesce() }
 
 // event waits for the next event of the given type.
-func (h *harness) event(typ string) Event {
+func (h *harness) event(typ string) statedir.Event {
 	h.t.Helper()
-	got := make(chan Event, 1)
+	got := make(chan statedir.Event, 1)
 	go func() {
 		for {
 			ev, ok := h.sub.Next()
@@ -296,7 +299,7 @@ func (h *harness) event(typ string) Event {
 		return ev
 	case <-time.After(5 * time.Second):
 		h.t.Fatalf("no %s event", typ)
-		return Event{}
+		return statedir.Event{}
 	}
 }
 
@@ -318,7 +321,7 @@ func (h *harness) advance(d time.Duration) {
 	}
 }
 
-func (h *harness) dispatch(id string) DispatchRow {
+func (h *harness) dispatch(id string) statedir.DispatchRow {
 	h.t.Helper()
 	h.sync()
 	for _, d := range h.eng.Snapshot().Dispatches {
@@ -327,10 +330,10 @@ func (h *harness) dispatch(id string) DispatchRow {
 		}
 	}
 	h.t.Fatalf("no dispatch row %s", id)
-	return DispatchRow{}
+	return statedir.DispatchRow{}
 }
 
-func (h *harness) worker(id string) WorkerRow {
+func (h *harness) worker(id string) statedir.WorkerRow {
 	h.t.Helper()
 	h.sync()
 	for _, w := range h.eng.Snapshot().Workers {
@@ -339,7 +342,7 @@ func (h *harness) worker(id string) WorkerRow {
 		}
 	}
 	h.t.Fatalf("no worker row %s", id)
-	return WorkerRow{}
+	return statedir.WorkerRow{}
 }
 
 func (h *harness) write(rel, content string) {

@@ -15,6 +15,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // planted is a folder of programs that each record their runs in one
@@ -59,9 +63,9 @@ func (p *planted) ran(t *testing.T) string {
 // src/f1.txt; before runs on the repository before the run starts, during
 // while the worker's attempt runs (in its worktree, as the worker would).
 // It returns the run's state after its end: the branch kept, unmerged.
-func hostileRun(t *testing.T, before func(repo string), during func(repo, wt string)) (*Plan, *TeamState) {
+func hostileRun(t *testing.T, before func(repo string), during func(repo, wt string)) (*runfile.Plan, *statedir.TeamState) {
 	t.Helper()
-	plan, _ := gitPlan(t, isolated(WorkerSpec{ID: "a"}))
+	plan, _ := gitPlan(t, isolated(runfile.WorkerSpec{ID: "a"}))
 	if before != nil {
 		before(plan.Workspace)
 	}
@@ -72,23 +76,23 @@ func hostileRun(t *testing.T, before func(repo string), during func(repo, wt str
 		during(plan.Workspace, fh.spec.Dir)
 	}
 	fh.finish(0)
-	h.event(EventRunFinished)
+	h.event(statedir.EventRunFinished)
 	h.shutdown()
-	st, err := ReadTeamState(plan.StateDir)
+	st, err := statedir.ReadTeamState(plan.StateDir)
 	require.NoError(t, err)
 	return plan, st
 }
 
 // reviewAndMerge is what a person does after the run: the diff, coloured
 // and not, then the merge; it returns the merge's error.
-func reviewAndMerge(t *testing.T, st *TeamState, opts MergeOptions) error {
+func reviewAndMerge(t *testing.T, st *statedir.TeamState, opts workspace.MergeOptions) error {
 	t.Helper()
 	for _, color := range []bool{false, true} {
-		diff, _, err := WorktreeDiffWith(st, "a", DiffOptions{Color: color, Text: color})
+		diff, _, err := workspace.WorktreeDiffWith(st, "a", workspace.DiffOptions{Color: color, Text: color})
 		require.NoError(t, err)
 		assert.Contains(t, string(diff), "from a")
 	}
-	_, err := MergeWorktreeWith(st, "a", opts)
+	_, err := workspace.MergeWorktreeWith(st, "a", opts)
 	return err
 }
 
@@ -123,7 +127,7 @@ func TestRostrasGitRunsNoFilterTheRepositoryNames(t *testing.T) {
 		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "*.txt filter=pwn\n")
 	}, nil)
 	assert.Equal(t, "line\nfrom a\n", gitT(t, plan.Workspace, "cat-file", "-p", "rostra/t/a:src/f1.txt")+"\n", "the worker's bytes, not a filter's")
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a filter ran")
 	assert.Equal(t, "line\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"))
 }
@@ -143,8 +147,8 @@ func TestAFilterPlantedDuringTheRunRunsNowhere(t *testing.T) {
 		writeFile(t, filepath.Join(wt, ".gitattributes"), "*.txt filter=pwn\n")
 	})
 	assert.Equal(t, "line\nfrom a\n", gitT(t, plan.Workspace, "cat-file", "-p", "rostra/t/a:src/f1.txt")+"\n", "the worker's bytes, not a filter's")
-	err := reviewAndMerge(t, st, MergeOptions{})
-	require.ErrorIs(t, err, ErrReview)
+	err := reviewAndMerge(t, st, workspace.MergeOptions{})
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), ".git/config")
 	assert.Empty(t, p.ran(t), "a filter ran")
 	assert.Equal(t, "line\n", fileIn(t, plan.Workspace, "src/f1.txt"), "nothing merged")
@@ -158,7 +162,7 @@ func TestRostrasGitRunsNoProcessFilter(t *testing.T) {
 		gitT(t, repo, "config", "filter.pwn.process", p.prog(t, "process"))
 		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "*.txt filter=pwn\n")
 	}, nil)
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a process filter ran")
 	assert.Equal(t, "line\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"))
 }
@@ -175,7 +179,7 @@ func TestRostrasGitRunsNoDiffDriver(t *testing.T) {
 		gitT(t, repo, "config", "diff.external", p.prog(t, "diff-external"))
 		writeFile(t, filepath.Join(commonDir(repo), "info", "attributes"), "* diff=pwn\n")
 	}, nil)
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a diff driver ran")
 }
 
@@ -191,7 +195,7 @@ func TestRostrasGitRunsNoMergeDriver(t *testing.T) {
 	}, nil)
 	writeFile(t, filepath.Join(plan.Workspace, "src/f1.txt"), "top\nline\n")
 	gitT(t, plan.Workspace, "commit", "-q", "-am", "the person's change")
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a merge driver ran")
 	assert.Equal(t, "top\nline\nfrom a\n", fileIn(t, plan.Workspace, "src/f1.txt"), "both changes, merged as git merges text")
 }
@@ -206,7 +210,7 @@ func TestRostrasGitRunsNoFSMonitor(t *testing.T) {
 	}, func(repo, wt string) {
 		gitT(t, wt, "config", "--worktree", "core.fsmonitor", p.prog(t, "fsmonitor-worktree"))
 	})
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "an fsmonitor ran")
 }
 
@@ -233,7 +237,7 @@ func TestRostrasGitRunsNoHook(t *testing.T) {
 		p.hooks(t, own, "pre-commit", "post-commit", "reference-transaction")
 		gitT(t, wt, "config", "--worktree", "core.hooksPath", own)
 	})
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{}))
 	assert.Empty(t, p.ran(t), "a hook ran")
 }
 
@@ -258,7 +262,7 @@ func TestMergeRunsTheUsersHooksOnlyWhenAsked(t *testing.T) {
 	plan, st := hostileRun(t, func(repo string) {
 		p.hooks(t, filepath.Join(commonDir(repo), "hooks"), everyHook...)
 	}, nil)
-	require.NoError(t, reviewAndMerge(t, st, MergeOptions{Hooks: true}))
+	require.NoError(t, reviewAndMerge(t, st, workspace.MergeOptions{Hooks: true}))
 	ran := p.ran(t)
 	assert.Contains(t, ran, "pre-merge-commit")
 	assert.Contains(t, ran, "post-merge")
@@ -275,7 +279,7 @@ func TestRostrasGitSignsNothing(t *testing.T) {
 		gitT(t, repo, "config", "gpg.program", p.prog(t, "gpg"))
 		gitT(t, repo, "config", "commit.gpgSign", "true")
 	}, nil)
-	err := reviewAndMerge(t, st, MergeOptions{})
+	err := reviewAndMerge(t, st, workspace.MergeOptions{})
 	assert.Empty(t, p.ran(t), "gpg.program ran")
 	require.NoError(t, err)
 }
@@ -294,7 +298,7 @@ func TestRostrasGitFetchesNothing(t *testing.T) {
 	gitT(t, origin, "config", "uploadpack.allowFilter", "true")
 	clone := exec.Command("git", "-c", "protocol.file.allow=always", "clone", "-q", "--filter=blob:none", "--no-checkout", "file://"+origin, "clone")
 	clone.Dir = root
-	clone.Env = gitEnv("GIT_ALLOW_PROTOCOL=file")
+	clone.Env = workspace.GitEnv("GIT_ALLOW_PROTOCOL=file")
 	out, err := clone.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	repo := filepath.Join(root, "clone")
@@ -303,8 +307,8 @@ func TestRostrasGitFetchesNothing(t *testing.T) {
 	gitT(t, repo, "config", "core.sshCommand", p.prog(t, "ssh"))
 
 	base := gitT(t, repo, "rev-parse", "HEAD")
-	wt := worktree{worker: "a", repo: repo, path: filepath.Join(root, "wt"), branch: "rostra/t/a", base: base}
-	err = wt.ensure()
+	wt := workspace.Worktree{Worker: "a", Repo: repo, Path: filepath.Join(root, "wt"), Branch: "rostra/t/a", Base: base}
+	err = wt.Ensure()
 	assert.Empty(t, p.ran(t), "core.sshCommand ran")
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "not allowed")
@@ -321,7 +325,7 @@ func TestDriverOverridesReadEveryName(t *testing.T) {
 	gitT(t, repo, "config", "include.path", inc)
 	gitT(t, repo, "config", "filter.a=b.smudge", "x")
 	gitT(t, repo, "config", "diff.renames", "true")
-	env, err := driverOverrides(repo, gitEnv())
+	env, err := workspace.DriverOverrides(repo, workspace.GitEnv())
 	require.NoError(t, err)
 	joined := strings.Join(env, "\n")
 	assert.Contains(t, joined, "=filter.inc.clean\n")

@@ -2,7 +2,7 @@
 // the git): the worktree is made ready before each attempt (the last
 // attempt's leftovers committed, the tree reset to the base commit, the
 // shared repository snapshotted), the repository is checked when it settles
-// and again before its work is committed (repocheck.go), an attempt's work
+// and again before its work is committed (workspace/repocheck.go), an attempt's work
 // is committed once it has settled and its process ended,
 // its diff-stat is measured while it runs, and when the engine stops each
 // worktree is committed one last time, then removed when its branch is
@@ -21,9 +21,12 @@ package engine
 import (
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // diffStatEvery is how long after output a running isolated attempt's
@@ -32,7 +35,7 @@ var diffStatEvery = 5 * time.Second
 
 // isoRT is an isolated worker's worktree at run time.
 type isoRT struct {
-	wt       worktree
+	wt       workspace.Worktree
 	tail     chan struct{} // the loop's: closed when the last job queued is done
 	statBusy bool          // the loop's: a diff-stat job is queued
 	// statAgain: measure again once it is done (asked while it ran), then
@@ -42,17 +45,13 @@ type isoRT struct {
 	holder    int // the jobs': the attempt the tree was made ready for
 }
 
-func (p *Plan) hasIsolated() bool {
-	return slices.ContainsFunc(p.Workers, func(w WorkerSpec) bool { return w.Isolated() })
-}
-
-func (e *Engine) newIsoRT(spec *WorkerSpec) *isoRT {
-	return &isoRT{wt: worktree{
-		worker: spec.ID,
-		repo:   e.plan.GitRoot,
-		path:   spec.Worktree,
-		branch: spec.Branch,
-		base:   e.opts.Isolation.Base,
+func (e *Engine) newIsoRT(spec *runfile.WorkerSpec) *isoRT {
+	return &isoRT{wt: workspace.Worktree{
+		Worker: spec.ID,
+		Repo:   e.plan.GitRoot,
+		Path:   spec.Worktree,
+		Branch: spec.Branch,
+		Base:   e.opts.Isolation.Base,
 	}}
 }
 
@@ -84,15 +83,15 @@ func (e *Engine) announceIsolation() {
 			ids = append(ids, w.spec.ID)
 		}
 	}
-	e.emit(Event{Type: EventWorktreeBase, Commit: iso.Base,
+	e.emit(statedir.Event{Type: statedir.EventWorktreeBase, Commit: iso.Base,
 		Reason: fmt.Sprintf("%s work in worktrees under %s, each on its branch rostra/%s/<worker> from %s",
-			strings.Join(ids, ", "), WorktreePath(e.plan.StateDir, ""), e.plan.Name, shortCommit(iso.Base))})
+			strings.Join(ids, ", "), runfile.WorktreePath(e.plan.StateDir, ""), e.plan.Name, statedir.ShortCommit(iso.Base))})
 	if iso.Dirty != "" {
-		e.emit(Event{Type: EventWorkspaceDirty, Commit: iso.Base,
-			Reason: "the workspace has uncommitted changes (" + iso.Dirty + "): they are not in the worktrees, which start from " + shortCommit(iso.Base)})
+		e.emit(statedir.Event{Type: statedir.EventWorkspaceDirty, Commit: iso.Base,
+			Reason: "the workspace has uncommitted changes (" + iso.Dirty + "): they are not in the worktrees, which start from " + statedir.ShortCommit(iso.Base)})
 	}
 	for _, note := range iso.Archived {
-		e.emit(Event{Type: EventWorktreeArchived, Reason: note})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeArchived, Reason: note})
 	}
 }
 
@@ -111,23 +110,23 @@ func (e *Engine) lastRowOf(w *workerRT) int {
 // commit unless retry_from: last, and the worker's folder present (an
 // untracked or empty folder is not in a fresh checkout). It returns the
 // commit of the previous attempt's leftovers, if any, and the shared
-// repository as the attempt starts (repocheck.go). It runs in the
+// repository as the attempt starts (workspace/repocheck.go). It runs in the
 // worktree's job queue.
-func (j openJob) prepareWorktree() (string, *repoState, error) {
+func (j openJob) prepareWorktree() (string, *workspace.RepoState, error) {
 	wt := j.iso.wt
-	if err := wt.ensure(); err != nil {
+	if err := wt.Ensure(); err != nil {
 		return "", nil, err
 	}
 	var commit string
 	if j.prev > 0 {
-		c, err := wt.commitAll(attemptMessage(wt.worker, j.prev, j.prevStatus))
+		c, err := wt.CommitAll(workspace.AttemptMessage(wt.Worker, j.prev, j.prevStatus))
 		if err != nil {
 			return "", nil, fmt.Errorf("commit what attempt %d left: %w", j.prev, err)
 		}
 		commit = c
 		if j.reset {
-			if _, err := wt.resetToBase(j.attempt.Attempt); err != nil {
-				return commit, nil, fmt.Errorf("reset to the base commit %s: %w", wt.short(), err)
+			if _, err := wt.ResetToBase(j.attempt.Attempt); err != nil {
+				return commit, nil, fmt.Errorf("reset to the base commit %s: %w", wt.Short(), err)
 			}
 		}
 	}
@@ -135,7 +134,7 @@ func (j openJob) prepareWorktree() (string, *repoState, error) {
 	if err := os.MkdirAll(j.attempt.Dir, 0o755); err != nil {
 		return commit, nil, fmt.Errorf("make the worker's folder in its worktree: %w", err)
 	}
-	before, err := wt.snapshotRepo()
+	before, err := wt.SnapshotRepo()
 	if err != nil {
 		return commit, nil, fmt.Errorf("snapshot the repository's refs and .git files: %w", err)
 	}
@@ -144,18 +143,18 @@ func (j openJob) prepareWorktree() (string, *repoState, error) {
 
 // checkAttempt is the check of a's shared repository against what a found
 // (nothing for an attempt that is not isolated). It runs off the loop.
-func (iso *isoRT) checkAttempt(a *attemptRT) repoFindings {
+func (iso *isoRT) checkAttempt(a *attemptRT) workspace.RepoFindings {
 	if iso == nil || a.repoBefore == nil {
-		return repoFindings{}
+		return workspace.RepoFindings{}
 	}
-	return iso.wt.checkRepo(a.repoBefore, a.plan.Attempt)
+	return iso.wt.CheckRepo(a.repoBefore, a.plan.Attempt)
 }
 
 // repositoryChanged publishes what a's check found and did (why is the
 // attempt's reason; the event's type says "repository changed").
 func (e *Engine) repositoryChanged(a *attemptRT, why string) {
 	why = strings.Replace(why, "repository changed: ", "", 1)
-	e.emit(Event{Type: EventRepositoryChanged, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Branch: a.w.iso.wt.branch, Reason: why})
+	e.emit(statedir.Event{Type: statedir.EventRepositoryChanged, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt, Branch: a.w.iso.wt.Branch, Reason: why})
 }
 
 // recordPrevCommit notes on the previous attempt's row the commit that took
@@ -169,7 +168,7 @@ func (e *Engine) recordPrevCommit(a *attemptRT, commit string) {
 		if d.WorkerID == a.w.spec.ID {
 			d.WorkCommit = commit
 			e.dirty = true
-			e.emit(Event{Type: EventWorktreeCommitted, WorkerID: d.WorkerID, Attempt: d.Attempt, Commit: commit, Branch: a.w.iso.wt.branch,
+			e.emit(statedir.Event{Type: statedir.EventWorktreeCommitted, WorkerID: d.WorkerID, Attempt: d.Attempt, Commit: commit, Branch: a.w.iso.wt.Branch,
 				Reason: "what it left after it ended"})
 			return
 		}
@@ -197,18 +196,18 @@ func (e *Engine) commitWork(a *attemptRT) {
 	e.queueGit(iso, func() {
 		var commit string
 		var err error
-		var late repoFindings
+		var late workspace.RepoFindings
 		if iso.holder == n {
 			// What the process did between its settlement and its end
 			// (settled on files) is found and put back before the commit.
-			late = iso.wt.checkRepo(before, n)
-			commit, err = iso.wt.commitAll(attemptMessage(iso.wt.worker, n, status))
+			late = iso.wt.CheckRepo(before, n)
+			commit, err = iso.wt.CommitAll(workspace.AttemptMessage(iso.wt.Worker, n, status))
 		}
 		stat, serr := measure(iso.wt)
 		e.post(func() {
 			defer e.endBackground()
 			w := a.w
-			if why := late.reason(); why != "" {
+			if why := late.Reason(); why != "" {
 				why = "after it settled, " + why // the status stays: it was decided
 				d := &e.st.Dispatches[a.idx]
 				d.Reason = joinReason(d.Reason, why)
@@ -216,13 +215,13 @@ func (e *Engine) commitWork(a *attemptRT) {
 				e.repositoryChanged(a, why)
 			}
 			if err != nil {
-				e.emit(Event{Type: EventWorktreeFailed, WorkerID: w.spec.ID, Attempt: n, Branch: iso.wt.branch,
+				e.emit(statedir.Event{Type: statedir.EventWorktreeFailed, WorkerID: w.spec.ID, Attempt: n, Branch: iso.wt.Branch,
 					Reason: "its work is not committed (the next attempt tries again before it resets anything): " + err.Error()})
 			}
 			if commit != "" {
 				e.st.Dispatches[a.idx].WorkCommit = commit
 				e.dirty = true
-				e.emit(Event{Type: EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: commit, Branch: iso.wt.branch, Reason: status})
+				e.emit(statedir.Event{Type: statedir.EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: commit, Branch: iso.wt.Branch, Reason: status})
 			}
 			if serr == nil {
 				e.setDiffStat(w, stat)
@@ -235,15 +234,15 @@ func (e *Engine) commitWork(a *attemptRT) {
 }
 
 // measure is what the worktree holds beyond the base commit, committed or not.
-func measure(wt worktree) (DiffStat, error) {
-	tree, err := wt.liveTree()
+func measure(wt workspace.Worktree) (statedir.DiffStat, error) {
+	tree, err := wt.LiveTree()
 	if err != nil {
-		return DiffStat{}, err
+		return statedir.DiffStat{}, err
 	}
-	return wt.diffStat(tree)
+	return wt.DiffStat(tree)
 }
 
-func (e *Engine) setDiffStat(w *workerRT, stat DiffStat) {
+func (e *Engine) setDiffStat(w *workerRT, stat statedir.DiffStat) {
 	wr := &e.st.Workers[w.idx]
 	if wr.DiffStat != stat {
 		wr.DiffStat = stat
@@ -395,7 +394,7 @@ func (e *Engine) endWorktrees() bool {
 // worktreeEnd is what finishWorktree did.
 type worktreeEnd struct {
 	commit  string // the last leftovers' commit
-	stat    DiffStat
+	stat    statedir.DiffStat
 	outcome string // Worktree*; "" when there was no worktree nor branch
 	err     error
 	// ignored names the files git ignores that kept a merged or empty
@@ -405,47 +404,47 @@ type worktreeEnd struct {
 
 // finishWorktree commits what attempt n left and removes the worktree and
 // branch when the branch is merged or empty.
-func finishWorktree(wt worktree, n int, status string) worktreeEnd {
+func finishWorktree(wt workspace.Worktree, n int, status string) worktreeEnd {
 	var end worktreeEnd
-	if wt.exists() && n > 0 {
-		if end.commit, end.err = wt.commitAll(attemptMessage(wt.worker, n, status)); end.err != nil {
-			end.outcome = WorktreeKept
+	if wt.Exists() && n > 0 {
+		if end.commit, end.err = wt.CommitAll(workspace.AttemptMessage(wt.Worker, n, status)); end.err != nil {
+			end.outcome = statedir.WorktreeKept
 			return end
 		}
 	}
-	tip, err := wt.branchTip()
+	tip, err := wt.BranchTip()
 	if err != nil || tip == "" {
 		end.err = err
-		if wt.exists() {
-			end.outcome = WorktreeKept
+		if wt.Exists() {
+			end.outcome = statedir.WorktreeKept
 		}
 		return end
 	}
 	end.stat, _ = measure(wt)
-	head, err := readGit(wt.repo).line("rev-parse", "--verify", "-q", "HEAD^{commit}")
+	head, err := workspace.ReadGit(wt.Repo).Line("rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil {
-		end.err, end.outcome = err, WorktreeKept
+		end.err, end.outcome = err, statedir.WorktreeKept
 		return end
 	}
-	merged, err := isAncestor(wt.repo, tip, head)
+	merged, err := workspace.IsAncestor(wt.Repo, tip, head)
 	switch {
 	case err != nil:
-		end.err, end.outcome = err, WorktreeKept
+		end.err, end.outcome = err, statedir.WorktreeKept
 		return end
-	case tip == wt.base:
-		end.outcome = WorktreeRemovedEmpty
+	case tip == wt.Base:
+		end.outcome = statedir.WorktreeRemovedEmpty
 	case merged:
-		end.outcome = WorktreeRemovedMerged
+		end.outcome = statedir.WorktreeRemovedMerged
 	default:
-		end.outcome = WorktreeKept
+		end.outcome = statedir.WorktreeKept
 		return end
 	}
-	if end.ignored = wt.ignoredFiles(5); end.ignored != "" {
-		end.outcome = WorktreeKept
+	if end.ignored = wt.IgnoredFiles(5); end.ignored != "" {
+		end.outcome = statedir.WorktreeKept
 		return end
 	}
-	if end.err = wt.remove(); end.err != nil {
-		end.outcome = WorktreeKept
+	if end.err = wt.Remove(); end.err != nil {
+		end.outcome = statedir.WorktreeKept
 	}
 	return end
 }
@@ -461,27 +460,27 @@ func (e *Engine) worktreeEnded(w *workerRT, n int, end worktreeEnd) {
 				d.WorkCommit = end.commit
 			}
 		}
-		e.emit(Event{Type: EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: end.commit, Branch: iso.wt.branch, Reason: "what it left when the run ended"})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeCommitted, WorkerID: w.spec.ID, Attempt: n, Commit: end.commit, Branch: iso.wt.Branch, Reason: "what it left when the run ended"})
 	}
 	if end.err != nil {
-		e.emit(Event{Type: EventWorktreeFailed, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: "the run's end: " + end.err.Error()})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeFailed, WorkerID: w.spec.ID, Branch: iso.wt.Branch, Reason: "the run's end: " + end.err.Error()})
 	}
 	wr.WorktreeOutcome = end.outcome
 	switch end.outcome {
-	case WorktreeKept:
+	case statedir.WorktreeKept:
 		wr.DiffStat = end.stat
-		why := fmt.Sprintf("%s, not merged: kept at %s (rostra diff %s, rostra merge %s)", end.stat, iso.wt.path, w.spec.ID, w.spec.ID)
+		why := fmt.Sprintf("%s, not merged: kept at %s (rostra diff %s, rostra merge %s)", end.stat, iso.wt.Path, w.spec.ID, w.spec.ID)
 		if end.ignored != "" {
 			why = fmt.Sprintf("kept at %s: it holds files git ignores (%s), which removing it would delete; take what you need, then git worktree remove --force %s",
-				iso.wt.path, end.ignored, iso.wt.path)
+				iso.wt.Path, end.ignored, iso.wt.Path)
 		}
-		e.emit(Event{Type: EventWorktreeKept, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why})
-	case WorktreeRemovedMerged, WorktreeRemovedEmpty:
+		e.emit(statedir.Event{Type: statedir.EventWorktreeKept, WorkerID: w.spec.ID, Branch: iso.wt.Branch, Reason: why})
+	case statedir.WorktreeRemovedMerged, statedir.WorktreeRemovedEmpty:
 		why := "merged into the workspace"
-		if end.outcome == WorktreeRemovedEmpty {
+		if end.outcome == statedir.WorktreeRemovedEmpty {
 			why = "nothing beyond the base commit"
 		}
 		wr.Worktree = ""
-		e.emit(Event{Type: EventWorktreeRemoved, WorkerID: w.spec.ID, Branch: iso.wt.branch, Reason: why + ": the worktree and its branch are removed"})
+		e.emit(statedir.Event{Type: statedir.EventWorktreeRemoved, WorkerID: w.spec.ID, Branch: iso.wt.Branch, Reason: why + ": the worktree and its branch are removed"})
 	}
 }

@@ -15,6 +15,8 @@ package engine
 
 import (
 	"sync"
+
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // batchMax bounds how many closures run between two saves of the state.
@@ -57,7 +59,7 @@ func (q *inbox) take(n int) []func() {
 // view is what readers see: a copy published after each batch and never
 // changed after that.
 type view struct {
-	st       TeamState
+	st       statedir.TeamState
 	handles  map[string]viewHandle
 	err      error
 	exitCode int
@@ -127,15 +129,15 @@ func (e *Engine) endBatch() {
 // publish copies the rows and handles for readers.
 func (e *Engine) publish() {
 	v := &view{st: e.st, handles: make(map[string]viewHandle, len(e.workers)), err: e.persistErr}
-	v.st.Workers = append([]WorkerRow(nil), e.st.Workers...)
-	v.st.Dispatches = append([]DispatchRow(nil), e.st.Dispatches...)
+	v.st.Workers = append([]statedir.WorkerRow(nil), e.st.Workers...)
+	v.st.Dispatches = append([]statedir.DispatchRow(nil), e.st.Dispatches...)
 	for _, w := range e.workers {
 		if w.cur != nil && w.cur.handle != nil {
 			v.handles[w.spec.ID] = viewHandle{w.cur.handle, w.cur.plan.Attempt}
 		}
 	}
 	for _, wr := range e.st.Workers {
-		if wr.Status != StatusCompleted {
+		if wr.Status != statedir.StatusCompleted {
 			v.exitCode = 1
 		}
 	}
@@ -196,14 +198,14 @@ func (e *Engine) quiesce() {
 }
 
 // Snapshot copies the current state. It never waits for the engine.
-func (e *Engine) Snapshot() TeamState {
+func (e *Engine) Snapshot() statedir.TeamState {
 	v := e.view.Load()
 	if v == nil {
-		return TeamState{}
+		return statedir.TeamState{}
 	}
 	st := v.st
-	st.Workers = append([]WorkerRow(nil), v.st.Workers...)
-	st.Dispatches = append([]DispatchRow(nil), v.st.Dispatches...)
+	st.Workers = append([]statedir.WorkerRow(nil), v.st.Workers...)
+	st.Dispatches = append([]statedir.DispatchRow(nil), v.st.Dispatches...)
 	return st
 }
 

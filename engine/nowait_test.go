@@ -14,6 +14,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // holdSnapshots makes every write-audit walk wait until the returned
@@ -24,7 +28,7 @@ func holdSnapshots(t *testing.T) (entered chan string, release func()) {
 	gate := make(chan struct{})
 	entered = make(chan string, 16)
 	orig := snapshotWorkspace
-	snapshotWorkspace = func(root string, exclude []string) (*WorkspaceSnapshot, error) {
+	snapshotWorkspace = func(root string, exclude []string) (*workspace.WorkspaceSnapshot, error) {
 		entered <- root
 		<-gate
 		return orig(root, exclude)
@@ -54,7 +58,7 @@ func waitFor[T any](t *testing.T, c <-chan T, what string) T {
 // they all return within the deadline.
 func readersAnswer(t *testing.T, e *Engine, within time.Duration) {
 	t.Helper()
-	done := make(chan TeamState, 1)
+	done := make(chan statedir.TeamState, 1)
 	go func() {
 		st := e.Snapshot()
 		e.Handle("a")
@@ -71,7 +75,7 @@ func readersAnswer(t *testing.T, e *Engine, within time.Duration) {
 }
 
 func TestReadersDoNotWaitForTheSettlementWalk(t *testing.T) {
-	w := withResult(WorkerSpec{ID: "a", Writes: []string{"out/**"}})
+	w := withResult(runfile.WorkerSpec{ID: "a", Writes: []string{"out/**"}})
 	plan := testPlan(t, w)
 	entered, release := holdSnapshots(t)
 	release() // the walk before the attempt goes through
@@ -85,14 +89,14 @@ func TestReadersDoNotWaitForTheSettlementWalk(t *testing.T) {
 	fh.finish(0)
 	waitFor(t, entered2, "the walk after the attempt")
 	readersAnswer(t, h.eng, time.Second)
-	assert.Equal(t, StatusRunning, h.eng.Snapshot().Dispatches[0].Status, "not decided before the walk is back")
+	assert.Equal(t, statedir.StatusRunning, h.eng.Snapshot().Dispatches[0].Status, "not decided before the walk is back")
 	release2()
-	ev := h.event(EventWorkerCompleted)
+	ev := h.event(statedir.EventWorkerCompleted)
 	assert.Equal(t, "a", ev.WorkerID)
 }
 
 func TestReadersDoNotWaitForAFork(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 	var h *harness
 	gate := make(chan struct{})
 	h = startHarnessWith(t, plan, func(pane, _ *fakeSurface) {
@@ -105,15 +109,15 @@ func TestReadersDoNotWaitForAFork(t *testing.T) {
 	assert.Zero(t, n)
 	close(gate)
 	fh := h.opened(h.pane)
-	h.event(EventWorkerDispatched)
+	h.event(statedir.EventWorkerDispatched)
 	got, n := h.eng.Handle("a")
 	assert.Equal(t, Handle(fh), got)
 	assert.Equal(t, 1, n)
 }
 
 func TestUnauditedDispatchDoesNotWaitForAnAuditSnapshot(t *testing.T) {
-	audited := withResult(WorkerSpec{ID: "audited", Writes: []string{"out/**"}})
-	plain := withResult(WorkerSpec{ID: "plain"})
+	audited := withResult(runfile.WorkerSpec{ID: "audited", Writes: []string{"out/**"}})
+	plain := withResult(runfile.WorkerSpec{ID: "plain"})
 	plan := testPlan(t, audited, plain)
 	entered, release := holdSnapshots(t)
 	h := startHarness(t, plan)
@@ -126,7 +130,7 @@ func TestUnauditedDispatchDoesNotWaitForAnAuditSnapshot(t *testing.T) {
 }
 
 func TestPostKeepsOrderWhenManyArriveAtOnce(t *testing.T) {
-	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	h := startHarness(t, testPlan(t, withResult(runfile.WorkerSpec{ID: "a"})))
 	h.opened(h.pane)
 	hold := make(chan struct{})
 	held := make(chan struct{})
@@ -148,7 +152,7 @@ func TestPostKeepsOrderWhenManyArriveAtOnce(t *testing.T) {
 }
 
 func TestCancelWhileOpeningStopsTheProcessOnceStarted(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 	gate := make(chan struct{})
 	h := startHarnessWith(t, plan, func(pane, _ *fakeSurface) {
 		pane.gate, pane.entered = gate, make(chan LaunchSpec, 4)
@@ -157,34 +161,34 @@ func TestCancelWhileOpeningStopsTheProcessOnceStarted(t *testing.T) {
 	require.NoError(t, h.eng.Cancel("a"))
 	close(gate)
 	fh := h.opened(h.pane)
-	ev := h.event(EventWorkerCancelled)
+	ev := h.event(statedir.EventWorkerCancelled)
 	assert.Equal(t, "cancelled by a human", ev.Reason)
 	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, fh.sigs())
 	d := h.dispatch("a#1")
-	assert.Equal(t, StatusCancelled, d.Status)
-	assert.Equal(t, FailureCancelled, d.FailureClass)
+	assert.Equal(t, statedir.StatusCancelled, d.Status)
+	assert.Equal(t, statedir.FailureCancelled, d.FailureClass)
 	h.noneOpened(h.pane)
 }
 
 func TestCancelBeforeTheProcessStartsStartsNone(t *testing.T) {
-	w := withResult(WorkerSpec{ID: "a", Writes: []string{"out/**"}})
+	w := withResult(runfile.WorkerSpec{ID: "a", Writes: []string{"out/**"}})
 	entered, release := holdSnapshots(t)
 	h := startHarness(t, testPlan(t, w))
 	waitFor(t, entered, "the snapshot before the attempt")
 	require.NoError(t, h.eng.Cancel("a"))
 	release()
-	ev := h.event(EventWorkerCancelled)
+	ev := h.event(statedir.EventWorkerCancelled)
 	assert.Equal(t, "cancelled by a human", ev.Reason)
 	d := h.dispatch("a#1")
-	assert.Equal(t, StatusCancelled, d.Status)
+	assert.Equal(t, statedir.StatusCancelled, d.Status)
 	assert.Zero(t, d.Pid)
-	assert.Equal(t, StatusCancelled, h.worker("a").Status)
+	assert.Equal(t, statedir.StatusCancelled, h.worker("a").Status)
 	h.noneOpened(h.pane)
-	h.event(EventRunFinished)
+	h.event(statedir.EventRunFinished)
 }
 
 func TestRetryWhileOpeningYieldsOneNewAttempt(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 	gate := make(chan struct{})
 	h := startHarnessWith(t, plan, func(pane, _ *fakeSurface) {
 		pane.gate, pane.entered = gate, make(chan LaunchSpec, 4)
@@ -195,7 +199,7 @@ func TestRetryWhileOpeningYieldsOneNewAttempt(t *testing.T) {
 	close(gate)
 	first := h.opened(h.pane)
 	assert.Equal(t, 1, first.spec.Attempt)
-	assert.Equal(t, "cancelled for a manual retry", h.event(EventWorkerCancelled).Reason)
+	assert.Equal(t, "cancelled for a manual retry", h.event(statedir.EventWorkerCancelled).Reason)
 	second := h.opened(h.pane)
 	assert.Equal(t, 2, second.spec.Attempt)
 	assert.True(t, h.dispatch("a#2").Manual)
@@ -203,7 +207,7 @@ func TestRetryWhileOpeningYieldsOneNewAttempt(t *testing.T) {
 }
 
 func TestShutdownWaitsForAnAttemptStillOpening(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 	gate := make(chan struct{})
 	h := startHarnessWith(t, plan, func(pane, _ *fakeSurface) {
 		pane.gate, pane.entered = gate, make(chan LaunchSpec, 4)
@@ -220,7 +224,7 @@ func TestShutdownWaitsForAnAttemptStillOpening(t *testing.T) {
 	waitFor(t, h.eng.Stopped(), "the engine to stop")
 	assert.Equal(t, []syscall.Signal{syscall.SIGTERM}, fh.sigs(), "the process started late is stopped")
 	st := h.eng.Snapshot()
-	assert.Equal(t, RunInterrupted, st.Status)
-	assert.Equal(t, StatusCancelled, st.Dispatches[0].Status)
+	assert.Equal(t, statedir.RunInterrupted, st.Status)
+	assert.Equal(t, statedir.StatusCancelled, st.Dispatches[0].Status)
 	assert.Equal(t, "stopped: rostra is quitting", st.Dispatches[0].Reason)
 }

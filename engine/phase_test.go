@@ -11,6 +11,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // Every engine test runs with illegal steps panicking, so a step the life
@@ -81,8 +84,8 @@ func TestPhaseTableCoversEveryPair(t *testing.T) {
 // not running: enough for advance.
 func bareAttempt(p phase) (*Engine, *attemptRT) {
 	e := &Engine{}
-	e.st.Dispatches = []DispatchRow{{DispatchID: "a#1", WorkerID: "a", Attempt: 1, Reason: "exited with code 1"}}
-	a := &attemptRT{w: &workerRT{spec: &WorkerSpec{ID: "a"}}, plan: AttemptPlan{Attempt: 1}, phase: p}
+	e.st.Dispatches = []statedir.DispatchRow{{DispatchID: "a#1", WorkerID: "a", Attempt: 1, Reason: "exited with code 1"}}
+	a := &attemptRT{w: &workerRT{spec: &runfile.WorkerSpec{ID: "a"}}, plan: runfile.AttemptPlan{Attempt: 1}, phase: p}
 	return e, a
 }
 
@@ -138,17 +141,17 @@ func (h *harness) phaseOf(worker string) phase {
 }
 
 func TestAnAttemptOnExitIsDoneOnceItsOutcomeIsWritten(t *testing.T) {
-	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a"})))
+	h := startHarness(t, testPlan(t, withResult(runfile.WorkerSpec{ID: "a"})))
 	fh := h.opened(h.pane)
 	assert.Equal(t, phaseRunning, h.phaseOf("a"))
 	h.write("out/a/result.json", "{}")
 	fh.finish(0)
-	h.event(EventRunFinished)
+	h.event(statedir.EventRunFinished)
 	assert.Equal(t, phaseDone, h.phaseOf("a"))
 }
 
 func TestAnAuditedAttemptSettlesThenIsDone(t *testing.T) {
-	h := startHarness(t, testPlan(t, withResult(WorkerSpec{ID: "a", Writes: []string{"out/**"}})))
+	h := startHarness(t, testPlan(t, withResult(runfile.WorkerSpec{ID: "a", Writes: []string{"out/**"}})))
 	fh := h.opened(h.pane)
 	h.write("out/a/result.json", "{}")
 	entered, release := holdSnapshots(t)
@@ -156,19 +159,19 @@ func TestAnAuditedAttemptSettlesThenIsDone(t *testing.T) {
 	waitFor(t, entered, "the audit's walk")
 	assert.Equal(t, phaseSettling, h.phaseOf("a"))
 	release()
-	h.event(EventRunFinished)
+	h.event(statedir.EventRunFinished)
 	assert.Equal(t, phaseDone, h.phaseOf("a"))
 }
 
 func TestAnAttemptDecidedOnItsFilesIsDoneWhenItsProcessEnds(t *testing.T) {
-	w := withResult(WorkerSpec{ID: "a"})
-	w.Completion.Settle = SettleOnFiles
+	w := withResult(runfile.WorkerSpec{ID: "a"})
+	w.Completion.Settle = runfile.SettleOnFiles
 	h := startHarness(t, testPlan(t, w))
 	h.opened(h.pane)
 	h.write("out/a/result.json", "{}")
 	require.Eventually(t, func() bool { h.sync(); return h.stableArmed("a") }, 5*time.Second, 5*time.Millisecond)
 	h.advance(500 * time.Millisecond)
-	h.event(EventWorkerCompleted)
+	h.event(statedir.EventWorkerCompleted)
 	assert.Equal(t, phaseDecided, h.phaseOf("a"), "decided while its process still runs")
 	h.advance(5 * time.Second) // stop_grace, then SIGTERM ends it
 	h.sync()
@@ -176,26 +179,26 @@ func TestAnAttemptDecidedOnItsFilesIsDoneWhenItsProcessEnds(t *testing.T) {
 }
 
 func TestAnIsolatedAttemptIsCommittingUntilItsWorkIsOnItsBranch(t *testing.T) {
-	plan, _ := gitPlan(t, isolated(withResult(WorkerSpec{ID: "a"})))
+	plan, _ := gitPlan(t, isolated(withResult(runfile.WorkerSpec{ID: "a"})))
 	h := startHarness(t, plan)
 	fh := h.opened(h.pane)
 	h.writeIn(fh.spec.Dir, "out/a/result.json", "{}")
 	release := make(chan struct{})
 	h.eng.do(func() { h.eng.queueGit(h.eng.byID["a"].iso, func() { <-release }) })
 	fh.finish(0)
-	h.event(EventWorkerCompleted)
+	h.event(statedir.EventWorkerCompleted)
 	assert.Equal(t, phaseCommitting, h.phaseOf("a"))
 	close(release)
-	h.event(EventRunFinished)
+	h.event(statedir.EventRunFinished)
 	assert.Equal(t, phaseDone, h.phaseOf("a"))
 }
 
 func TestAnAttemptThatNeverStartedIsDone(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 1}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a", MaxAttempts: 1}))
 	h := startHarnessWith(t, plan, func(pane, wrapper *fakeSurface) {
 		pane.fail = errNoPty
 		wrapper.fail = os.ErrPermission
 	})
-	h.event(EventRunFinished)
+	h.event(statedir.EventRunFinished)
 	assert.Equal(t, phaseDone, h.phaseOf("a"))
 }

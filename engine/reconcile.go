@@ -19,6 +19,9 @@ import (
 	"fmt"
 	"path/filepath"
 	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // EventStateReconciled is appended when a resume settled rows from
@@ -27,24 +30,24 @@ const EventStateReconciled = "state-reconciled"
 
 // reconcileUnsettled settles st's `running` dispatch rows from events.jsonl
 // and the completion files, and returns one note per row it settled.
-func reconcileUnsettled(plan *Plan, st *TeamState, now time.Time) []string {
+func reconcileUnsettled(plan *runfile.Plan, st *statedir.TeamState, now time.Time) []string {
 	// A corrupt line stops the reading there; what came before still counts.
-	events, _ := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
-	settledBy := map[string]Event{}
+	events, _ := statedir.ReadEvents(filepath.Join(plan.StateDir, statedir.EventsFile))
+	settledBy := map[string]statedir.Event{}
 	for _, ev := range events {
 		switch ev.Type {
-		case EventWorkerCompleted, EventWorkerFailed, EventWorkerTimeout, EventWorkerCancelled:
-			settledBy[DispatchID(ev.WorkerID, ev.Attempt)] = ev
+		case statedir.EventWorkerCompleted, statedir.EventWorkerFailed, statedir.EventWorkerTimeout, statedir.EventWorkerCancelled:
+			settledBy[runfile.DispatchID(ev.WorkerID, ev.Attempt)] = ev
 		}
 	}
-	specs := map[string]*WorkerSpec{}
+	specs := map[string]*runfile.WorkerSpec{}
 	for i := range plan.Workers {
 		specs[plan.Workers[i].ID] = &plan.Workers[i]
 	}
 	var notes []string
 	for i := range st.Dispatches {
 		d := &st.Dispatches[i]
-		if d.Status != StatusRunning {
+		if d.Status != statedir.StatusRunning {
 			continue
 		}
 		var note string
@@ -55,15 +58,15 @@ func reconcileUnsettled(plan *Plan, st *TeamState, now time.Time) []string {
 			}
 			ended := ev.TS
 			d.EndedAt = &ended
-			note = fmt.Sprintf("%s settled %s from %s (%s could not record it)", d.DispatchID, ev.Status, EventsFile, TeamStateFile)
+			note = fmt.Sprintf("%s settled %s from %s (%s could not record it)", d.DispatchID, ev.Status, statedir.EventsFile, statedir.TeamStateFile)
 		} else if spec := specs[d.WorkerID]; spec != nil {
 			ap, err := plan.Expand(spec, d.Attempt)
 			if err != nil || !ap.ExpectsFiles() || !CheckCompletion(&ap).Satisfied {
 				continue
 			}
 			ended := now.UTC()
-			d.Status, d.Reason, d.FailureClass, d.EndedAt = StatusCompleted, "", "", &ended
-			note = fmt.Sprintf("%s settled completed from its completion files (no outcome in %s or %s)", d.DispatchID, EventsFile, TeamStateFile)
+			d.Status, d.Reason, d.FailureClass, d.EndedAt = statedir.StatusCompleted, "", "", &ended
+			note = fmt.Sprintf("%s settled completed from its completion files (no outcome in %s or %s)", d.DispatchID, statedir.EventsFile, statedir.TeamStateFile)
 		} else {
 			continue
 		}
@@ -74,8 +77,8 @@ func reconcileUnsettled(plan *Plan, st *TeamState, now time.Time) []string {
 			w := &st.Workers[j]
 			if w.WorkerID == d.WorkerID && w.Attempts == d.Attempt {
 				w.Status, w.Reason = d.Status, d.Reason
-				if d.Status == StatusCompleted {
-					rosterRow := AttemptPlan{Workspace: plan.Workspace, Result: w.ResultPath}
+				if d.Status == statedir.StatusCompleted {
+					rosterRow := runfile.AttemptPlan{Workspace: plan.Workspace, Result: w.ResultPath}
 					if spec := specs[d.WorkerID]; spec != nil {
 						rosterRow.Workspace = plan.WorkspaceOf(spec)
 						if first, err := plan.Expand(spec, 1); err == nil {
@@ -83,16 +86,16 @@ func reconcileUnsettled(plan *Plan, st *TeamState, now time.Time) []string {
 						}
 					}
 					if err := ResultPresent(&rosterRow); err != nil {
-						w.Status, w.Reason = StatusError, "roster not updated: "+err.Error()
+						w.Status, w.Reason = statedir.StatusError, "roster not updated: "+err.Error()
 					}
 				}
 			}
 		}
 	}
 	if len(notes) > 0 {
-		if log, err := OpenEventLog(filepath.Join(plan.StateDir, EventsFile)); err == nil {
+		if log, err := statedir.OpenEventLog(filepath.Join(plan.StateDir, statedir.EventsFile)); err == nil {
 			for _, n := range notes {
-				_ = log.Append(Event{TS: now.UTC(), Type: EventStateReconciled, Reason: n})
+				_ = log.Append(statedir.Event{TS: now.UTC(), Type: EventStateReconciled, Reason: n})
 			}
 			_ = log.Close()
 		}

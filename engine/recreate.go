@@ -3,9 +3,9 @@
 // state in memory is the truth, so the folder is made again and filled
 // from it, and the run goes on.
 //
-// Data model: the disk writer (disk.go) asks stateFS.gone before each batch
+// Data model: the disk writer (disk.go) asks statedir.FS.Gone before each batch
 // of writes, when an inotify event says the folder or its name in its
-// parent went (statewatch_linux.go; a timer once a second where inotify
+// parent went (statedir/statewatch_linux.go; a timer once a second where inotify
 // cannot be had), and again after a write fails. A
 // folder deleted while rostra holds it open has no links left (or its path
 // now names another folder). recreateStateDir then, on the disk writer's
@@ -21,72 +21,34 @@ package engine
 import (
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // EventStateDirRecreated is appended when the state dir was deleted during
 // the run and made again.
 const EventStateDirRecreated = "state-dir-recreated"
 
-// GitignoreFile keeps a state dir inside the workspace out of git: an agent's
-// `git add -A` must not commit rostra's files.
-const GitignoreFile = ".gitignore"
-
 // writeGitignore writes <state dir>/.gitignore holding "*" when the state
 // dir is inside the workspace (and none is there yet).
-func writeGitignore(plan *Plan) error {
+func writeGitignore(plan *runfile.Plan) error {
 	rel, err := filepath.Rel(plan.Workspace, plan.StateDir)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
 		return nil
 	}
-	path := filepath.Join(plan.StateDir, GitignoreFile)
+	path := filepath.Join(plan.StateDir, statedir.GitignoreFile)
 	if _, err := os.Lstat(path); err == nil {
 		return nil
 	}
-	return WriteFileAtomic(path, []byte("# rostra's state: never committed\n*\n"), 0o600)
-}
-
-// track and forget keep the set of output.logs being written.
-func (s *stateFS) track(l *outputLog) {
-	s.mu.Lock()
-	s.logs[l] = struct{}{}
-	s.mu.Unlock()
-}
-
-func (s *stateFS) forget(l *outputLog) {
-	s.mu.Lock()
-	delete(s.logs, l)
-	s.mu.Unlock()
-}
-
-// gone reports whether the folder the state dir's descriptor holds is no
-// longer at its path: deleted (no links left), or the path names another
-// folder (moved away, made again by someone else).
-func (s *stateFS) gone() bool {
-	s.mu.Lock()
-	fd := int(s.dir.Fd())
-	var held unix.Stat_t
-	err := unix.Fstat(fd, &held)
-	s.mu.Unlock()
-	if err != nil {
-		return false // cannot tell; the writes will say
-	}
-	if held.Nlink == 0 {
-		return true
-	}
-	var now unix.Stat_t
-	if err := unix.Stat(s.path, &now); err != nil {
-		return errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR)
-	}
-	return now.Dev != held.Dev || now.Ino != held.Ino
+	return statedir.WriteFileAtomic(path, []byte("# rostra's state: never committed\n*\n"), 0o600)
 }
 
 // recreated is what recreateStateDir saved, for the event.
@@ -94,7 +56,7 @@ type recreated struct {
 	events  int64    // bytes of events.jsonl copied
 	moved   []string // output.logs still written, moved with their bytes
 	failed  []string // what could not be made again, with why
-	relock  *RunLock
+	relock  *statedir.RunLock
 	lockErr error
 	// unwatched: the new folder could not be watched (it is looked at
 	// once a second instead).
@@ -106,20 +68,18 @@ type recreated struct {
 func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 	var r recreated
 	path := e.plan.StateDir
-	e.sfs.mu.Lock()
-	held := e.sfs.dir
-	e.sfs.mu.Unlock()
-	if dir, err := openDir(path); err == nil && sameFile(held, dir) {
+	held := e.sfs.Held()
+	if dir, err := statedir.OpenDir(path); err == nil && sameFile(held, dir) {
 		// The folder is still the one rostra holds, its files deleted (an
 		// rm -rf that met a file written meanwhile): it is rostra's, and
 		// only its marker is written again.
 		dir.Close()
 		// Whatever has the log's name now is not rostra's log (a file
 		// moved there, a link): the log is written again in its place.
-		if err := os.Remove(filepath.Join(path, EventsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := os.Remove(filepath.Join(path, statedir.EventsFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return r, fmt.Errorf("make the deleted files of the state dir %s again: %w", path, err)
 		}
-		if err := WriteFileAtomic(filepath.Join(path, MarkerFile), []byte(markerText), 0o600); err != nil {
+		if err := statedir.WriteFileAtomic(filepath.Join(path, statedir.MarkerFile), []byte(statedir.MarkerText), 0o600); err != nil {
 			return r, fmt.Errorf("make the deleted files of the state dir %s again: %w", path, err)
 		}
 	} else {
@@ -129,66 +89,42 @@ func (e *Engine) recreateStateDir(state []byte) (recreated, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
 		}
-		if err := claimStateDir(path); err != nil {
+		if err := statedir.Claim(path); err != nil {
 			return r, fmt.Errorf("make the deleted state dir %s again: %w", path, err)
 		}
 	}
 	if err := writeGitignore(e.plan); err != nil {
-		r.failed = append(r.failed, GitignoreFile+": "+err.Error())
+		r.failed = append(r.failed, statedir.GitignoreFile+": "+err.Error())
 	}
-	dir, err := openDir(path)
+	dir, err := statedir.OpenDir(path)
 	if err != nil {
 		return r, err
 	}
-	e.sfs.mu.Lock()
-	old := e.sfs.dir
+	old, logs := e.sfs.Replace(dir)
 	same := sameFile(old, dir)
-	e.sfs.dir = dir
-	logs := make([]*outputLog, 0, len(e.sfs.logs))
-	for l := range e.sfs.logs {
-		logs = append(logs, l)
-	}
-	e.sfs.mu.Unlock()
 	old.Close()
 	if same {
 		// Only its files went: the lock on the folder holds; its note
 		// is written again.
-		if err := writeLockNote(path); err != nil {
-			r.failed = append(r.failed, LockFile+": "+err.Error())
+		if err := statedir.WriteLockNote(path); err != nil {
+			r.failed = append(r.failed, statedir.LockFile+": "+err.Error())
 		}
 	} else {
 		// The lock on the deleted folder no longer keeps a second rostra
 		// out of the new one.
-		r.relock, r.lockErr = AcquireRunLock(path)
+		r.relock, r.lockErr = statedir.AcquireRunLock(path)
 	}
 
-	f, err := e.sfs.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	f, err := e.sfs.OpenFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 	if err != nil {
 		return r, err
 	}
-	if r.events, err = e.log.moveTo(f); err != nil {
+	if r.events, err = e.log.MoveTo(f); err != nil {
 		return r, err
 	}
-	slices.SortFunc(logs, func(a, b *outputLog) int { return strings.Compare(a.rel, b.rel) })
-	for _, l := range logs {
-		if err := e.sfs.mkdirAll(filepath.Dir(l.rel)); err != nil {
-			r.failed = append(r.failed, l.rel+": "+err.Error())
-			continue
-		}
-		if err := e.sfs.writeAtomic(l.promptRel, l.prompt, 0o600); err != nil {
-			r.failed = append(r.failed, l.promptRel+": "+err.Error())
-		}
-		fresh, err := e.sfs.createFresh(l.rel, os.O_RDWR|os.O_APPEND, 0o600)
-		if err != nil {
-			r.failed = append(r.failed, l.rel+": "+err.Error())
-			continue
-		}
-		if open, err := l.relocate(fresh); err != nil {
-			r.failed = append(r.failed, err.Error())
-		} else if open {
-			r.moved = append(r.moved, l.rel)
-		}
-	}
+	moved, failed := e.sfs.MoveLogs(logs)
+	r.moved = append(r.moved, moved...)
+	r.failed = append(r.failed, failed...)
 	if state != nil {
 		if err := e.writeState(state); err != nil {
 			return r, err
@@ -203,8 +139,8 @@ func (e *Engine) guardStateDir(state []byte) (bool, error) {
 	// An rm -rf that met a file written meanwhile ("directory not empty")
 	// leaves the folder but takes events.jsonl: the log would go on in a
 	// file no name reaches, and be lost with it.
-	if !e.sfs.gone() {
-		if !e.log.unlinked() {
+	if !e.sfs.Gone() {
+		if !e.log.Unlinked() {
 			return false, nil
 		}
 		// The rm may still be under way: give it the time to take the
@@ -216,8 +152,8 @@ func (e *Engine) guardStateDir(state []byte) (bool, error) {
 		return false, err
 	}
 	if e.stateWatch != nil {
-		if err := e.stateWatch.rearm(); err != nil {
-			e.stateWatch.close()
+		if err := e.stateWatch.Rearm(); err != nil {
+			e.stateWatch.Close()
 			e.stateWatch = nil
 			e.pollStateDir()
 			r.unwatched = err
@@ -233,11 +169,11 @@ const stateDirCheckEvery = time.Second
 
 // watchStateDir returns what wakes the disk writer's guard while no write
 // comes: an inotify watch on the state dir and its parent
-// (statewatch_linux.go), or, where that cannot be had (inotify limits
+// (statedir/statewatch_linux.go), or, where that cannot be had (inotify limits
 // reached), a timer once a second.
 func (e *Engine) watchStateDir() <-chan struct{} {
 	e.stateWake = make(chan struct{}, 1)
-	if w, err := watchStateDir(e.plan.StateDir, e.stateWake); err == nil {
+	if w, err := statedir.WatchDir(e.plan.StateDir, e.stateWake); err == nil {
 		e.stateWatch = w
 	} else {
 		e.pollStateDir()
@@ -268,7 +204,7 @@ func (e *Engine) pollStateDir() {
 // closed.
 func (e *Engine) stopStateWatch() {
 	if e.stateWatch != nil {
-		e.stateWatch.close()
+		e.stateWatch.Close()
 	}
 	e.stateMu.Lock()
 	if e.stateTimer != nil {
@@ -288,34 +224,6 @@ func sameFile(a, b *os.File) bool {
 	return sa.Dev == sb.Dev && sa.Ino == sb.Ino
 }
 
-// unlinked reports whether the log's file has no name left (deleted under
-// rostra); false when it cannot tell.
-func (l *EventLog) unlinked() bool {
-	var st unix.Stat_t
-	if unix.Fstat(int(l.f.Fd()), &st) != nil {
-		return false
-	}
-	return st.Nlink == 0
-}
-
-// moveTo copies the log's file (deleted with its folder, still open) into
-// f and appends there from now on.
-func (l *EventLog) moveTo(f *os.File) (int64, error) {
-	info, err := l.f.Stat()
-	if err != nil {
-		f.Close()
-		return 0, err
-	}
-	n, err := io.Copy(f, io.NewSectionReader(l.f, 0, info.Size()))
-	if err != nil {
-		f.Close()
-		return n, fmt.Errorf("copy %s into the recreated state dir: %w", EventsFile, err)
-	}
-	l.f.Close()
-	l.f = f
-	return n, nil
-}
-
 // stateDirRecreated records on the loop what recreateStateDir did and
 // what was lost.
 func (e *Engine) stateDirRecreated(r recreated) {
@@ -331,7 +239,7 @@ func (e *Engine) stateDirRecreated(r recreated) {
 	}
 	var lostLogs []string
 	for _, d := range e.st.Dispatches {
-		rel, err := e.sfs.rel(d.OutputLogPath)
+		rel, err := e.sfs.Rel(d.OutputLogPath)
 		if err != nil || d.Surface == "" || moved[rel] {
 			continue
 		}
@@ -356,6 +264,6 @@ func (e *Engine) stateDirRecreated(r recreated) {
 	if r.unwatched != nil {
 		b.WriteString("; rostra looks for it once a second from now on, since it cannot watch it: " + r.unwatched.Error())
 	}
-	e.emit(Event{Type: EventStateDirRecreated, Reason: b.String()})
+	e.emit(statedir.Event{Type: EventStateDirRecreated, Reason: b.String()})
 	e.dirty = true
 }

@@ -13,14 +13,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestRmRfWhileTheStateIsWrittenDoesNotStopTheRun(t *testing.T) {
 	for round := range 12 {
-		plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+		plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 		h := startHarness(t, plan)
 		h.opened(h.pane)
-		h.event(EventWorkerDispatched)
+		h.event(statedir.EventWorkerDispatched)
 		stop, done := make(chan struct{}), make(chan struct{})
 		go func() {
 			defer close(done)
@@ -41,11 +44,11 @@ func TestRmRfWhileTheStateIsWrittenDoesNotStopTheRun(t *testing.T) {
 		h.shutdown()
 		// Whether rm took the folder or only its files, the run's record
 		// is on disk at the end: events.jsonl whole, from its first line.
-		events, rerr := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+		events, rerr := statedir.ReadEvents(filepath.Join(plan.StateDir, statedir.EventsFile))
 		require.NoError(t, rerr, "round %d (rm: %v)", round, err)
 		require.NotEmpty(t, events, "round %d (rm: %v)", round, err)
-		assert.Equal(t, EventRunStarted, events[0].Type, "round %d (rm: %v)", round, err)
-		assert.Equal(t, EventRunInterrupted, events[len(events)-1].Type, "round %d (rm: %v)", round, err)
+		assert.Equal(t, statedir.EventRunStarted, events[0].Type, "round %d (rm: %v)", round, err)
+		assert.Equal(t, statedir.EventRunInterrupted, events[len(events)-1].Type, "round %d (rm: %v)", round, err)
 	}
 }
 
@@ -54,16 +57,16 @@ func TestRmRfWhileTheStateIsWrittenDoesNotStopTheRun(t *testing.T) {
 // holds lost its name, so it is written again in its place, whole, and the
 // run goes on; nothing is written through the link.
 func TestAnEventsLogReplacedDuringTheRunIsWrittenAgain(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 	h := startHarness(t, plan)
 	h.opened(h.pane)
-	h.event(EventWorkerDispatched)
+	h.event(statedir.EventWorkerDispatched)
 	h.sync()
 	bait := filepath.Join(t.TempDir(), "bait.txt")
 	require.NoError(t, os.WriteFile(bait, []byte("not rostra's\n"), 0o644))
 	tmp := filepath.Join(plan.StateDir, "planted")
 	require.NoError(t, os.Symlink(bait, tmp))
-	require.NoError(t, os.Rename(tmp, filepath.Join(plan.StateDir, EventsFile)))
+	require.NoError(t, os.Rename(tmp, filepath.Join(plan.StateDir, statedir.EventsFile)))
 	h.eng.do(func() { h.eng.dirty = true }) // a write asks the guard
 	h.event(EventStateDirRecreated)
 	h.sync()
@@ -72,8 +75,8 @@ func TestAnEventsLogReplacedDuringTheRunIsWrittenAgain(t *testing.T) {
 	data, err := os.ReadFile(bait)
 	require.NoError(t, err)
 	assert.Equal(t, "not rostra's\n", string(data))
-	events, err := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(plan.StateDir, statedir.EventsFile))
 	require.NoError(t, err)
-	assert.Equal(t, EventRunStarted, events[0].Type)
-	assert.Equal(t, EventRunInterrupted, events[len(events)-1].Type)
+	assert.Equal(t, statedir.EventRunStarted, events[0].Type)
+	assert.Equal(t, statedir.EventRunInterrupted, events[len(events)-1].Type)
 }

@@ -1,5 +1,5 @@
 // repocheck_bench_test.go measures what the repository check costs an
-// isolated attempt (repocheck.go): the snapshot at its start and the check
+// isolated attempt (workspace/repocheck.go): the snapshot at its start and the check
 // at its settlement, in a repository with 1,000 tags and 100 branches, with
 // nothing moved. Rerun with
 //
@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 func BenchmarkRepoCheck(b *testing.B) {
@@ -27,16 +29,16 @@ func BenchmarkRepoCheck(b *testing.B) {
 		fmt.Fprintf(&refs, "create refs/heads/b%03d %s\n", i, base)
 	}
 	cmd := exec.Command("git", "update-ref", "--stdin")
-	cmd.Dir, cmd.Env, cmd.Stdin = repo, gitEnv(), strings.NewReader(refs.String())
+	cmd.Dir, cmd.Env, cmd.Stdin = repo, workspace.GitEnv(), strings.NewReader(refs.String())
 	out, err := cmd.CombinedOutput()
 	require.NoError(b, err, "%s", out)
-	wt := worktree{worker: "w", repo: repo, path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), branch: "rostra/b/w", base: base}
-	require.NoError(b, wt.ensure())
+	wt := workspace.Worktree{Worker: "w", Repo: repo, Path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), Branch: "rostra/b/w", Base: base}
+	require.NoError(b, wt.Ensure())
 	b.ResetTimer()
 	for range b.N {
-		before, err := wt.snapshotRepo()
+		before, err := wt.SnapshotRepo()
 		require.NoError(b, err)
-		f := wt.checkRepo(before, 1)
-		require.False(b, f.any(), f.reason())
+		f := wt.CheckRepo(before, 1)
+		require.False(b, f.Any(), f.Reason())
 	}
 }

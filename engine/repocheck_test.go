@@ -16,13 +16,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // startHostileAttempt starts one isolated worker whose attempt is open, and returns
 // its worktree.
-func startHostileAttempt(t *testing.T) (*harness, *fakeHandle, *Plan, string, string) {
+func startHostileAttempt(t *testing.T) (*harness, *fakeHandle, *runfile.Plan, string, string) {
 	t.Helper()
-	plan, base := gitPlan(t, isolated(WorkerSpec{ID: "a"}))
+	plan, base := gitPlan(t, isolated(runfile.WorkerSpec{ID: "a"}))
 	h := startHarness(t, plan)
 	fh := h.opened(h.pane)
 	return h, fh, plan, plan.Workers[0].Worktree, base
@@ -38,12 +42,12 @@ func TestCheckoutOfTheUsersBranchInTheWorktreeLeavesItAlone(t *testing.T) {
 	gitT(t, wt, "reset", "--hard")
 	fh.finish(0)
 
-	changed := h.event(EventRepositoryChanged)
+	changed := h.event(statedir.EventRepositoryChanged)
 	assert.Contains(t, changed.Reason, "the worktree's HEAD was moved to refs/heads/main (put back on rostra/t/a)")
-	failed := h.event(EventWorkerFailed)
-	assert.Equal(t, FailureRepository, failed.FailureClass)
+	failed := h.event(statedir.EventWorkerFailed)
+	assert.Equal(t, statedir.FailureRepository, failed.FailureClass)
 	assert.Contains(t, failed.Reason, "repository changed: the worktree's HEAD was moved to refs/heads/main")
-	committed := h.event(EventWorktreeCommitted)
+	committed := h.event(statedir.EventWorktreeCommitted)
 	assert.Equal(t, "rostra/t/a", committed.Branch, "the event names where the commit went")
 	h.sync()
 
@@ -56,9 +60,9 @@ func TestCheckoutOfTheUsersBranchInTheWorktreeLeavesItAlone(t *testing.T) {
 	assert.Empty(t, gitT(t, wt, "status", "--porcelain"), "and its index follows the commit")
 
 	h.shutdown()
-	st, err := ReadTeamState(plan.StateDir)
+	st, err := statedir.ReadTeamState(plan.StateDir)
 	require.NoError(t, err)
-	assert.Equal(t, WorktreeKept, st.Workers[0].WorktreeOutcome, "its work is not taken for nothing beyond the base")
+	assert.Equal(t, statedir.WorktreeKept, st.Workers[0].WorktreeOutcome, "its work is not taken for nothing beyond the base")
 }
 
 // The agent commits onto the user's branch from its worktree: the branch
@@ -73,12 +77,12 @@ func TestACommitOntoTheUsersBranchIsPutBackAndKeptInQuarantine(t *testing.T) {
 	gitT(t, wt, "tag", "v-evil")
 	fh.finish(0)
 
-	failed := h.event(EventWorkerFailed)
-	assert.Equal(t, FailureRepository, failed.FailureClass)
+	failed := h.event(statedir.EventWorkerFailed)
+	assert.Equal(t, statedir.FailureRepository, failed.FailureClass)
 	quarantine := "refs/rostra/quarantine/t/a/1/heads/main"
 	assert.Contains(t, failed.Reason, "refs/heads/main moved "+base[:12]+".."+evil[:12]+" (put back; kept as "+quarantine+")")
 	assert.Contains(t, failed.Reason, "refs/tags/v-evil was made at "+evil[:12]+" (put back; kept as refs/rostra/quarantine/t/a/1/tags/v-evil)")
-	h.event(EventWorktreeCommitted)
+	h.event(statedir.EventWorktreeCommitted)
 	h.sync()
 
 	assert.Equal(t, base, gitT(t, plan.Workspace, "rev-parse", "main"))
@@ -86,7 +90,7 @@ func TestACommitOntoTheUsersBranchIsPutBackAndKeptInQuarantine(t *testing.T) {
 	assert.Empty(t, gitT(t, plan.Workspace, "tag", "--list"))
 	assert.Empty(t, gitT(t, plan.Workspace, "status", "--porcelain"))
 	assert.Equal(t, "evil", gitT(t, plan.Workspace, "show", "rostra/t/a:evil.txt"), "the worktree's files are the attempt's record")
-	assert.Equal(t, StatusError, h.dispatch("a#1").Status)
+	assert.Equal(t, statedir.StatusError, h.dispatch("a#1").Status)
 }
 
 // A person who commits on their branch in the workspace while an isolated
@@ -99,7 +103,7 @@ func TestTheUsersOwnCommitDuringTheAttemptIsLeftAlone(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "src/f1.txt"), []byte("the agent's\n"), 0o644))
 	fh.finish(0)
 
-	completed := h.event(EventWorkerCompleted)
+	completed := h.event(statedir.EventWorkerCompleted)
 	assert.Empty(t, completed.Reason)
 	h.sync()
 	assert.Equal(t, mine, gitT(t, plan.Workspace, "rev-parse", "main"))
@@ -120,8 +124,8 @@ func TestTheSharedGitIsNotTheAgents(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(plan.Workspace, ".git", "info", "attributes"), []byte("*.none filter=pwn\n"), 0o644))
 	fh.finish(0)
 
-	failed := h.event(EventWorkerFailed)
-	assert.Equal(t, FailureRepository, failed.FailureClass)
+	failed := h.event(statedir.EventWorkerFailed)
+	assert.Equal(t, statedir.FailureRepository, failed.FailureClass)
 	assert.Contains(t, failed.Reason, "the shared repository's .git/config, .git/hooks/post-merge, .git/info/attributes changed")
 	assert.NotContains(t, failed.Reason, "refs/heads/rostra/t/a", "its own branch moving forward is its own")
 	h.sync()
@@ -137,10 +141,10 @@ func TestABranchMadeInTheWorktreeIsQuarantined(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "DOC.md"), []byte("harmless\n"), 0o644))
 	fh.finish(0)
 
-	failed := h.event(EventWorkerFailed)
+	failed := h.event(statedir.EventWorkerFailed)
 	assert.Contains(t, failed.Reason, "the worktree's HEAD was moved to refs/heads/decoy-branch (put back on rostra/t/a)")
 	assert.Contains(t, failed.Reason, "refs/heads/decoy-branch was made at "+base[:12]+" (put back; kept as refs/rostra/quarantine/t/a/1/heads/decoy-branch)")
-	h.event(EventWorktreeCommitted)
+	h.event(statedir.EventWorktreeCommitted)
 	h.sync()
 	assert.Empty(t, gitT(t, plan.Workspace, "branch", "--list", "decoy-branch"))
 	assert.Equal(t, "harmless", gitT(t, plan.Workspace, "show", "rostra/t/a:DOC.md"))
@@ -157,8 +161,8 @@ func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
 	hook := filepath.Join(plan.Workspace, ".git", "hooks", "pre-merge-commit")
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755))
 
-	_, err := MergeWorktree(st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err := workspace.MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "the repository's .git/hooks/pre-merge-commit changed since run t started")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 	assert.NoFileExists(t, ran)
@@ -168,8 +172,8 @@ func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(wt, ".gitattributes"), []byte("*.txt filter=pwn\n"), 0o644))
 	gitT(t, wt, "add", ".gitattributes")
 	gitT(t, wt, "commit", "-q", "-m", "attributes")
-	_, err = MergeWorktree(st, "a", "")
-	require.ErrorIs(t, err, ErrReview)
+	_, err = workspace.MergeWorktree(st, "a", "")
+	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "rostra/t/a changes .gitattributes, which tells git what to run on files")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 }
@@ -178,8 +182,8 @@ func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
 // settlement is found before its work is committed, put back, and added to
 // its reason; its outcome, decided, stays.
 func TestARefMovedAfterTheSettlementIsPutBackBeforeTheCommit(t *testing.T) {
-	w := isolated(withResult(WorkerSpec{ID: "a"}))
-	w.Completion.Settle = SettleOnFiles
+	w := isolated(withResult(runfile.WorkerSpec{ID: "a"}))
+	w.Completion.Settle = runfile.SettleOnFiles
 	w.Completion.Stable = 500 * time.Millisecond
 	plan, base := gitPlan(t, w)
 	h := startHarness(t, plan)
@@ -188,17 +192,17 @@ func TestARefMovedAfterTheSettlementIsPutBackBeforeTheCommit(t *testing.T) {
 	h.writeIn(fh.spec.Dir, "out/a/result.json", "{}")
 	require.Eventually(t, func() bool { h.sync(); return h.clock.Pending() > 0 && h.stableArmed("a") }, 5*time.Second, 5*time.Millisecond)
 	h.advance(500 * time.Millisecond)
-	h.event(EventWorkerCompleted)
+	h.event(statedir.EventWorkerCompleted)
 
 	late := gitT(t, wt, "commit-tree", "HEAD^{tree}", "-p", "HEAD", "-m", "after the settlement")
 	gitT(t, wt, "update-ref", "refs/heads/main", late)
 	fh.finish(0)
-	changed := h.event(EventRepositoryChanged)
+	changed := h.event(statedir.EventRepositoryChanged)
 	assert.Equal(t, "after it settled, refs/heads/main moved "+base[:12]+".."+late[:12]+" (put back; kept as refs/rostra/quarantine/t/a/1/heads/main)", changed.Reason)
-	h.event(EventWorktreeCommitted)
+	h.event(statedir.EventWorktreeCommitted)
 	h.sync()
 	assert.Equal(t, base, gitT(t, plan.Workspace, "rev-parse", "main"))
 	d := h.dispatch("a#1")
-	assert.Equal(t, StatusCompleted, d.Status)
+	assert.Equal(t, statedir.StatusCompleted, d.Status)
 	assert.Contains(t, d.Reason, "after it settled, repository changed: refs/heads/main moved")
 }

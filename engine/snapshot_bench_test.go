@@ -16,6 +16,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // benchWorkspace is a folder of n empty files, 1,000 to a folder, made once
@@ -63,7 +67,7 @@ func BenchmarkSnapshotWaitWhileAuditSettles(b *testing.B) {
 	ws := benchWorkspace(b, 100_000)
 	var worst, quiet []time.Duration
 	for range b.N {
-		w := withResult(WorkerSpec{ID: "a", Writes: []string{"out/**"}})
+		w := withResult(runfile.WorkerSpec{ID: "a", Writes: []string{"out/**"}})
 		plan := testPlan(b, w)
 		plan.Workspace = ws
 		plan.StateDir = filepath.Join(b.TempDir(), "state")
@@ -86,7 +90,7 @@ func BenchmarkSnapshotWaitWhileAuditSettles(b *testing.B) {
 			// than h.event waits.
 			for {
 				ev, ok := h.sub.Next()
-				if !ok || ev.Type == EventWorkerCompleted {
+				if !ok || ev.Type == statedir.EventWorkerCompleted {
 					return
 				}
 			}
@@ -136,7 +140,7 @@ func BenchmarkAuditSnapshotMemory(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		s, err := SnapshotWorkspace(ws, nil)
+		s, err := workspace.SnapshotWorkspace(ws, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -12,49 +12,52 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestStateFSNeverFollowsAPlantedLink(t *testing.T) {
 	cases := []struct {
 		name  string
 		plant func(t *testing.T, state, outside string)
-		do    func(s *stateFS) error
+		do    func(s *statedir.FS) error
 		want  string // in the error, after the state dir
 	}{
 		{"a file opened for appending", func(t *testing.T, state, outside string) {
-			require.NoError(t, os.Symlink(filepath.Join(outside, "bait"), filepath.Join(state, EventsFile)))
-		}, func(s *stateFS) error {
-			_, err := s.openFile(EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+			require.NoError(t, os.Symlink(filepath.Join(outside, "bait"), filepath.Join(state, statedir.EventsFile)))
+		}, func(s *statedir.FS) error {
+			_, err := s.OpenFile(statedir.EventsFile, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
 			return err
 		}, "/events.jsonl is a symlink (to "},
 		{"a folder on the way", func(t *testing.T, state, outside string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(state, "attempts"), 0o700))
 			require.NoError(t, os.Symlink(outside, filepath.Join(state, "attempts", "a")))
-		}, func(s *stateFS) error {
-			_, err := s.createFresh(filepath.Join("attempts", "a", "1", "output.log"), os.O_WRONLY, 0o600)
+		}, func(s *statedir.FS) error {
+			_, err := s.CreateFresh(filepath.Join("attempts", "a", "1", "output.log"), os.O_WRONLY, 0o600)
 			return err
 		}, "/attempts/a is a symlink (to "},
 		{"a folder made fresh", func(t *testing.T, state, outside string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(state, "attempts", "a"), 0o700))
 			require.NoError(t, os.Symlink(outside, filepath.Join(state, "attempts", "a", "2")))
-		}, func(s *stateFS) error {
-			return s.mkdir(filepath.Join("attempts", "a", "2"), true)
+		}, func(s *statedir.FS) error {
+			return s.Mkdir(filepath.Join("attempts", "a", "2"), true)
 		}, "/attempts/a/2 is a symlink (to "},
 		{"a real folder where a fresh one goes", func(t *testing.T, state, outside string) {
 			require.NoError(t, os.MkdirAll(filepath.Join(state, "attempts", "a", "3"), 0o700))
-		}, func(s *stateFS) error {
-			return s.mkdir(filepath.Join("attempts", "a", "3"), true)
+		}, func(s *statedir.FS) error {
+			return s.Mkdir(filepath.Join("attempts", "a", "3"), true)
 		}, "/attempts/a/3: it exists already"},
 		{"a file made fresh", func(t *testing.T, state, outside string) {
 			require.NoError(t, os.Symlink(filepath.Join(outside, "bait"), filepath.Join(state, "prompt.txt")))
-		}, func(s *stateFS) error {
-			_, err := s.createFresh("prompt.txt", os.O_WRONLY, 0o600)
+		}, func(s *statedir.FS) error {
+			_, err := s.CreateFresh("prompt.txt", os.O_WRONLY, 0o600)
 			return err
 		}, "/prompt.txt is a symlink (to "},
 		{"a folder on the way of an atomic write", func(t *testing.T, state, outside string) {
 			require.NoError(t, os.Symlink(outside, filepath.Join(state, "attempts")))
-		}, func(s *stateFS) error {
-			return s.writeAtomic(filepath.Join("attempts", "a", "1", "status.json"), []byte("{}"), 0o600)
+		}, func(s *statedir.FS) error {
+			return s.WriteAtomic(filepath.Join("attempts", "a", "1", "status.json"), []byte("{}"), 0o600)
 		}, "/attempts is a symlink (to "},
 	}
 	for _, tc := range cases {
@@ -63,9 +66,9 @@ func TestStateFSNeverFollowsAPlantedLink(t *testing.T) {
 			bait := filepath.Join(outside, "bait")
 			require.NoError(t, os.WriteFile(bait, []byte("mine\n"), 0o644))
 			tc.plant(t, state, outside)
-			s, err := openStateFS(state)
+			s, err := statedir.OpenFS(state)
 			require.NoError(t, err)
-			defer s.close()
+			defer s.Close()
 			err = tc.do(s)
 			require.Error(t, err)
 			assert.Contains(t, err.Error(), state+tc.want)
@@ -81,14 +84,14 @@ func TestStateFSReplacesALinkInsteadOfWritingThroughIt(t *testing.T) {
 	state, outside := t.TempDir(), t.TempDir()
 	bait := filepath.Join(outside, "bait")
 	require.NoError(t, os.WriteFile(bait, []byte("mine\n"), 0o644))
-	require.NoError(t, os.Symlink(bait, filepath.Join(state, TeamStateFile)))
-	s, err := openStateFS(state)
+	require.NoError(t, os.Symlink(bait, filepath.Join(state, statedir.TeamStateFile)))
+	s, err := statedir.OpenFS(state)
 	require.NoError(t, err)
-	defer s.close()
-	require.NoError(t, s.writeAtomic(TeamStateFile, []byte("{}\n"), 0o600))
+	defer s.Close()
+	require.NoError(t, s.WriteAtomic(statedir.TeamStateFile, []byte("{}\n"), 0o600))
 	data, _ := os.ReadFile(bait)
 	assert.Equal(t, "mine\n", string(data))
-	info, err := os.Lstat(filepath.Join(state, TeamStateFile))
+	info, err := os.Lstat(filepath.Join(state, statedir.TeamStateFile))
 	require.NoError(t, err)
 	assert.True(t, info.Mode().IsRegular())
 }
@@ -97,24 +100,24 @@ func TestStateFSReplacesALinkInsteadOfWritingThroughIt(t *testing.T) {
 // with the path; an attempts folder swapped for a link mid-run fails the
 // next attempt with the path, and the run goes on.
 func TestAPlantedStateFileFailsTheAttemptNotTheRun(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a", MaxAttempts: 3}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a", MaxAttempts: 3}))
 	outside := t.TempDir()
-	require.NoError(t, os.Symlink(filepath.Join(outside, "log"), filepath.Join(plan.StateDir, EventsFile)))
-	eng := New(plan, Options{Surfaces: map[SurfaceKind]Surface{SurfacePane: newFakeSurface(SurfacePane)}, Clock: NewFakeClock(t0)})
+	require.NoError(t, os.Symlink(filepath.Join(outside, "log"), filepath.Join(plan.StateDir, statedir.EventsFile)))
+	eng := New(plan, Options{Surfaces: map[runfile.SurfaceKind]Surface{runfile.SurfacePane: newFakeSurface(runfile.SurfacePane)}, Clock: NewFakeClock(t0)})
 	err := eng.Start()
 	require.Error(t, err)
-	assert.Contains(t, err.Error(), filepath.Join(plan.StateDir, EventsFile)+" is a symlink")
-	require.NoError(t, os.Remove(filepath.Join(plan.StateDir, EventsFile)))
+	assert.Contains(t, err.Error(), filepath.Join(plan.StateDir, statedir.EventsFile)+" is a symlink")
+	require.NoError(t, os.Remove(filepath.Join(plan.StateDir, statedir.EventsFile)))
 
 	h := startHarness(t, plan)
 	fh := h.opened(h.pane)
-	attempts := filepath.Join(plan.StateDir, AttemptsDir, "a")
+	attempts := filepath.Join(plan.StateDir, statedir.AttemptsDir, "a")
 	require.NoError(t, os.Rename(attempts, attempts+".moved"))
 	require.NoError(t, os.Symlink(outside, attempts))
 	fh.finish(1)
-	h.event(EventWorkerRetry)
+	h.event(statedir.EventWorkerRetry)
 	h.advance(2 * time.Second)
-	ev := h.event(EventWorkerFailed)
+	ev := h.event(statedir.EventWorkerFailed)
 	assert.Equal(t, 2, ev.Attempt)
 	assert.Contains(t, ev.Reason, attempts+" is a symlink (to "+outside+")")
 	ents, _ := os.ReadDir(outside)
@@ -123,7 +126,7 @@ func TestAPlantedStateFileFailsTheAttemptNotTheRun(t *testing.T) {
 	assert.Contains(t, h.dispatch("a#1").Reason, "status sidecar not written")
 
 	require.NoError(t, os.Remove(attempts))
-	h.event(EventWorkerRetry)
+	h.event(statedir.EventWorkerRetry)
 	h.advance(2 * time.Second)
 	third := h.opened(h.pane)
 	assert.Equal(t, 3, third.spec.Attempt)

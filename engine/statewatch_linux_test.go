@@ -15,6 +15,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestStateWatchWakesWhenTheStateDirGoes(t *testing.T) {
@@ -35,9 +38,9 @@ func TestStateWatchWakesWhenTheStateDirGoes(t *testing.T) {
 			require.NoError(t, err)
 			defer held.Close()
 			c := make(chan struct{}, 1)
-			w, err := watchStateDir(dir, c)
+			w, err := statedir.WatchDir(dir, c)
 			require.NoError(t, err)
-			defer w.close()
+			defer w.Close()
 
 			// What a run and its workers do in and beside it is not heard.
 			require.NoError(t, os.WriteFile(filepath.Join(dir, "team-state.json.tmp"), []byte("{}"), 0o600))
@@ -66,10 +69,10 @@ func TestStateWatchWakesWhenTheStateDirGoes(t *testing.T) {
 // stands still, so only the watch can tell; made again, the new folder is
 // watched too.
 func TestAQuietRunMakesItsDeletedStateDirAgain(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 	h := startHarness(t, plan)
 	h.opened(h.pane)
-	h.event(EventWorkerDispatched)
+	h.event(statedir.EventWorkerDispatched)
 	for round := range 2 {
 		h.sync()
 		done := make(chan struct{})
@@ -79,6 +82,6 @@ func TestAQuietRunMakesItsDeletedStateDirAgain(t *testing.T) {
 		ev := h.event(EventStateDirRecreated)
 		assert.Contains(t, ev.Reason, "was deleted while the run went on")
 		assert.NotContains(t, ev.Reason, "looks for it once a second")
-		assert.FileExists(t, filepath.Join(plan.StateDir, TeamStateFile))
+		assert.FileExists(t, filepath.Join(plan.StateDir, statedir.TeamStateFile))
 	}
 }

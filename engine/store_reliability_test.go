@@ -17,9 +17,13 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/report"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
-func stateBytes(t *testing.T, st TeamState) []byte {
+func stateBytes(t *testing.T, st statedir.TeamState) []byte {
 	t.Helper()
 	data, err := json.MarshalIndent(&st, "", "  ")
 	require.NoError(t, err)
@@ -28,19 +32,19 @@ func stateBytes(t *testing.T, st TeamState) []byte {
 
 func TestReliabilityWriteKeepsThePreviousTeamState(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, TeamStateFile)
-	v1 := stateBytes(t, TeamState{Version: 1, Run: "r", Status: RunRunning, Pid: 11})
-	v2 := stateBytes(t, TeamState{Version: 1, Run: "r", Status: RunFinished, Pid: 11})
-	require.NoError(t, WriteFileAtomic(path, v1, 0o600))
-	assert.NoFileExists(t, path+PreviousSuffix, "nothing to keep on the first write")
-	require.NoError(t, WriteFileAtomic(path, v2, 0o600))
+	path := filepath.Join(dir, statedir.TeamStateFile)
+	v1 := stateBytes(t, statedir.TeamState{Version: 1, Run: "r", Status: statedir.RunRunning, Pid: 11})
+	v2 := stateBytes(t, statedir.TeamState{Version: 1, Run: "r", Status: statedir.RunFinished, Pid: 11})
+	require.NoError(t, statedir.WriteFileAtomic(path, v1, 0o600))
+	assert.NoFileExists(t, path+statedir.PreviousSuffix, "nothing to keep on the first write")
+	require.NoError(t, statedir.WriteFileAtomic(path, v2, 0o600))
 	got, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, string(v2), string(got))
-	prev, err := os.ReadFile(path + PreviousSuffix)
+	prev, err := os.ReadFile(path + statedir.PreviousSuffix)
 	require.NoError(t, err)
 	assert.Equal(t, string(v1), string(prev))
-	for _, p := range []string{path, path + PreviousSuffix} {
+	for _, p := range []string{path, path + statedir.PreviousSuffix} {
 		info, err := os.Stat(p)
 		require.NoError(t, err)
 		assert.Equal(t, os.FileMode(0o600), info.Mode().Perm(), p)
@@ -52,59 +56,59 @@ func TestReliabilityWriteKeepsThePreviousTeamState(t *testing.T) {
 	for _, e := range ents {
 		names = append(names, e.Name())
 	}
-	assert.ElementsMatch(t, []string{TeamStateFile, TeamStateFile + PreviousSuffix}, names)
+	assert.ElementsMatch(t, []string{statedir.TeamStateFile, statedir.TeamStateFile + statedir.PreviousSuffix}, names)
 
 	// Other files written atomically keep no copy.
 	side := filepath.Join(dir, "status.json")
-	require.NoError(t, WriteFileAtomic(side, []byte("{}\n"), 0o600))
-	require.NoError(t, WriteFileAtomic(side, []byte("{}\n"), 0o600))
-	assert.NoFileExists(t, side+PreviousSuffix)
+	require.NoError(t, statedir.WriteFileAtomic(side, []byte("{}\n"), 0o600))
+	require.NoError(t, statedir.WriteFileAtomic(side, []byte("{}\n"), 0o600))
+	assert.NoFileExists(t, side+statedir.PreviousSuffix)
 }
 
 func TestReliabilityTruncatedTeamStateFallsBackToThePreviousCopy(t *testing.T) {
 	dir := t.TempDir()
-	path := filepath.Join(dir, TeamStateFile)
-	good := TeamState{Version: 1, Run: "r", Status: RunRunning, Pid: 42,
-		Workers: []WorkerRow{{WorkerID: "a", Status: StatusRunning, Attempts: 1}}}
-	require.NoError(t, WriteFileAtomic(path, stateBytes(t, good), 0o600))
+	path := filepath.Join(dir, statedir.TeamStateFile)
+	good := statedir.TeamState{Version: 1, Run: "r", Status: statedir.RunRunning, Pid: 42,
+		Workers: []statedir.WorkerRow{{WorkerID: "a", Status: statedir.StatusRunning, Attempts: 1}}}
+	require.NoError(t, statedir.WriteFileAtomic(path, stateBytes(t, good), 0o600))
 	newer := good
-	newer.Workers = []WorkerRow{{WorkerID: "a", Status: StatusCompleted, Attempts: 1}}
+	newer.Workers = []statedir.WorkerRow{{WorkerID: "a", Status: statedir.StatusCompleted, Attempts: 1}}
 	full := stateBytes(t, newer)
-	require.NoError(t, WriteFileAtomic(path, full, 0o600))
+	require.NoError(t, statedir.WriteFileAtomic(path, full, 0o600))
 
 	for _, cut := range []int{0, 1, len(full) / 2, len(full) - 3} {
 		require.NoError(t, os.WriteFile(path, full[:cut], 0o600)) // what a truncating crash leaves
-		st, err := ReadTeamState(dir)
-		var rec *RecoveredStateError
+		st, err := statedir.ReadTeamState(dir)
+		var rec *statedir.RecoveredStateError
 		require.ErrorAs(t, err, &rec, "cut at %d", cut)
 		require.NotNil(t, st, "the previous good state is returned with the note")
 		assert.Equal(t, good.Workers, st.Workers)
 		assert.Equal(t, path, rec.Path)
-		assert.Equal(t, path+PreviousSuffix, rec.From)
-		assert.Contains(t, err.Error(), TeamStateFile+" is not valid JSON (")
-		assert.Contains(t, err.Error(), "its previous good copy "+path+PreviousSuffix)
+		assert.Equal(t, path+statedir.PreviousSuffix, rec.From)
+		assert.Contains(t, err.Error(), statedir.TeamStateFile+" is not valid JSON (")
+		assert.Contains(t, err.Error(), "its previous good copy "+path+statedir.PreviousSuffix)
 		after, rerr := os.ReadFile(path)
 		require.NoError(t, rerr)
 		assert.Equal(t, full[:cut], after, "a reader never rewrites the damaged file")
 	}
 
 	// Both damaged: an error naming both, no state.
-	require.NoError(t, os.WriteFile(path+PreviousSuffix, []byte(`{"version":`), 0o600))
-	st, err := ReadTeamState(dir)
+	require.NoError(t, os.WriteFile(path+statedir.PreviousSuffix, []byte(`{"version":`), 0o600))
+	st, err := statedir.ReadTeamState(dir)
 	require.Error(t, err)
 	assert.Nil(t, st)
-	assert.NotErrorAs(t, err, new(*RecoveredStateError))
+	assert.NotErrorAs(t, err, new(*statedir.RecoveredStateError))
 	assert.Contains(t, err.Error(), path+" is not valid JSON")
-	assert.Contains(t, err.Error(), "nor does its previous copy "+path+PreviousSuffix)
+	assert.Contains(t, err.Error(), "nor does its previous copy "+path+statedir.PreviousSuffix)
 
 	// No copy at all: the plain parse error.
-	require.NoError(t, os.Remove(path+PreviousSuffix))
-	_, err = ReadTeamState(dir)
+	require.NoError(t, os.Remove(path+statedir.PreviousSuffix))
+	_, err = statedir.ReadTeamState(dir)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "there is no previous copy")
 
 	// A missing state stays fs.ErrNotExist (a fresh state dir).
-	_, err = ReadTeamState(t.TempDir())
+	_, err = statedir.ReadTeamState(t.TempDir())
 	assert.ErrorIs(t, err, fs.ErrNotExist)
 }
 
@@ -113,16 +117,16 @@ func TestReliabilityTruncatedTeamStateFallsBackToThePreviousCopy(t *testing.T) {
 // and the recovery is noted in events.jsonl. Without --resume the refusal
 // carries the note and changes nothing.
 func TestReliabilityResumeFromATruncatedTeamState(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
-	path := filepath.Join(plan.StateDir, TeamStateFile)
-	good := TeamState{Version: 1, Run: "t", Status: RunRunning, Pid: 4242,
-		Workers:    []WorkerRow{{WorkerID: "a", Status: StatusRunning, Attempts: 1}},
-		Dispatches: []DispatchRow{{DispatchID: "a#1", WorkerID: "a", Attempt: 1, Status: StatusRunning}}}
-	require.NoError(t, WriteFileAtomic(path, stateBytes(t, good), 0o600))
-	require.NoError(t, WriteFileAtomic(path, stateBytes(t, good), 0o600))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
+	path := filepath.Join(plan.StateDir, statedir.TeamStateFile)
+	good := statedir.TeamState{Version: 1, Run: "t", Status: statedir.RunRunning, Pid: 4242,
+		Workers:    []statedir.WorkerRow{{WorkerID: "a", Status: statedir.StatusRunning, Attempts: 1}},
+		Dispatches: []statedir.DispatchRow{{DispatchID: "a#1", WorkerID: "a", Attempt: 1, Status: statedir.StatusRunning}}}
+	require.NoError(t, statedir.WriteFileAtomic(path, stateBytes(t, good), 0o600))
+	require.NoError(t, statedir.WriteFileAtomic(path, stateBytes(t, good), 0o600))
 	damaged := []byte(`{"version": 1, "run": "t", "status": "run`)
 	require.NoError(t, os.WriteFile(path, damaged, 0o600))
-	require.NoError(t, os.WriteFile(filepath.Join(plan.StateDir, EventsFile), []byte(`{"type":"run-started"}`+"\n"), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(plan.StateDir, statedir.EventsFile), []byte(`{"type":"run-started"}`+"\n"), 0o600))
 
 	_, err := PrepareStateDir(plan, false, t0)
 	var unfinished *ErrUnfinishedRun
@@ -139,24 +143,24 @@ func TestReliabilityResumeFromATruncatedTeamState(t *testing.T) {
 	assert.Contains(t, prep.Recovered, "is not valid JSON")
 	assert.Equal(t, 1, prep.Interrupted)
 	assert.Equal(t, "interrupted (rostra pid 4242 died)", prep.Resumed.Dispatches[0].Reason)
-	assert.Equal(t, FailureInterrupted, prep.Resumed.Dispatches[0].FailureClass)
+	assert.Equal(t, statedir.FailureInterrupted, prep.Resumed.Dispatches[0].FailureClass)
 	kept, err := os.ReadFile(prep.DamagedKept)
 	require.NoError(t, err)
 	assert.Equal(t, damaged, kept, "the damaged file is kept, byte for byte")
 	assert.NoFileExists(t, path, "moved aside before the resumed run writes a new one")
-	events, err := ReadEvents(filepath.Join(plan.StateDir, EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(plan.StateDir, statedir.EventsFile))
 	require.NoError(t, err)
 	require.Len(t, events, 2)
-	assert.Equal(t, EventStateRecovered, events[1].Type)
+	assert.Equal(t, statedir.EventStateRecovered, events[1].Type)
 	assert.Contains(t, events[1].Reason, filepath.Base(prep.DamagedKept))
 }
 
 func TestReliabilityTornEventsTailIsSkippedThenRepaired(t *testing.T) {
-	path := filepath.Join(t.TempDir(), EventsFile)
-	log, err := OpenEventLog(path)
+	path := filepath.Join(t.TempDir(), statedir.EventsFile)
+	log, err := statedir.OpenEventLog(path)
 	require.NoError(t, err)
-	require.NoError(t, log.Append(Event{Type: EventRunStarted, Pid: 7}))
-	require.NoError(t, log.Append(Event{Type: EventWorkerDispatched, WorkerID: "a", Attempt: 1}))
+	require.NoError(t, log.Append(statedir.Event{Type: statedir.EventRunStarted, Pid: 7}))
+	require.NoError(t, log.Append(statedir.Event{Type: statedir.EventWorkerDispatched, WorkerID: "a", Attempt: 1}))
 	require.NoError(t, log.Close())
 	whole, err := os.ReadFile(path)
 	require.NoError(t, err)
@@ -169,65 +173,65 @@ func TestReliabilityTornEventsTailIsSkippedThenRepaired(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			require.NoError(t, os.WriteFile(path, append(append([]byte(nil), whole...), torn...), 0o600))
-			events, err := ReadEvents(path)
+			events, err := statedir.ReadEvents(path)
 			require.NoError(t, err, "a torn last line is never fatal")
 			require.Len(t, events, 2)
 
-			log, err := OpenEventLog(path)
+			log, err := statedir.OpenEventLog(path)
 			require.NoError(t, err)
-			require.NoError(t, log.Append(Event{Type: EventRunFinished}))
+			require.NoError(t, log.Append(statedir.Event{Type: statedir.EventRunFinished}))
 			require.NoError(t, log.Close())
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
 			assert.Equal(t, string(whole), string(data[:len(whole)]), "the good lines are untouched")
-			events, err = ReadEvents(path)
+			events, err = statedir.ReadEvents(path)
 			require.NoError(t, err)
 			require.Len(t, events, 3)
-			assert.Equal(t, EventRunFinished, events[2].Type, "the next event starts on a line of its own")
+			assert.Equal(t, statedir.EventRunFinished, events[2].Type, "the next event starts on a line of its own")
 		})
 	}
 
 	// A whole last event whose newline was lost is kept, and closed.
 	require.NoError(t, os.WriteFile(path, append(append([]byte(nil), whole...), `{"type":"worker-completed"}`...), 0o600))
-	log, err = OpenEventLog(path)
+	log, err = statedir.OpenEventLog(path)
 	require.NoError(t, err)
-	require.NoError(t, log.Append(Event{Type: EventRunFinished}))
+	require.NoError(t, log.Append(statedir.Event{Type: statedir.EventRunFinished}))
 	require.NoError(t, log.Close())
-	events, err := ReadEvents(path)
+	events, err := statedir.ReadEvents(path)
 	require.NoError(t, err)
 	require.Len(t, events, 4)
-	assert.Equal(t, EventWorkerCompleted, events[2].Type)
+	assert.Equal(t, statedir.EventWorkerCompleted, events[2].Type)
 }
 
 func TestReliabilityCorruptMiddleEventLineIsAnErrorNamingIt(t *testing.T) {
-	path := filepath.Join(t.TempDir(), EventsFile)
+	path := filepath.Join(t.TempDir(), statedir.EventsFile)
 	content := `{"type":"run-started"}` + "\n" +
 		`{"type":"worker-dispatched"}` + "\n" +
 		`{"type":"worker-compl` + "\x00\x00\x00" + "\n" + // a block of zeros after a crash
 		`{"type":"run-finished"}` + "\n"
 	require.NoError(t, os.WriteFile(path, []byte(content), 0o600))
-	events, err := ReadEvents(path)
+	events, err := statedir.ReadEvents(path)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), path+":3: corrupt event line")
 	assert.Len(t, events, 2, "the events before it are returned")
 
 	// The appender repairs only a torn tail: the damaged middle stays for a
 	// human to look at, and later events still go to the end.
-	log, err := OpenEventLog(path)
+	log, err := statedir.OpenEventLog(path)
 	require.NoError(t, err)
-	require.NoError(t, log.Append(Event{Type: EventRunStarted}))
+	require.NoError(t, log.Append(statedir.Event{Type: statedir.EventRunStarted}))
 	require.NoError(t, log.Close())
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.True(t, strings.HasPrefix(string(data), content), "nothing is overwritten")
-	_, err = ReadEvents(path)
+	_, err = statedir.ReadEvents(path)
 	assert.Contains(t, err.Error(), ":3: corrupt event line")
 }
 
 // TestReliabilityStateFilesArePrivate: what the engine writes in a state dir
 // is 0600, its folders 0700, whatever the umask.
 func TestReliabilityStateFilesArePrivate(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}))
 	require.NoError(t, os.RemoveAll(plan.StateDir))
 	prep, err := PrepareStateDir(plan, false, t0)
 	require.NoError(t, err)
@@ -236,9 +240,9 @@ func TestReliabilityStateFilesArePrivate(t *testing.T) {
 	fh := h.opened(h.pane)
 	h.write("out/a/result.json", "{}")
 	fh.finish(0)
-	h.event(EventRunFinished)
+	h.event(statedir.EventRunFinished)
 	h.sync()
-	_, _, err = WriteReport(plan.StateDir, t0.Add(time.Hour))
+	_, _, err = report.WriteReport(plan.StateDir, t0.Add(time.Hour))
 	require.NoError(t, err)
 	checkPrivate(t, plan.StateDir)
 }
@@ -270,24 +274,24 @@ func checkPrivate(t *testing.T, dir string) {
 // appended after the log was opened (a resume's recovery note, a human's
 // marker) are kept; the log writes at the end of the file as it is.
 func TestReliabilityEventLogNeverWritesOverOthersLines(t *testing.T) {
-	path := filepath.Join(t.TempDir(), EventsFile)
-	log, err := OpenEventLog(path)
+	path := filepath.Join(t.TempDir(), statedir.EventsFile)
+	log, err := statedir.OpenEventLog(path)
 	require.NoError(t, err)
 	defer log.Close()
-	require.NoError(t, log.Append(Event{Type: EventRunStarted}))
+	require.NoError(t, log.Append(statedir.Event{Type: statedir.EventRunStarted}))
 	other, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	require.NoError(t, err)
 	_, err = other.WriteString(`{"type":"added-by-another-writer"}` + "\n")
 	require.NoError(t, err)
 	require.NoError(t, other.Close())
-	require.NoError(t, log.Append(Event{Type: EventRunFinished}))
-	events, err := ReadEvents(path)
+	require.NoError(t, log.Append(statedir.Event{Type: statedir.EventRunFinished}))
+	events, err := statedir.ReadEvents(path)
 	require.NoError(t, err)
 	var types []string
 	for _, ev := range events {
 		types = append(types, ev.Type)
 	}
-	assert.Equal(t, []string{EventRunStarted, "added-by-another-writer", EventRunFinished}, types)
+	assert.Equal(t, []string{statedir.EventRunStarted, "added-by-another-writer", statedir.EventRunFinished}, types)
 }
 
 // TestReliabilityResumeRecordsAnAttemptTheDeadRostraDidNotSave: rostra died
@@ -295,10 +299,10 @@ func TestReliabilityEventLogNeverWritesOverOthersLines(t *testing.T) {
 // batch that recorded it was saved. The resume records it interrupted and
 // numbers the next attempt 2, so nothing is appended to the dead one's files.
 func TestReliabilityResumeRecordsAnAttemptTheDeadRostraDidNotSave(t *testing.T) {
-	plan := testPlan(t, withResult(WorkerSpec{ID: "a"}), withResult(WorkerSpec{ID: "b"}))
-	st := TeamState{Version: 1, Run: "t", Status: RunRunning, Pid: 777,
-		Workers: []WorkerRow{{WorkerID: "a", Status: StatusPending}, {WorkerID: "b", Status: StatusPending}}}
-	require.NoError(t, WriteFileAtomic(filepath.Join(plan.StateDir, TeamStateFile), stateBytes(t, st), 0o600))
+	plan := testPlan(t, withResult(runfile.WorkerSpec{ID: "a"}), withResult(runfile.WorkerSpec{ID: "b"}))
+	st := statedir.TeamState{Version: 1, Run: "t", Status: statedir.RunRunning, Pid: 777,
+		Workers: []statedir.WorkerRow{{WorkerID: "a", Status: statedir.StatusPending}, {WorkerID: "b", Status: statedir.StatusPending}}}
+	require.NoError(t, statedir.WriteFileAtomic(filepath.Join(plan.StateDir, statedir.TeamStateFile), stateBytes(t, st), 0o600))
 	dir := plan.AttemptDir("a", 1)
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "output.log"), []byte("output of the unrecorded attempt\n"), 0o600))
@@ -309,15 +313,15 @@ func TestReliabilityResumeRecordsAnAttemptTheDeadRostraDidNotSave(t *testing.T) 
 	require.Len(t, prep.Resumed.Dispatches, 1)
 	d := prep.Resumed.Dispatches[0]
 	assert.Equal(t, "a#1", d.DispatchID)
-	assert.Equal(t, StatusError, d.Status)
+	assert.Equal(t, statedir.StatusError, d.Status)
 	assert.Equal(t, "interrupted (rostra pid 777 died) before the attempt was recorded", d.Reason)
-	assert.Equal(t, FailureInterrupted, d.FailureClass)
+	assert.Equal(t, statedir.FailureInterrupted, d.FailureClass)
 	assert.Equal(t, filepath.Join(dir, "output.log"), d.OutputLogPath)
 	assert.Equal(t, 1, prep.Resumed.Workers[0].Attempts)
 	assert.Equal(t, 0, prep.Resumed.Workers[1].Attempts)
 
-	pane, wrapper, clock := newFakeSurface(SurfacePane), newFakeSurface(SurfaceWrapper), NewFakeClock(t0)
-	eng := New(plan, Options{Surfaces: map[SurfaceKind]Surface{SurfacePane: pane, SurfaceWrapper: wrapper},
+	pane, wrapper, clock := newFakeSurface(runfile.SurfacePane), newFakeSurface(runfile.SurfaceWrapper), NewFakeClock(t0)
+	eng := New(plan, Options{Surfaces: map[runfile.SurfaceKind]Surface{runfile.SurfacePane: pane, runfile.SurfaceWrapper: wrapper},
 		Clock: clock, Environ: []string{}, Resumed: prep.Resumed})
 	require.NoError(t, eng.Start())
 	h := &harness{t: t, plan: plan, clock: clock, pane: pane, wrapper: wrapper, eng: eng}

@@ -6,7 +6,10 @@
 // Snapshot, so it only loses event-log lines.
 package engine
 
-import "sync"
+import (
+	"github.com/rostra-dev/rostra/statedir"
+	"sync"
+)
 
 // subscriptionCap is a variable so a test can make a subscriber fall behind quickly.
 var subscriptionCap = 4096
@@ -15,7 +18,7 @@ var subscriptionCap = 4096
 type Subscription struct {
 	e       *Engine
 	mu      sync.Mutex
-	queue   []Event
+	queue   []statedir.Event
 	wake    chan struct{}
 	closed  bool
 	dropped int
@@ -30,7 +33,7 @@ func (e *Engine) Subscribe() *Subscription {
 	return s
 }
 
-func (s *Subscription) push(ev Event) {
+func (s *Subscription) push(ev statedir.Event) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -50,7 +53,7 @@ func (s *Subscription) push(ev Event) {
 
 // Next waits for the next event; ok is false once the subscription is
 // closed and its queue is empty.
-func (s *Subscription) Next() (ev Event, ok bool) {
+func (s *Subscription) Next() (ev statedir.Event, ok bool) {
 	for {
 		s.mu.Lock()
 		if len(s.queue) > 0 {
@@ -61,7 +64,7 @@ func (s *Subscription) Next() (ev Event, ok bool) {
 		}
 		if s.closed {
 			s.mu.Unlock()
-			return Event{}, false
+			return statedir.Event{}, false
 		}
 		s.mu.Unlock()
 		<-s.wake

@@ -88,7 +88,7 @@ type Handle interface {
 	// left (a daemonised grandchild, say) that must still be stopped.
 	Lingering() bool
 	// Containment is how the attempt's processes are held together, one of
-	// the Containment* values of state.go.
+	// the Containment* values of statedir/state.go.
 	Containment() string
 	// Close kills what is left of the attempt (SIGKILL), reaps it and
 	// releases the surface's resources; call it after Done. It may wait.

@@ -15,6 +15,9 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 const (
@@ -48,16 +51,16 @@ func BenchmarkWorktreesMake16(b *testing.B) {
 	repo, base := benchRepo(b)
 	b.ResetTimer()
 	for i := range b.N {
-		var wts []worktree
+		var wts []workspace.Worktree
 		for w := range 16 {
 			id := fmt.Sprintf("w%02d", w)
-			wts = append(wts, worktree{worker: id, repo: repo, path: filepath.Join(repo, ".rostra", "b", "worktrees", id),
-				branch: fmt.Sprintf("rostra/b%d/%s", i, id), base: base})
+			wts = append(wts, workspace.Worktree{Worker: id, Repo: repo, Path: filepath.Join(repo, ".rostra", "b", "worktrees", id),
+				Branch: fmt.Sprintf("rostra/b%d/%s", i, id), Base: base})
 		}
 		var wg sync.WaitGroup
 		errs := make([]error, len(wts))
 		for j, wt := range wts {
-			wg.Go(func() { errs[j] = wt.ensure() })
+			wg.Go(func() { errs[j] = wt.Ensure() })
 		}
 		wg.Wait()
 		for _, err := range errs {
@@ -65,7 +68,7 @@ func BenchmarkWorktreesMake16(b *testing.B) {
 		}
 		b.StopTimer()
 		for _, wt := range wts {
-			require.NoError(b, wt.remove())
+			require.NoError(b, wt.Remove())
 		}
 		b.StartTimer()
 	}
@@ -77,21 +80,21 @@ func BenchmarkWorktreesMake16(b *testing.B) {
 // it, the walk and diff after it, the commit of its work and the diff-stat.
 func BenchmarkWorktreeAttemptAudit(b *testing.B) {
 	repo, base := benchRepo(b)
-	wt := worktree{worker: "w", repo: repo, path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), branch: "rostra/b/w", base: base}
-	require.NoError(b, wt.ensure())
+	wt := workspace.Worktree{Worker: "w", Repo: repo, Path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), Branch: "rostra/b/w", Base: base}
+	require.NoError(b, wt.Ensure())
 	exclude := []string{filepath.Join(repo, ".rostra", "b")}
 	b.ResetTimer()
 	for i := range b.N {
-		audit, err := startWriteAudit(wt.path, exclude)
+		audit, err := startWriteAudit(wt.Path, exclude)
 		require.NoError(b, err)
 		for f := range 10 {
-			path := filepath.Join(wt.path, "src", fmt.Sprintf("pkg%03d", f), "file000.go")
+			path := filepath.Join(wt.Path, "src", fmt.Sprintf("pkg%03d", f), "file000.go")
 			require.NoError(b, os.WriteFile(path, []byte(fmt.Sprintf("package p\n// attempt %d\n", i)), 0o644))
 		}
 		changes := audit.changes()
 		require.NoError(b, changes.err)
 		require.Len(b, changes.changed, 10)
-		_, err = wt.commitAll(attemptMessage("w", i+1, StatusCompleted))
+		_, err = wt.CommitAll(workspace.AttemptMessage("w", i+1, statedir.StatusCompleted))
 		require.NoError(b, err)
 		_, err = measure(wt)
 		require.NoError(b, err)
@@ -103,12 +106,12 @@ func BenchmarkWorktreeAttemptAudit(b *testing.B) {
 // comparison with the shared workspace's audit of the same tree.
 func BenchmarkWorktreeAuditWalk(b *testing.B) {
 	repo, base := benchRepo(b)
-	wt := worktree{worker: "w", repo: repo, path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), branch: "rostra/b/w", base: base}
-	require.NoError(b, wt.ensure())
+	wt := workspace.Worktree{Worker: "w", Repo: repo, Path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), Branch: "rostra/b/w", Base: base}
+	require.NoError(b, wt.Ensure())
 	exclude := []string{filepath.Join(repo, ".rostra", "b")}
 	b.ResetTimer()
 	for range b.N {
-		audit, err := startWriteAudit(wt.path, exclude)
+		audit, err := startWriteAudit(wt.Path, exclude)
 		require.NoError(b, err)
 		changes := audit.changes()
 		require.NoError(b, changes.err)
@@ -120,13 +123,13 @@ func BenchmarkWorktreeAuditWalk(b *testing.B) {
 // pane's title costs at most every diffStatEvery while the attempt prints.
 func BenchmarkWorktreeDiffStat(b *testing.B) {
 	repo, base := benchRepo(b)
-	wt := worktree{worker: "w", repo: repo, path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), branch: "rostra/b/w", base: base}
-	require.NoError(b, wt.ensure())
+	wt := workspace.Worktree{Worker: "w", Repo: repo, Path: filepath.Join(repo, ".rostra", "b", "worktrees", "w"), Branch: "rostra/b/w", Base: base}
+	require.NoError(b, wt.Ensure())
 	for f := range 10 {
-		path := filepath.Join(wt.path, "src", fmt.Sprintf("pkg%03d", f), "file000.go")
+		path := filepath.Join(wt.Path, "src", fmt.Sprintf("pkg%03d", f), "file000.go")
 		require.NoError(b, os.WriteFile(path, []byte("package p\n// changed\n"), 0o644))
 	}
-	require.NoError(b, os.WriteFile(filepath.Join(wt.path, "new.go"), []byte("package p\n"), 0o644))
+	require.NoError(b, os.WriteFile(filepath.Join(wt.Path, "new.go"), []byte("package p\n"), 0o644))
 	b.ResetTimer()
 	for range b.N {
 		stat, err := measure(wt)

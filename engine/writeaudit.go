@@ -1,4 +1,4 @@
-// writeaudit.go ties the write-policy audit (SPEC §4.5, audit.go) to an
+// writeaudit.go ties the write-policy audit (SPEC §4.5, workspace/audit.go) to an
 // attempt: a snapshot of its workspace before the attempt starts, and at
 // settlement the check of the policy stored on the dispatch row against the
 // files that changed. Workers without `writes` never get here.
@@ -18,15 +18,19 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // snapshotWorkspace is SnapshotWorkspace; tests replace it to hold a walk.
-var snapshotWorkspace = SnapshotWorkspace
+var snapshotWorkspace = workspace.SnapshotWorkspace
 
 type writeAudit struct {
 	workspace string
 	exclude   []string
-	before    *WorkspaceSnapshot
+	before    *workspace.WorkspaceSnapshot
 }
 
 // startWriteAudit snapshots workspace, less the exclude folders.
@@ -45,9 +49,9 @@ func startWriteAudit(workspace string, exclude []string) (*writeAudit, error) {
 // own records, the rostra/ branches, the refs/rostra/quarantine refs that
 // keep what an isolated agent made): rostra's commits, not a worker's
 // writes.
-func (e *Engine) auditExcludes(w *WorkerSpec) []string {
+func (e *Engine) auditExcludes(w *runfile.WorkerSpec) []string {
 	exclude := []string{e.plan.StateDir}
-	if w.Isolated() || !e.plan.hasIsolated() || e.plan.GitRoot == "" || resolved(e.plan.GitRoot) != resolved(e.plan.Workspace) {
+	if w.Isolated() || !e.plan.HasIsolated() || e.plan.GitRoot == "" || runfile.Resolved(e.plan.GitRoot) != runfile.Resolved(e.plan.Workspace) {
 		return exclude
 	}
 	git := filepath.Join(e.plan.Workspace, ".git")
@@ -88,21 +92,21 @@ func (w *writeAudit) changes() auditChanges {
 // completion files are always its to write; others is what the other
 // workers own; coRunning, when it names more than one worker, is who ran
 // in the workspace meanwhile and may have made the changes.
-func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, others WritePolicy, coRunning []string) string {
-	policy := WritePolicy{Globs: d.WritePolicy}
+func auditVerdict(c auditChanges, d *statedir.DispatchRow, failure string, own []string, others runfile.WritePolicy, coRunning []string) string {
+	policy := runfile.WritePolicy{Globs: d.WritePolicy}
 	if policy.Digest() != d.WritePolicyDigest {
 		return "write policy digest changed since dispatch (stored " + d.WritePolicyDigest + ", now " + policy.Digest() + ")"
 	}
 	if c.err != nil {
 		return "write audit: snapshot after the attempt: " + c.err.Error()
 	}
-	changed := WritePolicyViolations(c.changed, policy)
-	changed = WritePolicyViolations(changed, literalPolicy(own))
-	violations := WritePolicyViolations(changed, others)
+	changed := workspace.WritePolicyViolations(c.changed, policy)
+	changed = workspace.WritePolicyViolations(changed, literalPolicy(own))
+	violations := workspace.WritePolicyViolations(changed, others)
 	if len(violations) == 0 {
 		return ""
 	}
-	reason := WritePolicyReason(violations, failure)
+	reason := workspace.WritePolicyReason(violations, failure)
 	if len(coRunning) > 1 {
 		reason = strings.Replace(reason, "readonly source changed: ",
 			fmt.Sprintf("readonly source changed (unattributed: %d workers ran at once: %s): ", len(coRunning), strings.Join(coRunning, ", ")), 1)
@@ -114,10 +118,10 @@ func auditVerdict(c auditChanges, d *DispatchRow, failure string, own []string, 
 // this moment in a's workspace: the current attempts' write globs and
 // completion files of the other workers of the shared workspace. An
 // isolated attempt shares its worktree with no one.
-func (e *Engine) othersOwn(a *attemptRT) WritePolicy {
+func (e *Engine) othersOwn(a *attemptRT) runfile.WritePolicy {
 	var globs []string
 	if a.w.iso != nil {
-		return WritePolicy{Globs: []string{}}
+		return runfile.WritePolicy{Globs: []string{}}
 	}
 	for _, w := range e.workers {
 		if w == a.w || w.cur == nil || w.iso != nil {
@@ -126,7 +130,7 @@ func (e *Engine) othersOwn(a *attemptRT) WritePolicy {
 		globs = append(globs, w.cur.plan.Writes...)
 		globs = append(globs, literalPolicy(completionTargets(&w.cur.plan)).Globs...)
 	}
-	return WritePolicy{Globs: globs}
+	return runfile.WritePolicy{Globs: globs}
 }
 
 // noteCoRunning records that a, an attempt of the shared workspace that is
@@ -157,8 +161,8 @@ func (e *Engine) unattributed(a *attemptRT) []string {
 }
 
 // literalPolicy allows exactly the given paths.
-func literalPolicy(paths []string) WritePolicy {
-	p := WritePolicy{Globs: []string{}}
+func literalPolicy(paths []string) runfile.WritePolicy {
+	p := runfile.WritePolicy{Globs: []string{}}
 	for _, path := range paths {
 		p.Globs = append(p.Globs, escapeGlob(path))
 	}

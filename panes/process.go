@@ -1,8 +1,9 @@
 //go:build linux
 
 // process.go holds what the pane (pty) and wrapper (pipe) surfaces share:
-// the attempt process, the drain of its output into output.log and a Screen,
-// the wait that decides when the attempt is over, and stopping.
+// the attempt process, the drain of its output into output.log and its
+// Screen (the attempt's own emulator, made here: newScreen; the UI only
+// reads it), the wait that decides when the attempt is over, and stopping.
 //
 // Data model: one attempt is one leader process whose pid is also its process
 // group id (and, on a pty, its session id), one output stream (the pty master
@@ -87,9 +88,23 @@ type Exit struct {
 	Signal string // signal name when killed by one ("killed", "terminated")
 }
 
-// Screen is where a surface copies the child's output for display (vt.Screen:
-// the pane's terminal emulator, or a wrapper around one).
+// Screen is where a surface copies the child's output for display
+// (vt.Screen): the attempt's own terminal emulator, which the UI reads, or
+// a sink a test gives in its place.
 type Screen = vt.Screen
+
+// newScreen makes an attempt's Screen: its own emulator, of the run act
+// (nil: none), answering the child through reply (nil: replies dropped);
+// or, when a test gives one, what custom makes.
+func newScreen(cols, rows int, reply func([]byte), act *vt.Activity, custom func(cols, rows int, reply func([]byte)) Screen) Screen {
+	if reply == nil {
+		reply = func([]byte) {}
+	}
+	if custom != nil {
+		return custom(cols, rows, reply)
+	}
+	return vt.New(cols, rows, vt.Options{OnReply: reply, Activity: act})
+}
 
 const (
 	// DefaultStopGrace is used when Launch.StopGrace is zero; it is the
@@ -135,7 +150,7 @@ type process struct {
 	toScreen func(dst, b []byte) []byte // translation for the screen, appended to dst; nil = as read
 	toBuf    []byte                     // the feeder's buffer for toScreen
 
-	feed      *feedQueue    // nil without a screen
+	feed      *feedQueue
 	screenFed chan struct{} // closed when the feeder has written every byte
 	feedErr   error         // set by the feeder only: a spilled run it could not read back
 
@@ -328,22 +343,15 @@ func (p *process) drain() {
 		close(p.screenFed)
 		return
 	}
-	var q *feedQueue // nil without a screen
-	if p.screen == nil {
-		close(p.screenFed)
-	} else {
-		q = newFeedQueue(p.log, feedQueueBytes)
-		p.feed = q
-		go p.feedScreen(q)
-		defer q.close()
-	}
+	q := newFeedQueue(p.log, feedQueueBytes)
+	p.feed = q
+	go p.feedScreen(q)
+	defer q.close()
 	for {
 		b, ok := p.readChunk(rc)
 		if b != nil {
 			logged := p.consume(b)
-			if q != nil {
-				q.push(b, logged)
-			}
+			q.push(b, logged)
 			putChunk(b)
 		}
 		if !ok {

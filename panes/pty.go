@@ -2,7 +2,8 @@
 
 // pty.go holds the pane surface's process: a child that leads its own
 // session on a pseudo-terminal, its output drained from the pty master into
-// output.log and a Screen, keys and prompt typing written back into it.
+// output.log and the pane's own emulator (its Screen, a vt.Terminal the UI
+// reads), keys and prompt typing written back into it.
 //
 // Data model: a PTYProcess is the shared attempt process (process.go) whose
 // output stream is the pty master, plus the writers into that master: Write
@@ -44,8 +45,13 @@ func OpenPTY(cols, rows int) (*os.File, *os.File, error) {
 // PTYOptions configure StartPTY.
 type PTYOptions struct {
 	Open PTYOpener // nil = OpenPTY
-	// NewScreen, when not nil, makes the Screen the output is copied to.
-	// reply writes into the pty (the emulator's answers to queries); it
+	// Activity is the run's (vt.Activity): the pane's emulator wakes the
+	// UIs listening to it and answers colour queries from its Colors. nil:
+	// an emulator nobody is woken by (a headless run).
+	Activity *vt.Activity
+	// NewScreen, when not nil, makes the Screen the output is copied to in
+	// place of the pane's own emulator (tests record what arrives through
+	// it). reply writes into the pty (the emulator's answers to queries); it
 	// never blocks: replies queue, and are dropped if the child reads none.
 	NewScreen func(cols, rows int, reply func([]byte)) Screen
 }
@@ -147,11 +153,9 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	if sb != nil {
 		p.release = append(p.release, sb.release)
 	}
-	if opts.NewScreen != nil {
-		p.screen = opts.NewScreen(cols, rows, p.queueReply)
-		p.helpers.Add(1)
-		go p.writeReplies()
-	}
+	p.screen = newScreen(cols, rows, p.queueReply, opts.Activity, opts.NewScreen)
+	p.helpers.Add(1)
+	go p.writeReplies()
 	if l.TypePrompt != nil {
 		quiet := l.TypeQuiet
 		if quiet <= 0 {
@@ -214,9 +218,7 @@ func (p *PTYProcess) Resize(cols, rows int) error {
 	}
 	p.screenMu.Lock()
 	defer p.screenMu.Unlock()
-	if p.screen != nil {
-		p.screen.Resize(cols, rows)
-	}
+	p.screen.Resize(cols, rows)
 	rc, err := p.master.SyscallConn()
 	if err != nil {
 		return fmt.Errorf("resize pty: %w", err)
@@ -233,7 +235,8 @@ func (p *PTYProcess) Resize(cols, rows int) error {
 	return nil
 }
 
-// Screen is the sink made by PTYOptions.NewScreen, or nil.
+// Screen is the pane's emulator (a *vt.Terminal the UI reads), or the sink
+// made by PTYOptions.NewScreen.
 func (p *PTYProcess) Screen() Screen { return p.screen }
 
 // PromptDelivered receives "paste" (bracketed paste) or "keys" once the

@@ -7,7 +7,8 @@
 // Data model: a WrapperProcess is the shared attempt process (process.go)
 // whose output stream is the read end of that pipe, plus an optional stdin
 // feeder (Launch.Stdin, then EOF). The log keeps the raw bytes; the Screen
-// gets lone "\n" as "\r\n", the translation a tty would have made.
+// (its own emulator, as a pane's) gets lone "\n" as "\r\n", the
+// translation a tty would have made.
 package panes
 
 import (
@@ -16,12 +17,17 @@ import (
 	"io"
 	"os"
 	"syscall"
+
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 // WrapperOptions configure StartWrapper.
 type WrapperOptions struct {
-	// NewScreen, when not nil, makes the Screen the output is copied to.
-	// Its replies are dropped: a wrapper child has no terminal to read them.
+	// Activity is the run's, as PTYOptions.Activity.
+	Activity *vt.Activity
+	// NewScreen, when not nil, makes the Screen the output is copied to in
+	// place of the wrapper's own emulator (tests record through it). Its
+	// replies are dropped: a wrapper child has no terminal to read them.
 	NewScreen func(cols, rows int, reply func([]byte)) Screen
 }
 
@@ -106,15 +112,13 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 	if sb != nil {
 		p.release = append(p.release, sb.release)
 	}
-	if opts.NewScreen != nil {
-		cols, rows := l.Cols, l.Rows
-		if cols <= 0 || rows <= 0 {
-			cols, rows = defaultCols, defaultRows
-		}
-		p.screen = opts.NewScreen(cols, rows, func([]byte) {})
-		var lastCR bool
-		p.toScreen = func(dst, b []byte) []byte { return crlf(dst, b, &lastCR) }
+	cols, rows := l.Cols, l.Rows
+	if cols <= 0 || rows <= 0 {
+		cols, rows = defaultCols, defaultRows
 	}
+	p.screen = newScreen(cols, rows, nil, opts.Activity, opts.NewScreen)
+	var lastCR bool
+	p.toScreen = func(dst, b []byte) []byte { return crlf(dst, b, &lastCR) }
 	if stdinW != nil {
 		data := append([]byte(nil), l.Stdin...)
 		// Closing stdinW once the attempt is over ends a write the child
@@ -138,13 +142,12 @@ func (p *WrapperProcess) Resize(cols, rows int) error {
 	}
 	p.screenMu.Lock()
 	defer p.screenMu.Unlock()
-	if p.screen != nil {
-		p.screen.Resize(cols, rows)
-	}
+	p.screen.Resize(cols, rows)
 	return nil
 }
 
-// Screen is the sink made by WrapperOptions.NewScreen, or nil.
+// Screen is the wrapper's emulator (a *vt.Terminal the UI reads), or the
+// sink made by WrapperOptions.NewScreen.
 func (p *WrapperProcess) Screen() Screen { return p.screen }
 
 // crlf appends b to out with each "\n" not preceded by "\r" turned into

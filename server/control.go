@@ -20,6 +20,8 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 	"github.com/rostra-dev/rostra/tui"
 )
 
@@ -122,7 +124,7 @@ func (s *Server) info() *Info {
 	st := s.eng.Snapshot()
 	running := 0
 	for _, w := range st.Workers {
-		if engine.Unsettled(w.Status) {
+		if statedir.Unsettled(w.Status) {
 			running++
 		}
 	}
@@ -182,7 +184,7 @@ func (s *Server) send(req Request) Reply {
 		return r
 	}
 	h, attempt := s.eng.Handle(req.Worker)
-	var row *engine.DispatchRow
+	var row *statedir.DispatchRow
 	st := s.eng.Snapshot()
 	for i := range st.Dispatches {
 		if d := &st.Dispatches[i]; d.WorkerID == req.Worker && d.Attempt == attempt {
@@ -192,7 +194,7 @@ func (s *Server) send(req Request) Reply {
 	switch {
 	case h == nil || row == nil:
 		return Reply{Code: 1, Error: req.Worker + " has no running attempt to type into (" + s.workerStatus(req.Worker) + ")"}
-	case row.Surface == engine.SurfaceWrapper:
+	case row.Surface == runfile.SurfaceWrapper:
 		return Reply{Code: 1, Error: req.Worker + " runs on a WRAPPER (pipes, no terminal): it cannot be typed into"}
 	case row.EndedAt != nil:
 		return Reply{Code: 1, Error: req.Worker + " attempt " + strconv.Itoa(attempt) + " has ended: rostra retry starts a new one"}
@@ -267,7 +269,7 @@ func (s *Server) blocking(c net.Conn, req Request) Reply {
 			return Reply{}
 		}
 	case OpWait:
-		code, ok := s.waitState(gone, func(st engine.TeamState) bool { return st.Status == engine.RunFinished })
+		code, ok := s.waitState(gone, func(st statedir.TeamState) bool { return st.Status == statedir.RunFinished })
 		if !ok {
 			return Reply{}
 		}
@@ -279,7 +281,7 @@ func (s *Server) blocking(c net.Conn, req Request) Reply {
 		if r, ok := s.knownAttempt(req.Worker, req.Attempt); !ok {
 			return r
 		}
-		_, ok := s.waitState(gone, func(st engine.TeamState) bool {
+		_, ok := s.waitState(gone, func(st statedir.TeamState) bool {
 			for _, d := range st.Dispatches {
 				if d.WorkerID == req.Worker && d.Attempt == req.Attempt {
 					return d.EndedAt != nil
@@ -298,7 +300,7 @@ func (s *Server) blocking(c net.Conn, req Request) Reply {
 // waitState waits until done(state) holds (code: the run's exit code as it
 // stands) or the run is over (code: the server's), or the client has gone
 // (ok=false).
-func (s *Server) waitState(gone <-chan struct{}, done func(engine.TeamState) bool) (code int, ok bool) {
+func (s *Server) waitState(gone <-chan struct{}, done func(statedir.TeamState) bool) (code int, ok bool) {
 	sub := s.eng.Subscribe()
 	defer sub.Close()
 	events := make(chan struct{}, 1)

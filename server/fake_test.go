@@ -23,12 +23,14 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 	"github.com/rostra-dev/rostra/tui"
 )
 
 type fakeHandle struct {
 	worker string
-	screen *tui.Screen
+	screen *vt.Terminal
 	done   chan struct{}
 	once   sync.Once
 
@@ -39,7 +41,7 @@ type fakeHandle struct {
 }
 
 func (h *fakeHandle) Pid() int                    { return 1 << 22 }
-func (h *fakeHandle) Containment() string         { return engine.ContainmentTracking }
+func (h *fakeHandle) Containment() string         { return statedir.ContainmentTracking }
 func (h *fakeHandle) Done() <-chan struct{}       { return h.done }
 func (h *fakeHandle) OutputBytes() int64          { return 0 }
 func (h *fakeHandle) NotifyOutput(func())         {}
@@ -88,17 +90,17 @@ func (h *fakeHandle) Typed() string {
 func (h *fakeHandle) size() (int, int) { return h.screen.Size() }
 
 type fakeSurface struct {
-	act *tui.Activity
+	act *vt.Activity
 
 	mu      sync.Mutex
 	handles map[string]*fakeHandle
 }
 
-func (s *fakeSurface) Kind() engine.SurfaceKind { return engine.SurfacePane }
+func (s *fakeSurface) Kind() runfile.SurfaceKind { return runfile.SurfacePane }
 
 func (s *fakeSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 	h := &fakeHandle{worker: l.Worker, done: make(chan struct{})}
-	h.screen = s.act.NewScreen(l.Cols, l.Rows, nil).(*tui.Screen)
+	h.screen = vt.New(l.Cols, l.Rows, vt.Options{Activity: s.act})
 	fmt.Fprintf(h.screen, "hello from %s attempt %d\r\n", l.Worker, l.Attempt)
 	s.mu.Lock()
 	s.handles[l.Worker] = h
@@ -132,7 +134,7 @@ func (b *syncBuffer) String() string {
 
 type harness struct {
 	t    *testing.T
-	plan *engine.Plan
+	plan *runfile.Plan
 	eng  *engine.Engine
 	srv  *Server
 	surf *fakeSurface
@@ -162,17 +164,17 @@ func startServer(t *testing.T, n int, stateDir string, tune ...func(*harness, *C
 	}
 	file := filepath.Join(ws, "rostra.yaml")
 	require.NoError(t, os.WriteFile(file, []byte(rf.String()), 0o644))
-	plan, err := engine.Load(file)
+	plan, err := runfile.Load(file)
 	require.NoError(t, err)
 	prep, err := engine.PrepareStateDir(plan, false, time.Now())
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = prep.Lock.Release() })
 
-	act := tui.NewActivity()
+	act := vt.NewActivity()
 	sizes := tui.NewPaneSizes(plan, 120, 40)
 	surf := &fakeSurface{act: act, handles: map[string]*fakeHandle{}}
 	eng := engine.New(plan, engine.Options{
-		Surfaces: map[engine.SurfaceKind]engine.Surface{engine.SurfacePane: surf},
+		Surfaces: map[runfile.SurfaceKind]engine.Surface{runfile.SurfacePane: surf},
 		PaneSize: sizes.Get,
 	})
 	ln, err := Listen(plan.StateDir)

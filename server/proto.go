@@ -22,7 +22,7 @@ import (
 
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // ProtocolVersion is the version a client and a server must share. A
@@ -168,12 +168,12 @@ const (
 
 // Reply answers one Request. Code is what the command exits with.
 type Reply struct {
-	Code   int               `json:"code"`
-	Error  string            `json:"error,omitempty"`
-	Note   string            `json:"note,omitempty"`
-	State  *engine.TeamState `json:"state,omitempty"`
-	Screen string            `json:"screen,omitempty"`
-	Info   *Info             `json:"info,omitempty"`
+	Code   int                 `json:"code"`
+	Error  string              `json:"error,omitempty"`
+	Note   string              `json:"note,omitempty"`
+	State  *statedir.TeamState `json:"state,omitempty"`
+	Screen string              `json:"screen,omitempty"`
+	Info   *Info               `json:"info,omitempty"`
 }
 
 // Info describes a live server, for `rostra ls`.

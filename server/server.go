@@ -10,8 +10,9 @@
 // takes the client's environment, colour profile and window size, so
 // colours and keys follow each client's own terminal. Every program has its
 // own tui.Model (focus, zoom, scroll, search, event subscription) over the
-// one shared engine; new output wakes all of them (tui.Activity), and the
-// ptys take the layout of the client that was active last (tui.PaneSizes).
+// one shared engine; new output wakes all of them (the run's vt.Activity,
+// which every pane's emulator pokes), and the ptys take the layout of the
+// client that was active last (tui.PaneSizes).
 //
 // Data model: sessions are the attached clients; the server's loop watches
 // the engine and the sessions and decides when the run ends: on a stop (a
@@ -32,13 +33,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/statedir"
 	"github.com/rostra-dev/rostra/tui"
 )
 
 // Config is what a server is given.
 type Config struct {
 	Engine   *engine.Engine
-	Activity *tui.Activity
+	Activity *vt.Activity
 	Sizes    *tui.PaneSizes
 	Listener *Listener
 	RunFile  string    // shown by `rostra ls`
@@ -139,11 +142,11 @@ loop:
 				s.beginStop("the run has finished and no client is attached")
 			}
 		case <-again:
-			if s.attached() == 0 && s.eng.Snapshot().Status == engine.RunFinished {
+			if s.attached() == 0 && s.eng.Snapshot().Status == statedir.RunFinished {
 				s.beginStop("the run has finished and no client is attached")
 			}
 		case <-s.left:
-			if s.attached() == 0 && s.eng.Snapshot().Status == engine.RunFinished {
+			if s.attached() == 0 && s.eng.Snapshot().Status == statedir.RunFinished {
 				s.beginStop("the run has finished and the last client left")
 			}
 		case reason := <-s.stopReq:
@@ -191,7 +194,7 @@ func (s *Server) watchFinishes() <-chan struct{} {
 			if ev.Type == engine.EventStateDirRecreated {
 				s.rebind()
 			}
-			if s.eng.Snapshot().Status == engine.RunFinished {
+			if s.eng.Snapshot().Status == statedir.RunFinished {
 				select {
 				case c <- struct{}{}:
 				default:
@@ -241,7 +244,7 @@ func (s *Server) shutdown() error {
 			fmt.Fprintf(s.log, "rostra server: %v\n", s.shutErr)
 		}
 		switch {
-		case s.eng.Snapshot().Status == engine.RunInterrupted:
+		case s.eng.Snapshot().Status == statedir.RunInterrupted:
 			s.code = 130
 		case s.shutErr != nil || s.eng.Err() != nil:
 			s.code = 1

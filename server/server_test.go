@@ -25,6 +25,7 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestAttachShowsEveryPane(t *testing.T) {
@@ -238,7 +239,7 @@ func TestDetachKeepsTheRunAndTheServerEndsWhenItFinishes(t *testing.T) {
 	c.keys("d")
 	bye := c.waitBye()
 	assert.Equal(t, Bye{Reason: ByeDetached, Code: 0}, bye)
-	assert.Equal(t, engine.RunRunning, h.eng.Snapshot().Status, "the run goes on")
+	assert.Equal(t, statedir.RunRunning, h.eng.Snapshot().Status, "the run goes on")
 
 	// Detaching by the Detach frame (the client's own way) works too.
 	c2 := attachClient(t, h.plan.StateDir, 120, 40)
@@ -274,10 +275,10 @@ func TestQuitOffersStopOrDetach(t *testing.T) {
 	assert.Equal(t, ByeStopped, bye.Reason, "every client learns the run stopped")
 	assert.Equal(t, 130, bye.Code)
 	assert.Equal(t, 130, h.wait())
-	st, err := engine.ReadTeamState(h.plan.StateDir)
+	st, err := statedir.ReadTeamState(h.plan.StateDir)
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunInterrupted, st.Status)
-	assert.Equal(t, engine.StatusCancelled, st.Workers[0].Status)
+	assert.Equal(t, statedir.RunInterrupted, st.Status)
+	assert.Equal(t, statedir.StatusCancelled, st.Workers[0].Status)
 }
 
 func TestLeavingAFinishedRunEndsTheServer(t *testing.T) {
@@ -355,7 +356,7 @@ func TestARunRetriedAfterItFinishedEndsTheServerWhenItFinishesAgain(t *testing.T
 	rep := control(t, h.plan.StateDir, Request{Op: OpRetry, Worker: "w00"})
 	require.Empty(t, rep.Error)
 	require.Eventually(t, func() bool { return h.surf.handle("w00") != first }, 10*time.Second, 5*time.Millisecond, "the manual attempt opens")
-	require.Equal(t, engine.RunRunning, h.eng.Snapshot().Status, "a retried run runs again")
+	require.Equal(t, statedir.RunRunning, h.eng.Snapshot().Status, "a retried run runs again")
 	c.send(FrameDetach, nil)
 	assert.Equal(t, ByeDetached, c.waitBye().Reason)
 	require.Eventually(t, func() bool { return h.srv.attached() == 0 }, 10*time.Second, 5*time.Millisecond)
@@ -394,7 +395,7 @@ func TestTheServerAnswersAgainAfterItsStateDirIsMadeAgain(t *testing.T) {
 	}, 10*time.Second, 10*time.Millisecond, "the server listens again in the state dir made again")
 	rep := control(t, h.plan.StateDir, Request{Op: OpStatus})
 	require.NotNil(t, rep.State)
-	assert.Equal(t, engine.RunRunning, rep.State.Status, "the run goes on: %v", h.eng.Err())
+	assert.Equal(t, statedir.RunRunning, rep.State.Status, "the run goes on: %v", h.eng.Err())
 	rep = control(t, h.plan.StateDir, Request{Op: OpStop})
 	assert.Equal(t, 130, rep.Code)
 	assert.Equal(t, 130, h.wait())

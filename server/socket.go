@@ -24,11 +24,11 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // SocketName is the socket's file name in the state dir.
-const SocketName = engine.SocketFile
+const SocketName = statedir.SocketFile
 
 // maxSunPath is the longest path bind and connect take (sun_path less NUL).
 const maxSunPath = 107

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func attachedModel(t *testing.T, f *fakeEngine, sizes *PaneSizes, stops *int, w, h int) *Model {
@@ -75,7 +75,7 @@ func TestQuitLeavesAFinishedRunAtOnce(t *testing.T) {
 	f := fakeRun(t, 2, 100, 30)
 	f.mu.Lock()
 	for i := range f.st.Workers {
-		f.st.Workers[i].Status = engine.StatusCompleted
+		f.st.Workers[i].Status = statedir.StatusCompleted
 	}
 	f.mu.Unlock()
 	m := attachedModel(t, f, nil, &stops, 100, 30)

@@ -3,8 +3,8 @@
 // palette (OSC 10, 11, 4) to pick a light or a dark theme; its cells are
 // drawn by the outer terminal, so the honest answer is that terminal's.
 // Each UI asks its own terminal once at start and puts the answers in the
-// Activity's vt.Colors, which every pane's emulator answers from; with
-// several clients attached, the last to answer sets them.
+// Colors of the run's vt.Activity, which every pane's emulator answers
+// from; with several clients attached, the last to answer sets them.
 package tui
 
 import (
@@ -43,9 +43,9 @@ func (m *Model) learnColor(which int, c color.Color) {
 		return
 	}
 	if which == 10 {
-		m.opts.Activity.colors.SetForeground(c)
+		m.opts.Activity.Colors.SetForeground(c)
 	} else {
-		m.opts.Activity.colors.SetBackground(c)
+		m.opts.Activity.Colors.SetBackground(c)
 	}
 }
 
@@ -67,7 +67,7 @@ func (m *Model) learnPalette(osc string) {
 			continue
 		}
 		if c := ansi.XParseColor(f[i+1]); c != nil {
-			m.opts.Activity.colors.SetIndexed(n, c)
+			m.opts.Activity.Colors.SetIndexed(n, c)
 		}
 	}
 }

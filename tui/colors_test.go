@@ -11,20 +11,22 @@ import (
 	uv "github.com/charmbracelet/ultraviolet"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
+
+	"github.com/rostra-dev/rostra/panes/vt"
 )
 
 func TestPaneChildrenAreToldTheOuterTerminalsColours(t *testing.T) {
 	f := fakeRun(t, 1, 80, 20)
-	act := NewActivity()
+	act := vt.NewActivity()
 	m := New(f, Options{Activity: act, Now: func() time.Time { return testNow }})
 	defer m.Close()
 	var mu sync.Mutex
 	var replies []string
-	scr := act.NewScreen(40, 10, func(b []byte) {
+	scr := vt.New(40, 10, vt.Options{Activity: act, OnReply: func(b []byte) {
 		mu.Lock()
 		replies = append(replies, string(b))
 		mu.Unlock()
-	}).(*Screen)
+	}})
 	ask := func() []string {
 		mu.Lock()
 		replies = nil

@@ -26,21 +26,22 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // eventHistoryMsg is events.jsonl as read when the UI started.
 type eventHistoryMsg struct {
-	events []engine.Event
+	events []statedir.Event
 	err    error
 }
 
 // eventLog is the event log's state in the model.
 type eventLog struct {
 	lines  []string
-	loaded bool           // the file's events have arrived
-	early  []engine.Event // live events that came before them
+	loaded bool             // the file's events have arrived
+	early  []statedir.Event // live events that came before them
 }
 
 // readEventHistory reads the run's events.jsonl (New marks a UI with no
@@ -49,9 +50,9 @@ func (m *Model) readEventHistory() tea.Cmd {
 	if m.evlog.loaded {
 		return nil
 	}
-	path := filepath.Join(m.plan.StateDir, engine.EventsFile)
+	path := filepath.Join(m.plan.StateDir, statedir.EventsFile)
 	return func() tea.Msg {
-		evs, err := engine.ReadEvents(path)
+		evs, err := statedir.ReadEvents(path)
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil // a run that has logged nothing yet
 		}
@@ -77,7 +78,7 @@ func (m *Model) onEventHistory(msg eventHistoryMsg) {
 	}
 	if n := len(lines) - eventLogCap; n > 0 {
 		// The panel keeps the newest; the file keeps them all.
-		lines = append([]string{strconv.Itoa(n+1) + " earlier event(s) are in " + printable.String(filepath.Join(m.plan.StateDir, engine.EventsFile))}, lines[n+1:]...)
+		lines = append([]string{strconv.Itoa(n+1) + " earlier event(s) are in " + printable.String(filepath.Join(m.plan.StateDir, statedir.EventsFile))}, lines[n+1:]...)
 	}
 	m.evlog = eventLog{lines: lines, loaded: true}
 	if m.overlay == overlayEvents {
@@ -87,13 +88,13 @@ func (m *Model) onEventHistory(msg eventHistoryMsg) {
 
 // eventKey identifies an event read back from the file with the same
 // event heard live: every field, as the file holds them.
-func eventKey(ev engine.Event) string {
+func eventKey(ev statedir.Event) string {
 	b, _ := json.Marshal(ev)
 	return string(b)
 }
 
 // logEvent adds a live event to the event log (and to its panel when open).
-func (m *Model) logEvent(ev engine.Event) {
+func (m *Model) logEvent(ev statedir.Event) {
 	if !m.evlog.loaded {
 		m.evlog.early = append(m.evlog.early, ev)
 	}
@@ -113,7 +114,7 @@ func capEvents(lines []string) []string {
 // formatEvent is one event as a line of the panel: its time, then what
 // happened, worded as in the headless log, outside text escaped (a
 // worker's exit reason, a file name).
-func formatEvent(ev engine.Event, plan *engine.Plan) string {
+func formatEvent(ev statedir.Event, plan *runfile.Plan) string {
 	role := ""
 	if w, ok := plan.Worker(ev.WorkerID); ok {
 		role = w.Role

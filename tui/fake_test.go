@@ -15,6 +15,9 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 var testNow = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
@@ -69,23 +72,23 @@ func (h *fakeHandle) Typed() string {
 }
 
 type fakeEngine struct {
-	plan *engine.Plan
+	plan *runfile.Plan
 
 	mu        sync.Mutex
-	st        engine.TeamState
+	st        statedir.TeamState
 	handles   map[string]*fakeHandle
 	retried   []string
 	cancelled []string
 }
 
-func (f *fakeEngine) Plan() *engine.Plan { return f.plan }
+func (f *fakeEngine) Plan() *runfile.Plan { return f.plan }
 
-func (f *fakeEngine) Snapshot() engine.TeamState {
+func (f *fakeEngine) Snapshot() statedir.TeamState {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := f.st
-	st.Workers = append([]engine.WorkerRow(nil), f.st.Workers...)
-	st.Dispatches = append([]engine.DispatchRow(nil), f.st.Dispatches...)
+	st.Workers = append([]statedir.WorkerRow(nil), f.st.Workers...)
+	st.Dispatches = append([]statedir.DispatchRow(nil), f.st.Dispatches...)
 	return st
 }
 
@@ -105,14 +108,14 @@ func (f *fakeEngine) Handle(worker string) (engine.Handle, int) {
 	return h, n
 }
 
-func (f *fakeEngine) Diff(worker string, color bool) ([]byte, engine.DiffInfo, error) {
+func (f *fakeEngine) Diff(worker string, color bool) ([]byte, workspace.DiffInfo, error) {
 	st := f.Snapshot()
-	return engine.WorktreeDiff(&st, worker, color)
+	return workspace.WorktreeDiff(&st, worker, color)
 }
 
-func (f *fakeEngine) Merge(worker, pin string) (engine.MergeResult, error) {
+func (f *fakeEngine) Merge(worker, pin string) (workspace.MergeResult, error) {
 	st := f.Snapshot()
-	return engine.MergeWorktree(&st, worker, pin)
+	return workspace.MergeWorktree(&st, worker, pin)
 }
 
 func (f *fakeEngine) Retry(worker string) error {
@@ -128,7 +131,7 @@ func (f *fakeEngine) Cancel(worker string) error {
 	f.cancelled = append(f.cancelled, worker)
 	for i := range f.st.Workers {
 		if f.st.Workers[i].WorkerID == worker {
-			f.st.Workers[i].Status = engine.StatusCancelled
+			f.st.Workers[i].Status = statedir.StatusCancelled
 		}
 	}
 	return nil
@@ -140,26 +143,26 @@ func fakeRun(t testing.TB, n, width, height int) *fakeEngine {
 	t.Helper()
 	roles := []string{"implementer", "tester", "reviewer", "verifier", "documenter"}
 	provs := []string{"claude", "codex", "gemini", "grok"}
-	plan := &engine.Plan{Name: "golden", StateDir: "/work/ws/.rostra/golden", AttentionAfter: 30 * time.Second}
+	plan := &runfile.Plan{Name: "golden", StateDir: "/work/ws/.rostra/golden", AttentionAfter: 30 * time.Second}
 	for i := range n {
 		role, prov := roles[i%len(roles)], provs[i%len(provs)]
-		plan.Workers = append(plan.Workers, engine.WorkerSpec{
+		plan.Workers = append(plan.Workers, runfile.WorkerSpec{
 			ID: fmt.Sprintf("%s-%s", prov, role), Role: role, Provider: prov, MaxAttempts: 3,
-			Surfaces: []engine.SurfaceKind{engine.SurfacePane, engine.SurfaceWrapper},
+			Surfaces: []runfile.SurfaceKind{runfile.SurfacePane, runfile.SurfaceWrapper},
 		})
 		if i >= len(roles) {
 			plan.Workers[i].ID = fmt.Sprintf("%s-%s-%d", prov, role, i)
 		}
 	}
 	f := &fakeEngine{plan: plan, handles: map[string]*fakeHandle{}}
-	f.st = engine.TeamState{Run: plan.Name, StateDir: plan.StateDir, Status: engine.RunRunning}
+	f.st = statedir.TeamState{Run: plan.Name, StateDir: plan.StateDir, Status: statedir.RunRunning}
 	sizes := NewPaneSizes(plan, width, height)
 	for i, w := range plan.Workers {
 		started := testNow.Add(-time.Duration(40+i) * time.Second)
-		f.st.Workers = append(f.st.Workers, engine.WorkerRow{WorkerID: w.ID, Role: w.Role, Provider: w.Provider, Status: engine.StatusRunning, Attempts: 1})
-		f.st.Dispatches = append(f.st.Dispatches, engine.DispatchRow{
-			DispatchID: engine.DispatchID(w.ID, 1), WorkerID: w.ID, Attempt: 1,
-			Surface: engine.SurfacePane, Status: engine.StatusRunning, StartedAt: started, Pid: 1000 + i,
+		f.st.Workers = append(f.st.Workers, statedir.WorkerRow{WorkerID: w.ID, Role: w.Role, Provider: w.Provider, Status: statedir.StatusRunning, Attempts: 1})
+		f.st.Dispatches = append(f.st.Dispatches, statedir.DispatchRow{
+			DispatchID: runfile.DispatchID(w.ID, 1), WorkerID: w.ID, Attempt: 1,
+			Surface: runfile.SurfacePane, Status: statedir.StatusRunning, StartedAt: started, Pid: 1000 + i,
 		})
 		cols, rows := sizes.Get(w.ID)
 		f.handles[w.ID] = newFakeHandle(cols, rows, fmt.Sprintf("$ %s --task {prompt}\r\n[%s] step 1/3 reading files\r\n[%s] step 2/3 planning edits\r\n", w.Provider, w.ID, w.ID))
@@ -168,11 +171,11 @@ func fakeRun(t testing.TB, n, width, height int) *fakeEngine {
 }
 
 // setWorker changes a worker's roster row and its last dispatch row.
-func (f *fakeEngine) setWorker(id string, change func(w *engine.WorkerRow, d *engine.DispatchRow)) {
+func (f *fakeEngine) setWorker(id string, change func(w *statedir.WorkerRow, d *statedir.DispatchRow)) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	var w *engine.WorkerRow
-	var d *engine.DispatchRow
+	var w *statedir.WorkerRow
+	var d *statedir.DispatchRow
 	for i := range f.st.Workers {
 		if f.st.Workers[i].WorkerID == id {
 			w = &f.st.Workers[i]

@@ -18,8 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // findScene is three workers at 120×24; codex-tester is on its second
@@ -39,7 +39,7 @@ func findScene(t *testing.T) (*Model, *fakeEngine) {
 	ended := testNow.Add(-30 * time.Second)
 	f.mu.Lock()
 	first := f.st.Dispatches[1]
-	first.Status, first.Reason, first.EndedAt, first.OutputLogPath = engine.StatusError, "exited with code 1", &ended, log
+	first.Status, first.Reason, first.EndedAt, first.OutputLogPath = statedir.StatusError, "exited with code 1", &ended, log
 	second := f.st.Dispatches[1]
 	second.Attempt, second.DispatchID, second.StartedAt = 2, "codex-tester#2", ended.Add(time.Second)
 	f.st.Dispatches[1] = first

@@ -18,6 +18,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestCancelAsksWhileRunning(t *testing.T) {
@@ -34,13 +37,13 @@ func TestCancelAsksWhileRunning(t *testing.T) {
 	assert.Nil(t, m.confirm)
 	runCmd(t, m, cmd)
 	assert.Equal(t, []string{"codex-tester"}, f.cancelled)
-	assert.Equal(t, engine.StatusCancelled, m.focused().worker.Status, "the model re-reads the snapshot after the control")
+	assert.Equal(t, statedir.StatusCancelled, m.focused().worker.Status, "the model re-reads the snapshot after the control")
 	assert.Contains(t, m.note, "cancelled")
 }
 
 func TestCancelWithoutRunningAttemptSaysSo(t *testing.T) {
 	f := fakeRun(t, 1, 80, 20)
-	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) { w.Status = engine.StatusCompleted })
+	f.setWorker("claude-implementer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) { w.Status = statedir.StatusCompleted })
 	m := newModel(t, f, 80, 20)
 	assert.Nil(t, press(m, "x"))
 	assert.Nil(t, m.confirm)
@@ -56,7 +59,7 @@ func TestRetryAsksWhileRunningAndNotAfter(t *testing.T) {
 	runCmd(t, m, press(m, "enter"))
 	assert.Equal(t, []string{"claude-implementer"}, f.retried)
 
-	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) { w.Status = engine.StatusError })
+	f.setWorker("codex-tester", func(w *statedir.WorkerRow, d *statedir.DispatchRow) { w.Status = statedir.StatusError })
 	m.refresh()
 	cmd := press(m, "tab", "r")
 	assert.Nil(t, m.confirm, "a worker that is not running retries at once")
@@ -92,7 +95,7 @@ func TestQuitAsksWhileWorkersRun(t *testing.T) {
 
 func TestQuitWhenAllDoneDoesNotAsk(t *testing.T) {
 	f := fakeRun(t, 1, 80, 20)
-	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) { w.Status = engine.StatusCompleted })
+	f.setWorker("claude-implementer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) { w.Status = statedir.StatusCompleted })
 	m := newModel(t, f, 80, 20)
 	cmd := press(m, "q")
 	assert.Nil(t, m.confirm)
@@ -156,7 +159,7 @@ func TestInputModeForwardsXtermBytes(t *testing.T) {
 
 func TestWrapperPaneCannotBeTypedInto(t *testing.T) {
 	f := fakeRun(t, 1, 80, 20)
-	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) { d.Surface = engine.SurfaceWrapper })
+	f.setWorker("claude-implementer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) { d.Surface = runfile.SurfaceWrapper })
 	m := newModel(t, f, 80, 20)
 	press(m, "i")
 	assert.Equal(t, modeNormal, m.mode)
@@ -199,9 +202,9 @@ func TestScrollbackAndSearch(t *testing.T) {
 
 func TestAttentionBellQuietAndJump(t *testing.T) {
 	f := fakeRun(t, 3, 120, 20)
-	act := NewActivity()
-	bellScreen := act.NewScreen(40, 10, nil).(*Screen)
-	f.handles["gemini-reviewer"].term = bellScreen.Terminal
+	act := vt.NewActivity()
+	bellScreen := vt.New(40, 10, vt.Options{Activity: act})
+	f.handles["gemini-reviewer"].term = bellScreen
 	f.handles["gemini-reviewer"].screen = bellScreen
 	now := testNow
 	m := New(f, Options{Now: func() time.Time { return now }, Activity: act})
@@ -231,13 +234,13 @@ func TestAttentionBellQuietAndJump(t *testing.T) {
 func TestAttentionReadsTheFailureClassNotTheReason(t *testing.T) {
 	f := fakeRun(t, 2, 120, 20)
 	ended := testNow.Add(-time.Second)
-	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, w.Reason = engine.StatusError, "CLI said: all done"
-		d.Status, d.Reason, d.FailureClass, d.EndedAt = engine.StatusError, w.Reason, engine.FailureMissingOutputs, &ended
+	f.setWorker("claude-implementer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, w.Reason = statedir.StatusError, "CLI said: all done"
+		d.Status, d.Reason, d.FailureClass, d.EndedAt = statedir.StatusError, w.Reason, statedir.FailureMissingOutputs, &ended
 	})
-	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, w.Reason = engine.StatusError, "exited with code 1"
-		d.Status, d.Reason, d.FailureClass, d.EndedAt = engine.StatusError, "missing completion paths: quoted by the agent", engine.FailureExitCode, &ended
+	f.setWorker("codex-tester", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, w.Reason = statedir.StatusError, "exited with code 1"
+		d.Status, d.Reason, d.FailureClass, d.EndedAt = statedir.StatusError, "missing completion paths: quoted by the agent", statedir.FailureExitCode, &ended
 	})
 	m := newModel(t, f, 120, 20)
 	assert.Equal(t, "outputs missing", m.byID["claude-implementer"].attention(testNow, m.plan.AttentionAfter))
@@ -343,8 +346,8 @@ func TestEndedAttemptWithoutHandleIsShownFromItsLog(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "output.log")
 	require.NoError(t, os.WriteFile(log, []byte("resumed run: this attempt finished before the quit\r\n"), 0o644))
 	ended := testNow.Add(-time.Minute)
-	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, d.Status, d.EndedAt, d.OutputLogPath = engine.StatusCompleted, engine.StatusCompleted, &ended, log
+	f.setWorker("codex-tester", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, d.Status, d.EndedAt, d.OutputLogPath = statedir.StatusCompleted, statedir.StatusCompleted, &ended, log
 	})
 	delete(f.handles, "codex-tester")
 	m := newModel(t, f, 120, 20)
@@ -386,8 +389,8 @@ func TestClockSleepsUnlessTimeShows(t *testing.T) {
 
 	ended := now
 	for _, id := range []string{"claude-implementer", "codex-tester"} {
-		f.setWorker(id, func(w *engine.WorkerRow, d *engine.DispatchRow) {
-			w.Status, d.Status, d.EndedAt = engine.StatusCompleted, engine.StatusCompleted, &ended
+		f.setWorker(id, func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+			w.Status, d.Status, d.EndedAt = statedir.StatusCompleted, statedir.StatusCompleted, &ended
 		})
 	}
 	now = m.clockAt

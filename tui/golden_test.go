@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestMain(m *testing.M) {
@@ -62,16 +63,16 @@ func TestGoldenThreePanes(t *testing.T) {
 func TestGoldenFourPanesByStatus(t *testing.T) {
 	f := fakeRun(t, 4, 120, 24)
 	ended := testNow.Add(-5 * time.Second)
-	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, d.Status, d.EndedAt = engine.StatusCompleted, engine.StatusCompleted, &ended
+	f.setWorker("codex-tester", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, d.Status, d.EndedAt = statedir.StatusCompleted, statedir.StatusCompleted, &ended
 	})
-	f.setWorker("gemini-reviewer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, w.Attempts, w.Reason = engine.StatusError, 3, "exited with code 1"
-		d.Attempt, d.Status, d.Reason, d.FailureClass, d.EndedAt = 3, engine.StatusError, "exited with code 1", engine.FailureExitCode, &ended
+	f.setWorker("gemini-reviewer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, w.Attempts, w.Reason = statedir.StatusError, 3, "exited with code 1"
+		d.Attempt, d.Status, d.Reason, d.FailureClass, d.EndedAt = 3, statedir.StatusError, "exited with code 1", statedir.FailureExitCode, &ended
 	})
-	f.setWorker("grok-verifier", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, w.Reason = engine.StatusError, "missing completion paths: out/grok-verifier/result.json"
-		d.Status, d.Reason, d.FailureClass, d.EndedAt = engine.StatusError, w.Reason, engine.FailureMissingOutputs, &ended
+	f.setWorker("grok-verifier", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, w.Reason = statedir.StatusError, "missing completion paths: out/grok-verifier/result.json"
+		d.Status, d.Reason, d.FailureClass, d.EndedAt = statedir.StatusError, w.Reason, statedir.FailureMissingOutputs, &ended
 	})
 	requireGolden(t, newModel(t, f, 120, 24))
 }
@@ -92,14 +93,14 @@ func TestGoldenPages(t *testing.T) {
 
 func TestGoldenDegraded(t *testing.T) {
 	f := fakeRun(t, 3, 180, 16)
-	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		d.Surface, d.DegradedFrom, d.DegradedReason = engine.SurfaceWrapper, engine.SurfacePane, "pane limit reached (1 of 1 in use)"
+	f.setWorker("codex-tester", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		d.Surface, d.DegradedFrom, d.DegradedReason = runfile.SurfaceWrapper, runfile.SurfacePane, "pane limit reached (1 of 1 in use)"
 	})
-	f.setWorker("gemini-reviewer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+	f.setWorker("gemini-reviewer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
 		reason := "no surface could open: pane: open pty: no space left on device; wrapper: start bash: exec: no such file"
 		ended := testNow
-		w.Status, w.Reason = engine.StatusError, reason
-		d.Surface, d.Status, d.Reason, d.EndedAt = "", engine.StatusError, reason, &ended
+		w.Status, w.Reason = statedir.StatusError, reason
+		d.Surface, d.Status, d.Reason, d.EndedAt = "", statedir.StatusError, reason, &ended
 	})
 	delete(f.handles, "gemini-reviewer")
 	m := newModel(t, f, 180, 16)
@@ -135,13 +136,13 @@ func TestGoldenEventLog(t *testing.T) {
 	f := fakeRun(t, 2, 120, 20)
 	m := newModel(t, f, 120, 20)
 	code := 1
-	for _, ev := range []engine.Event{
-		{TS: testNow.Add(-50 * time.Second), Type: engine.EventRunStarted},
-		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDispatched, WorkerID: "claude-implementer", Attempt: 1, Surface: engine.SurfacePane},
-		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDispatched, WorkerID: "codex-tester", Attempt: 1, Surface: engine.SurfaceWrapper},
-		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDegraded, WorkerID: "codex-tester", Attempt: 1, From: engine.SurfacePane, To: engine.SurfaceWrapper, Reason: "pane limit reached (1 of 1 in use)"},
-		{TS: testNow.Add(-20 * time.Second), Type: engine.EventWorkerFailed, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1", ExitCode: &code},
-		{TS: testNow.Add(-20 * time.Second), Type: engine.EventWorkerRetry, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1"},
+	for _, ev := range []statedir.Event{
+		{TS: testNow.Add(-50 * time.Second), Type: statedir.EventRunStarted},
+		{TS: testNow.Add(-49 * time.Second), Type: statedir.EventWorkerDispatched, WorkerID: "claude-implementer", Attempt: 1, Surface: runfile.SurfacePane},
+		{TS: testNow.Add(-49 * time.Second), Type: statedir.EventWorkerDispatched, WorkerID: "codex-tester", Attempt: 1, Surface: runfile.SurfaceWrapper},
+		{TS: testNow.Add(-49 * time.Second), Type: statedir.EventWorkerDegraded, WorkerID: "codex-tester", Attempt: 1, From: runfile.SurfacePane, To: runfile.SurfaceWrapper, Reason: "pane limit reached (1 of 1 in use)"},
+		{TS: testNow.Add(-20 * time.Second), Type: statedir.EventWorkerFailed, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1", ExitCode: &code},
+		{TS: testNow.Add(-20 * time.Second), Type: statedir.EventWorkerRetry, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1"},
 	} {
 		m.Update(eventMsg{ev: ev})
 	}
@@ -156,7 +157,7 @@ func TestGoldenAttemptHistory(t *testing.T) {
 	ended := testNow.Add(-30 * time.Second)
 	f.mu.Lock()
 	first := f.st.Dispatches[1]
-	first.Status, first.Reason, first.EndedAt, first.OutputLogPath = engine.StatusError, "exited with code 1", &ended, log
+	first.Status, first.Reason, first.EndedAt, first.OutputLogPath = statedir.StatusError, "exited with code 1", &ended, log
 	f.st.Dispatches = append(f.st.Dispatches, first)
 	f.st.Dispatches[len(f.st.Dispatches)-1] = first
 	second := f.st.Dispatches[1]
@@ -179,7 +180,7 @@ func TestGoldenAttemptHistory(t *testing.T) {
 // eventMsg themselves): it marks the UI as one with a live log.
 type fakeEvents struct{}
 
-func (fakeEvents) Next() (engine.Event, bool) { select {} }
+func (fakeEvents) Next() (statedir.Event, bool) { select {} }
 
 // TestGoldenEventLogFromTheFile is a client attaching after the run has
 // logged: e shows events.jsonl's events, then the live ones (an event both
@@ -190,13 +191,13 @@ func TestGoldenEventLogFromTheFile(t *testing.T) {
 	f.plan.StateDir = t.TempDir()
 	f.st.StateDir = f.plan.StateDir
 	code := 1
-	logged := []engine.Event{
-		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDispatched, WorkerID: "claude-implementer", Attempt: 1, Surface: engine.SurfacePane},
-		{TS: testNow.Add(-49 * time.Second), Type: engine.EventWorkerDegraded, WorkerID: "codex-tester", Attempt: 1, From: engine.SurfacePane, To: engine.SurfaceWrapper,
+	logged := []statedir.Event{
+		{TS: testNow.Add(-49 * time.Second), Type: statedir.EventWorkerDispatched, WorkerID: "claude-implementer", Attempt: 1, Surface: runfile.SurfacePane},
+		{TS: testNow.Add(-49 * time.Second), Type: statedir.EventWorkerDegraded, WorkerID: "codex-tester", Attempt: 1, From: runfile.SurfacePane, To: runfile.SurfaceWrapper,
 			Reason: "pane limit reached (1 of 1 in use): the other workers hold every pane the run file allows"},
-		{TS: testNow.Add(-20 * time.Second), Type: engine.EventWorkerFailed, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1 \x1b]52;c;cm0gLXJmIH4=\x07", ExitCode: &code},
+		{TS: testNow.Add(-20 * time.Second), Type: statedir.EventWorkerFailed, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1 \x1b]52;c;cm0gLXJmIH4=\x07", ExitCode: &code},
 	}
-	log, err := engine.OpenEventLog(filepath.Join(f.plan.StateDir, engine.EventsFile))
+	log, err := statedir.OpenEventLog(filepath.Join(f.plan.StateDir, statedir.EventsFile))
 	require.NoError(t, err)
 	for _, ev := range logged {
 		require.NoError(t, log.Append(ev))
@@ -210,7 +211,7 @@ func TestGoldenEventLogFromTheFile(t *testing.T) {
 	// Heard live before the file's events are in: the last one logged,
 	// and one the file does not hold yet.
 	m.Update(eventMsg{ev: logged[2]})
-	m.Update(eventMsg{ev: engine.Event{TS: testNow.Add(-19 * time.Second), Type: engine.EventWorkerRetry, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1"}})
+	m.Update(eventMsg{ev: statedir.Event{TS: testNow.Add(-19 * time.Second), Type: statedir.EventWorkerRetry, WorkerID: "codex-tester", Attempt: 1, Reason: "exited with code 1"}})
 	m.Update(read())
 	press(m, "e")
 	requireGolden(t, m)
@@ -225,12 +226,12 @@ func TestEventLogFromALongFile(t *testing.T) {
 	f := fakeRun(t, 1, 80, 24)
 	f.plan.StateDir = t.TempDir()
 	m := New(f, Options{Events: fakeEvents{}, Now: func() time.Time { return testNow }})
-	evs := make([]engine.Event, eventLogCap+10)
+	evs := make([]statedir.Event, eventLogCap+10)
 	for i := range evs {
-		evs[i] = engine.Event{TS: testNow.Add(time.Duration(i) * time.Second), Type: engine.EventWorkerRetry, WorkerID: "claude-implementer", Attempt: i}
+		evs[i] = statedir.Event{TS: testNow.Add(time.Duration(i) * time.Second), Type: statedir.EventWorkerRetry, WorkerID: "claude-implementer", Attempt: i}
 	}
 	m.Update(eventHistoryMsg{events: evs})
 	require.Len(t, m.evlog.lines, eventLogCap)
-	assert.Equal(t, "11 earlier event(s) are in "+filepath.Join(f.plan.StateDir, engine.EventsFile), m.evlog.lines[0])
+	assert.Equal(t, "11 earlier event(s) are in "+filepath.Join(f.plan.StateDir, statedir.EventsFile), m.evlog.lines[0])
 	assert.Equal(t, formatEvent(evs[len(evs)-1], f.plan), m.evlog.lines[eventLogCap-1])
 }

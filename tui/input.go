@@ -2,7 +2,9 @@
 // (keymap.go) of the mode the UI is in: in normal mode they drive the UI
 // (focus, zoom, scroll, search, retry, cancel, panels), and the methods
 // here are what they do; in input mode every key but Ctrl-] goes to the
-// focused pane's child, encoded as an xterm would (vt.EncodeKey); in search
+// focused pane's child, encoded as an xterm would (vt.EncodeKey), by one
+// path (typesInto, typeKey) that the program's Filter takes before Update
+// so that a key draws no frame unless it changes the screen; in search
 // mode a bubbles textinput edits the query; copy mode has keys of its own
 // (copymode.go). The mouse focuses the pane it clicks, selects by dragging
 // inside it (copymode.go), scrolls the one under it, and is forwarded to a
@@ -22,9 +24,15 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
+	if m.typesInto(k) {
+		m.typeKey(tea.Key(k))
+		return nil
+	}
 	if m.stopping {
 		return nil
 	}
@@ -34,10 +42,8 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.mode {
 	case modeInput:
-		if cmd, ok := m.dispatch(m.keys.typing, k); ok {
-			return cmd
-		}
-		return m.sendKey(tea.Key(k))
+		cmd, _ := m.dispatch(m.keys.typing, k) // the keys rostra keeps while typing
+		return cmd
 	case modeSearch:
 		if cmd, ok := m.dispatch(m.keys.search, k); ok {
 			return cmd
@@ -150,7 +156,7 @@ func (m *Model) whyNotTypeable(p *pane) string {
 	switch {
 	case d == nil || p.handle == nil:
 		return p.spec.ID + " has no running attempt to type into"
-	case d.Surface == engine.SurfaceWrapper:
+	case d.Surface == runfile.SurfaceWrapper:
 		return p.spec.ID + " runs on a WRAPPER (pipes, no terminal): it cannot be typed into"
 	case d.EndedAt != nil:
 		return p.spec.ID + " attempt " + strconv.Itoa(d.Attempt) + " has ended: " + keyOf(m.keys.flat, "retry") + " starts a new one"
@@ -158,36 +164,73 @@ func (m *Model) whyNotTypeable(p *pane) string {
 	return p.spec.ID + " cannot take keys"
 }
 
-// Filter is the program's message filter (tea.WithFilter). A key typed
-// into a pane goes to its child here, before Update, when sending it
-// changes nothing on screen, and no frame is drawn for it. A paste into a
-// terminal without bracketed paste arrives as one key per character:
-// drawn a frame each, 200 KB of them took 15–20 s before the Ctrl-] typed
-// after them was read. Anything else, or a key that changes the screen
-// (the pane is scrolled back, flagged, or its keys are dropped), goes on to
-// Update.
+// Typed keys take one path from the key map to the child: typesInto says
+// whether a key is the child's, typeKey sends it. Filter, the program's
+// message filter (tea.WithFilter), takes that path before Update, so a key
+// that changes nothing on screen draws no frame: a paste into a terminal
+// without bracketed paste arrives as one key per character, and drawn a
+// frame each, 200 KB of them took 15–20 s before the Ctrl-] typed after
+// them was read. A key that does change the screen (the pane was scrolled
+// back or flagged, its keys were dropped, it cannot take keys) goes on to
+// Update as typedMsg, for its frame. Update reaches the same path through
+// onKey for the keys Filter leaves to it: those of a UI that must first
+// claim the ptys' sizes (sizes.go), and every key in the tests.
+
+// typedMsg is a key Filter typed into a pane that changed the screen:
+// Update has nothing left to do but draw it.
+type typedMsg struct{}
+
+// Filter sends a typed key to the focused pane's child before Update.
 func (m *Model) Filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	k, ok := msg.(tea.KeyPressMsg)
-	if !ok || m.mode != modeInput || m.confirm != nil || m.stopping {
+	if !ok || !m.typesInto(k) {
 		return msg
 	}
 	if m.opts.Sizes != nil && !m.opts.Sizes.owns(m) {
-		return msg // the key claims the ptys' sizes first (sizes.go)
+		return msg // the key claims the ptys' sizes first (Update, sizes.go)
+	}
+	if m.typeKey(tea.Key(k)) {
+		return typedMsg{}
+	}
+	return nil
+}
+
+// typesInto reports whether k goes to the focused pane's child: the UI is
+// typing, with no question open and not stopping, and k is none of the
+// keys the key map keeps for rostra while typing (keymap.go).
+func (m *Model) typesInto(k tea.KeyPressMsg) bool {
+	if m.mode != modeInput || m.confirm != nil || m.stopping {
+		return false
 	}
 	for _, a := range m.keys.typing {
 		if key.Matches(k, a.Binding) {
-			return msg
+			return false
 		}
 	}
+	return true
+}
+
+// typeKey sends k to the focused pane's child, encoded as its modes ask,
+// and brings the pane back to its live screen. It reports whether the
+// screen changed: the pane was not live or had rung its bell, the child's
+// input is full and the key was dropped (the note says so), or the pane
+// cannot take keys any more (typing stops, the note says why).
+func (m *Model) typeKey(k tea.Key) (changed bool) {
 	p := m.focused()
-	if p.top != -1 || p.view != 0 || p.bell || p.term == nil || m.copy != nil {
-		return msg
-	}
 	kw := p.writer()
-	if kw == nil || !kw.send(vt.EncodeKey(uv.Key(k), p.term.Modes())) {
-		return msg
+	if kw == nil || p.term == nil {
+		m.mode = modeNormal
+		m.note = m.whyNotTypeable(p)
+		return true
 	}
-	return nil
+	changed = !p.live() || p.bell
+	p.goLive()
+	p.touch()
+	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil && !kw.send(b) {
+		m.note = p.spec.ID + " is not reading its input: keys dropped"
+		return true
+	}
+	return changed
 }
 
 // sendFocus tells p's child that it gained or lost the focus (CSI I, CSI
@@ -211,23 +254,6 @@ func (m *Model) sendFocus(p *pane, in bool) {
 // when the shell's fg resumes it. An attached UI's server asks its client
 // to do the same (server/session.go).
 func (m *Model) suspend() tea.Cmd { return tea.Suspend }
-
-// sendKey forwards a key to the child, encoded as its modes ask.
-func (m *Model) sendKey(k tea.Key) tea.Cmd {
-	p := m.focused()
-	kw := p.writer()
-	if kw == nil || p.term == nil {
-		m.mode = modeNormal
-		m.note = m.whyNotTypeable(p)
-		return nil
-	}
-	p.goLive()
-	p.touch()
-	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil && !kw.send(b) {
-		m.note = p.spec.ID + " is not reading its input: keys dropped"
-	}
-	return nil
-}
 
 func (m *Model) onPaste(text string) tea.Cmd {
 	switch {
@@ -308,7 +334,7 @@ func (m *Model) askRetry(p *pane) tea.Cmd {
 	if m.stopping {
 		return nil
 	}
-	if p.worker.Status == engine.StatusRunning {
+	if p.worker.Status == statedir.StatusRunning {
 		n := p.attempt
 		m.confirm = &confirmDialog{
 			title: "Retry " + id + "?",
@@ -326,7 +352,7 @@ func (m *Model) askRetry(p *pane) tea.Cmd {
 func (m *Model) askCancel(p *pane) tea.Cmd {
 	id := p.spec.ID
 	switch p.worker.Status {
-	case engine.StatusRunning:
+	case statedir.StatusRunning:
 		m.confirm = &confirmDialog{
 			title: "Cancel " + id + "?",
 			lines: []string{
@@ -336,7 +362,7 @@ func (m *Model) askCancel(p *pane) tea.Cmd {
 			yes: func() tea.Cmd { return m.control("cancel", id) },
 		}
 		return nil
-	case engine.StatusRetrying:
+	case statedir.StatusRetrying:
 		return m.control("cancel", id)
 	}
 	m.note = id + " has nothing to cancel (" + p.worker.Status + ")"

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestKeyMapBindsEachKeyOncePerMode(t *testing.T) {
@@ -137,7 +137,7 @@ func keysModel(t *testing.T) *Model {
 	_, _ = h.term.Write([]byte(b.String()))
 	f.mu.Lock()
 	first := f.st.Dispatches[1]
-	first.Status, first.EndedAt = engine.StatusError, &testNow
+	first.Status, first.EndedAt = statedir.StatusError, &testNow
 	second := f.st.Dispatches[1]
 	second.Attempt, second.DispatchID = 2, "codex-tester#2"
 	f.st.Dispatches[1] = first

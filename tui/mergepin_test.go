@@ -11,13 +11,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestMMergesTheCommitDShowedOrNothing(t *testing.T) {
 	f, repo, id := isolatedRun(t)
-	f.setWorker(id, func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, d.Status = engine.StatusCompleted, engine.StatusCompleted
+	f.setWorker(id, func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, d.Status = statedir.StatusCompleted, statedir.StatusCompleted
 	})
 	m := newModel(t, f, 160, 30)
 	runCmd(t, m, press(m, "D"))

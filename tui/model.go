@@ -24,14 +24,15 @@ import (
 	tea "charm.land/bubbletea/v2"
 	uv "github.com/charmbracelet/ultraviolet"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // Options are what the UI is given besides the engine.
 type Options struct {
 	Events   Events       // the engine's event queue; nil: no event log
-	Activity *Activity    // wakes the UI on new output; nil: redraw on the clock only
+	Activity *vt.Activity // the run's: wakes the UI on new output; nil: redraw on the clock only
 	Stop     func() error // stops every worker gracefully; called once, on quit
 	Sizes    *PaneSizes   // receives each worker's pane size, for attempts yet to open
 	Now      func() time.Time
@@ -81,8 +82,8 @@ const eventLogCap = 2000
 type Model struct {
 	eng  Engine
 	opts Options
-	plan *engine.Plan
-	st   engine.TeamState
+	plan *runfile.Plan
+	st   statedir.TeamState
 
 	panes []*pane
 	byID  map[string]*pane
@@ -130,7 +131,7 @@ type Model struct {
 
 // Messages.
 type (
-	eventMsg     struct{ ev engine.Event }
+	eventMsg     struct{ ev statedir.Event }
 	eventsEndMsg struct{}
 	wakeMsg      struct{}
 	frameMsg     struct{}
@@ -162,7 +163,7 @@ func New(eng Engine, opts Options) *Model {
 		closed: make(chan struct{}), width: opts.Width, height: opts.Height,
 	}
 	if opts.Activity != nil {
-		m.wake, m.unlisten = opts.Activity.listen()
+		m.wake, m.unlisten = opts.Activity.Listen()
 	}
 	m.evlog.loaded = opts.Events == nil || m.plan.StateDir == ""
 	m.paneHints = m.keys.paneHints()
@@ -258,7 +259,7 @@ func (m *Model) nextTick(now time.Time) time.Time {
 		if d := p.shown(); vis[i] && d != nil && d.EndedAt == nil && !d.StartedAt.IsZero() {
 			soonest(nextChange(d.StartedAt, now))
 		}
-		if d := p.cur(); after > 0 && p.worker.Status == engine.StatusRunning && d != nil && d.Surface != "" && !p.lastChange.IsZero() {
+		if d := p.cur(); after > 0 && p.worker.Status == statedir.StatusRunning && d != nil && d.Surface != "" && !p.lastChange.IsZero() {
 			if at := p.lastChange.Add(after); now.Before(at) {
 				soonest(at)
 			} else if vis[i] {
@@ -319,6 +320,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		return tea.Batch(m.claimSizes(), m.onKey(msg))
+	case typedMsg:
+		return nil // Filter typed the key (input.go); the frame follows
 	case tea.PasteMsg:
 		return tea.Batch(m.claimSizes(), m.onPaste(msg.Content))
 	case tea.MouseMsg:
@@ -445,7 +448,7 @@ func (m *Model) focused() *pane { return m.panes[m.focus] }
 func (m *Model) running() int {
 	n := 0
 	for _, wr := range m.st.Workers {
-		if engine.Unsettled(wr.Status) {
+		if statedir.Unsettled(wr.Status) {
 			n++
 		}
 	}

@@ -17,7 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // shellRun is four workers whose role is their id (a roster written
@@ -31,14 +32,14 @@ func shellRun(t *testing.T) *fakeEngine {
 		renameWorker(f, f.plan.Workers[i].ID, ids[i])
 		f.plan.Workers[i].Role, f.plan.Workers[i].Provider = ids[i], "shell"
 	}
-	f.setWorker("w02", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		d.Surface = engine.SurfaceWrapper
+	f.setWorker("w02", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		d.Surface = runfile.SurfaceWrapper
 	})
-	f.setWorker("w03", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+	f.setWorker("w03", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
 		w.Attempts, d.Attempt, d.StartedAt = 2, 2, testNow.Add(-(time.Hour + 2*time.Minute))
 	})
-	f.setWorker("reviewer-of-the-parser-changes", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		d.Surface, d.StartedAt = engine.SurfaceWrapper, testNow.Add(-(3*time.Minute + 5*time.Second))
+	f.setWorker("reviewer-of-the-parser-changes", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		d.Surface, d.StartedAt = runfile.SurfaceWrapper, testNow.Add(-(3*time.Minute + 5*time.Second))
 	})
 	return f
 }
@@ -60,7 +61,7 @@ func renameWorker(f *fakeEngine, old, id string) {
 	for i := range f.st.Dispatches {
 		if f.st.Dispatches[i].WorkerID == old {
 			f.st.Dispatches[i].WorkerID = id
-			f.st.Dispatches[i].DispatchID = engine.DispatchID(id, f.st.Dispatches[i].Attempt)
+			f.st.Dispatches[i].DispatchID = runfile.DispatchID(id, f.st.Dispatches[i].Attempt)
 		}
 	}
 	f.handles[id] = f.handles[old]
@@ -94,9 +95,9 @@ func TestGoldenNarrowTitles(t *testing.T) {
 
 func TestGoldenNarrowTitlesWithAttention(t *testing.T) {
 	f := shellRun(t)
-	f.setWorker("w02", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+	f.setWorker("w02", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
 		ended := testNow.Add(-time.Second)
-		w.Status, d.Status, d.EndedAt, d.Reason = engine.StatusError, engine.StatusError, &ended, "exited with code 1"
+		w.Status, d.Status, d.EndedAt, d.Reason = statedir.StatusError, statedir.StatusError, &ended, "exited with code 1"
 	})
 	m := newModel(t, f, 80, 24)
 	requireGolden(t, m)
@@ -125,9 +126,9 @@ func TestGoldenSameNameRuns(t *testing.T) {
 		f := shellRun(t)
 		f.plan.Name, f.plan.StateDir = "proj", ws+"/.rostra/proj"
 		f.st.Run, f.st.StateDir = "proj", f.plan.StateDir
-		f.setWorker("w01", func(w *engine.WorkerRow, d *engine.DispatchRow) {
+		f.setWorker("w01", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
 			ended := testNow.Add(-time.Second)
-			w.Status, d.Status, d.EndedAt = engine.StatusError, engine.StatusError, &ended
+			w.Status, d.Status, d.EndedAt = statedir.StatusError, statedir.StatusError, &ended
 		})
 		m := newModel(t, f, 80, 24)
 		lines := strings.Split(ansi.Strip(m.Render()), "\n")
@@ -150,13 +151,13 @@ func TestGoldenEscapedOutsideText(t *testing.T) {
 	renameWorker(f, "w01", "w01"+evil)
 	f.plan.Workers[0].Role = "w01" + evil
 	reason := "missing completion paths: out/" + evil + ".txt"
-	f.setWorker("w01"+evil, func(w *engine.WorkerRow, d *engine.DispatchRow) {
+	f.setWorker("w01"+evil, func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
 		w.Reason, d.Reason = reason, reason
 	})
 	m := New(f, Options{Events: fakeEvents{}, Now: func() time.Time { return testNow }})
 	m.Update(eventHistoryMsg{})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
-	m.Update(eventMsg{ev: engine.Event{TS: testNow, Type: engine.EventWorkerFailed, WorkerID: "w01" + evil, Attempt: 1, Reason: reason}})
+	m.Update(eventMsg{ev: statedir.Event{TS: testNow, Type: statedir.EventWorkerFailed, WorkerID: "w01" + evil, Attempt: 1, Reason: reason}})
 	m.Update(controlMsg{note: "w01" + evil + ": manual attempt requested"})
 	clean := func(what string) {
 		t.Helper()

@@ -5,9 +5,10 @@
 // rectangle and re-renders its body only when the emulator's generation,
 // the scroll position or the size moved.
 //
-// Data model: rows come from engine snapshots; term is the Screen of the
-// handle Engine.Handle returns for the worker (it changes when a new attempt
-// opens, which resets scrolling). top is -1 while the pane follows the live
+// Data model: rows come from engine snapshots; term is the emulator the
+// attempt's surface feeds (panes owns it; the UI only reads it), reached
+// through the handle Engine.Handle returns for the worker (it changes when
+// a new attempt opens, which resets scrolling). top is -1 while the pane follows the live
 // screen, else the absolute line (scrollback included) at its top. view is
 // 0 for the current attempt, else the number of an earlier attempt whose
 // screen was rebuilt from its output.log into hist.
@@ -25,17 +26,18 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 type pane struct {
-	spec   *engine.WorkerSpec
-	worker engine.WorkerRow
-	rows   []engine.DispatchRow // this worker's attempts, oldest first
+	spec   *runfile.WorkerSpec
+	worker statedir.WorkerRow
+	rows   []statedir.DispatchRow // this worker's attempts, oldest first
 
 	handle  engine.Handle
 	attempt int
 	term    *vt.Terminal
-	bells   func() int64
 	keys    *keyWriter
 	// sizedTerm is the emulator the UI last sized (sizes.go).
 	sizedTerm *vt.Terminal
@@ -67,13 +69,13 @@ type bodyCache struct {
 	lines []string
 }
 
-func newPane(spec *engine.WorkerSpec) *pane {
+func newPane(spec *runfile.WorkerSpec) *pane {
 	return &pane{spec: spec, top: -1, hist: map[int]*vt.Terminal{}, histErr: map[int]string{}, loading: map[int]bool{}}
 }
 
 // cur is the row of the attempt the engine runs (or ran last), nil before
 // the first dispatch.
-func (p *pane) cur() *engine.DispatchRow {
+func (p *pane) cur() *statedir.DispatchRow {
 	if len(p.rows) == 0 {
 		return nil
 	}
@@ -81,7 +83,7 @@ func (p *pane) cur() *engine.DispatchRow {
 }
 
 // shown is the row of the attempt on screen.
-func (p *pane) shown() *engine.DispatchRow {
+func (p *pane) shown() *statedir.DispatchRow {
 	if p.view == 0 {
 		return p.cur()
 	}
@@ -100,10 +102,7 @@ func (p *pane) setHandle(h engine.Handle, attempt int, now time.Time) {
 		return
 	}
 	p.handle, p.attempt = h, attempt
-	p.term, p.bells = nil, nil
-	if h != nil {
-		p.term, p.bells = emulatorOf(h)
-	}
+	p.term = TerminalOf(h)
 	p.keys = nil
 	p.top = -1
 	p.lastChange = now
@@ -120,7 +119,7 @@ func (p *pane) live() bool { return p.view == 0 && !p.diff.on && p.top < 0 }
 // surface whose process is still running.
 func (p *pane) typeable() bool {
 	d := p.cur()
-	if d == nil || p.handle == nil || d.Surface != engine.SurfacePane || d.EndedAt != nil {
+	if d == nil || p.handle == nil || d.Surface != runfile.SurfacePane || d.EndedAt != nil {
 		return false
 	}
 	_, ok := p.handle.(keyHandle)
@@ -142,9 +141,7 @@ func (p *pane) observe(now time.Time) {
 			p.lastGen = g
 			p.lastChange = now
 		}
-	}
-	if p.bells != nil {
-		if n := p.bells(); n > p.bellSeen {
+		if n := p.term.Bells(); n > p.bellSeen {
 			p.bellSeen = n
 			p.bell = true
 		}
@@ -157,13 +154,13 @@ func (p *pane) attention(now time.Time, after time.Duration) string {
 		return "bell"
 	}
 	switch p.worker.Status {
-	case engine.StatusRunning:
+	case statedir.StatusRunning:
 		d := p.cur()
 		if after > 0 && d != nil && d.Surface != "" && !p.lastChange.IsZero() && now.Sub(p.lastChange) >= after {
 			return "quiet " + elapsed(now.Sub(p.lastChange))
 		}
-	case engine.StatusError, engine.StatusTimeout:
-		if d := p.cur(); d != nil && (d.FailureClass == engine.FailureMissingOutputs || d.FailureClass == engine.FailureNoResult) {
+	case statedir.StatusError, statedir.StatusTimeout:
+		if d := p.cur(); d != nil && (d.FailureClass == statedir.FailureMissingOutputs || d.FailureClass == statedir.FailureNoResult) {
 			return "outputs missing"
 		}
 		if p.worker.Attempts >= p.spec.MaxAttempts {
@@ -266,15 +263,15 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 // a badge is gone). A role that only repeats the id is
 // not shown. Outside text (the id, role and provider come from the run
 // file) is shown escaped.
-func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room int) (t string, whole bool) {
+func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room int) (t string, whole bool) {
 	surface := "—"
 	k := "0"
 	var took, tookShort, manual string
 	if d != nil {
 		switch d.Surface {
-		case engine.SurfacePane:
+		case runfile.SurfacePane:
 			surface = "PTY"
-		case engine.SurfaceWrapper:
+		case runfile.SurfaceWrapper:
 			surface = "WRAPPER"
 		}
 		k = strconv.Itoa(d.Attempt)
@@ -313,7 +310,7 @@ func (p *pane) title(d *engine.DispatchRow, status string, now time.Time, room i
 	// An isolated worker's diff-stat goes at the end while the surface and
 	// the attempt still fit beside it; past that, it goes first.
 	tries := candidates
-	if p.worker.Isolation == engine.IsolationWorktree {
+	if p.worker.Isolation == runfile.IsolationWorktree {
 		stat := p.worker.DiffStat.String()
 		tries = nil
 		for _, c := range candidates[:4] {
@@ -369,7 +366,7 @@ func (p *pane) footer(c frameCtx) string {
 
 // body is the inside of the frame: notices (DEGRADED, an earlier attempt's
 // outcome, why no surface opened) around the emulator's window.
-func (p *pane) body(d *engine.DispatchRow, w, h int, c frameCtx) []string {
+func (p *pane) body(d *statedir.DispatchRow, w, h int, c frameCtx) []string {
 	if h <= 0 {
 		return nil
 	}
@@ -422,7 +419,7 @@ func (p *pane) notices(w int) []string { return noticesFor(p.cur(), w, nil) }
 // noticesFor is the DEGRADED line of attempt d (at most two lines, so a
 // long reason never hides the screen), shown at all times.
 // A nil theme gives the lines unpainted (when only their number matters).
-func noticesFor(d *engine.DispatchRow, w int, th *theme) []string {
+func noticesFor(d *statedir.DispatchRow, w int, th *theme) []string {
 	if d == nil || d.DegradedFrom == "" {
 		return nil
 	}
@@ -447,7 +444,7 @@ func noticesFor(d *engine.DispatchRow, w int, th *theme) []string {
 }
 
 // placeholder is what a pane without a screen says.
-func (p *pane) placeholder(d *engine.DispatchRow) string {
+func (p *pane) placeholder(d *statedir.DispatchRow) string {
 	switch {
 	case p.diff.on && p.diff.err != "":
 		return "cannot show the diff: " + p.diff.err
@@ -468,7 +465,7 @@ func (p *pane) placeholder(d *engine.DispatchRow) string {
 	case d.Surface == "" && d.Reason != "":
 		// Every surface failed: one line per surface's reason.
 		return strings.ReplaceAll(strings.Replace(d.Reason, ": ", ":\n", 1), "; ", "\n")
-	case p.worker.Status == engine.StatusRetrying:
+	case p.worker.Status == statedir.StatusRetrying:
 		return "retrying: " + p.worker.Reason
 	}
 	return ""

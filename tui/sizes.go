@@ -16,7 +16,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // PaneSizes is the size each worker's next attempt opens at; it is read by
@@ -88,7 +88,7 @@ func (s *PaneSizes) release(m *Model) {
 
 // NewPaneSizes lays out plan's workers on a width×height terminal, so that
 // attempts opened before the UI's first frame already fit.
-func NewPaneSizes(plan *engine.Plan, width, height int) *PaneSizes {
+func NewPaneSizes(plan *runfile.Plan, width, height int) *PaneSizes {
 	s := &PaneSizes{sizes: map[string][2]int{}, def: [2]int{120, 40}}
 	if width <= 0 || height <= 0 {
 		return s

@@ -13,7 +13,7 @@
 package tui
 
 import (
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 const sgrReset = "\x1b[m"
@@ -29,17 +29,17 @@ func paint(sgr, s string) string {
 // statusGlyph marks a status in the status bar's counts.
 func statusGlyph(status string) string {
 	switch status {
-	case engine.StatusRunning:
+	case statedir.StatusRunning:
 		return "●"
-	case engine.StatusCompleted:
+	case statedir.StatusCompleted:
 		return "✓"
-	case engine.StatusError:
+	case statedir.StatusError:
 		return "✗"
-	case engine.StatusTimeout:
+	case statedir.StatusTimeout:
 		return "◷" // not ⏱: terminals disagree on the width of emoji-capable symbols
-	case engine.StatusRetrying:
+	case statedir.StatusRetrying:
 		return "↻"
-	case engine.StatusCancelled:
+	case statedir.StatusCancelled:
 		return "⊘"
 	}
 	return "○"

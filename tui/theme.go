@@ -23,7 +23,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/lipgloss/v2"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // theme is one palette.
@@ -65,13 +65,13 @@ func newTheme(name string) *theme {
 		// the 16 colours a light scheme often makes pale (cyan, yellow).
 		th = &theme{
 			status: map[string]string{
-				engine.StatusRunning:   "38;5;25",
-				engine.StatusCompleted: "38;5;28",
-				engine.StatusError:     "38;5;160",
-				engine.StatusTimeout:   "38;5;127",
-				engine.StatusRetrying:  "38;5;130",
-				engine.StatusCancelled: "38;5;244",
-				engine.StatusPending:   "38;5;240",
+				statedir.StatusRunning:   "38;5;25",
+				statedir.StatusCompleted: "38;5;28",
+				statedir.StatusError:     "38;5;160",
+				statedir.StatusTimeout:   "38;5;127",
+				statedir.StatusRetrying:  "38;5;130",
+				statedir.StatusCancelled: "38;5;244",
+				statedir.StatusPending:   "38;5;240",
 			},
 			focus: "1", warn: "1;38;5;130", attn: "1;97;48;5;166", dim: "38;5;243", barKey: "1;38;5;25",
 			match: "30;48;5;153", matchCur: "1;97;48;5;127", selected: "30;48;5;222", cursor: "7",
@@ -92,13 +92,13 @@ func newTheme(name string) *theme {
 		name = ThemeDark
 		th = &theme{
 			status: map[string]string{
-				engine.StatusRunning:   "36",
-				engine.StatusCompleted: "32",
-				engine.StatusError:     "31",
-				engine.StatusTimeout:   "35",
-				engine.StatusRetrying:  "33",
-				engine.StatusCancelled: "90",
-				engine.StatusPending:   "37",
+				statedir.StatusRunning:   "36",
+				statedir.StatusCompleted: "32",
+				statedir.StatusError:     "31",
+				statedir.StatusTimeout:   "35",
+				statedir.StatusRetrying:  "33",
+				statedir.StatusCancelled: "90",
+				statedir.StatusPending:   "37",
 			},
 			focus: "1", warn: "1;33", attn: "1;30;43", dim: "2", barKey: "1;36",
 			// As tmux's copy-mode-match-style and copy-mode-current-match-style.
@@ -123,7 +123,7 @@ func (th *theme) statusColour(status string) string {
 	if c, ok := th.status[status]; ok {
 		return c
 	}
-	return th.status[engine.StatusPending]
+	return th.status[statedir.StatusPending]
 }
 
 // frameColour is the SGR of a pane's frame.

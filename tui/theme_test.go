@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // themedRun is two panes at 100×16: the focused one running, whose child
@@ -29,10 +30,10 @@ func themedRun(t *testing.T, opts Options) *Model {
 	f := fakeRun(t, 2, 100, 16)
 	_, _ = f.handles["claude-implementer"].term.Write([]byte("\x1b[31mred from the child\x1b[m plain again\r\n"))
 	ended := testNow.Add(-3 * time.Second)
-	f.setWorker("codex-tester", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, w.Attempts, w.Reason = engine.StatusError, 3, "exited with code 1"
-		d.Status, d.Reason, d.EndedAt = engine.StatusError, "exited with code 1", &ended
-		d.Surface, d.DegradedFrom, d.DegradedReason = engine.SurfaceWrapper, engine.SurfacePane, "pane limit reached (1 of 1 in use)"
+	f.setWorker("codex-tester", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, w.Attempts, w.Reason = statedir.StatusError, 3, "exited with code 1"
+		d.Status, d.Reason, d.EndedAt = statedir.StatusError, "exited with code 1", &ended
+		d.Surface, d.DegradedFrom, d.DegradedReason = runfile.SurfaceWrapper, runfile.SurfacePane, "pane limit reached (1 of 1 in use)"
 	})
 	opts.Now = func() time.Time { return testNow }
 	m := New(f, opts)

@@ -17,8 +17,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // View is the frame bubbletea draws.
@@ -149,8 +149,8 @@ func (m *Model) copyOn(i int) *copyMode {
 
 // statusOrder is the order of the counts in the status bar.
 var statusOrder = []string{
-	engine.StatusRunning, engine.StatusRetrying, engine.StatusPending, engine.StatusCompleted,
-	engine.StatusError, engine.StatusTimeout, engine.StatusCancelled,
+	statedir.StatusRunning, statedir.StatusRetrying, statedir.StatusPending, statedir.StatusCompleted,
+	statedir.StatusError, statedir.StatusTimeout, statedir.StatusCancelled,
 }
 
 // statusBar is the bottom line: counts by status, attention, page or zoom,
@@ -183,7 +183,7 @@ func (m *Model) statusBar() string {
 		hinted = true
 	}
 	prefix := ""
-	if m.st.Status == engine.RunFinished && hinted {
+	if m.st.Status == statedir.RunFinished && hinted {
 		prefix = paint(m.th.barKey, "run finished · ")
 	}
 	// The run's folder is always on the right, shortened when room is

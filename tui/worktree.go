@@ -3,7 +3,7 @@
 // pane, scrollable and searchable as scrollback is (the coloured `git diff`
 // fed through an emulator of the pane's width), and M merges its branch
 // into the workspace after a confirmation. Both ask the engine, which runs
-// git (engine/review.go), off the UI goroutine, and come back as messages
+// git (workspace/review.go), off the UI goroutine, and come back as messages
 // tagged with the worker they were made for.
 package tui
 
@@ -14,9 +14,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 // diffView is a pane's diff: on while shown (or being read), term once read.
@@ -24,7 +26,7 @@ type diffView struct {
 	on   bool
 	seq  int // which D press the term answers; older answers are dropped
 	term *vt.Terminal
-	info engine.DiffInfo
+	info workspace.DiffInfo
 	err  string
 }
 
@@ -48,7 +50,7 @@ type diffMsg struct {
 	worker string
 	seq    int
 	term   *vt.Terminal
-	info   engine.DiffInfo
+	info   workspace.DiffInfo
 	err    error
 }
 
@@ -63,7 +65,7 @@ func (m *Model) toggleDiff() tea.Cmd {
 		p.goLive()
 		return nil
 	}
-	if p.worker.Isolation != engine.IsolationWorktree {
+	if p.worker.Isolation != runfile.IsolationWorktree {
 		m.note = p.spec.ID + " runs in the shared workspace (isolation: none): it has no branch to diff"
 		return nil
 	}
@@ -109,10 +111,10 @@ func (m *Model) askMerge() tea.Cmd {
 	p := m.focused()
 	id := p.spec.ID
 	switch {
-	case p.worker.Isolation != engine.IsolationWorktree:
+	case p.worker.Isolation != runfile.IsolationWorktree:
 		m.note = id + " runs in the shared workspace (isolation: none): its changes are in the workspace already"
 		return nil
-	case engine.Unsettled(p.worker.Status):
+	case statedir.Unsettled(p.worker.Status):
 		m.note = id + " is " + p.worker.Status + ": merge once it has settled"
 		return nil
 	}
@@ -138,7 +140,7 @@ func (m *Model) merge(worker, pin string) tea.Cmd {
 	return func() tea.Msg {
 		res, err := eng.Merge(worker, pin)
 		switch {
-		case errors.Is(err, engine.ErrReview):
+		case errors.Is(err, workspace.ErrReview):
 			return controlMsg{note: "not merged: " + err.Error()}
 		case err != nil:
 			return controlMsg{note: "merge failed: " + err.Error()}

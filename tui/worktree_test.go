@@ -15,7 +15,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func gitIn(t *testing.T, dir string, args ...string) string {
@@ -44,10 +45,10 @@ func isolatedRun(t *testing.T) (*fakeEngine, string, string) {
 	require.NoError(t, os.WriteFile(filepath.Join(wt, "parser.go"), []byte("package parser\n\n// Count counts the words the agent added.\nfunc Count() int { return 0 }\n"), 0o644))
 	gitIn(t, wt, "commit", "-q", "-am", "rostra: "+id+" attempt 1 (completed)")
 	f.st.Workspace, f.st.StateDir = repo, filepath.Join(repo, ".rostra", "golden")
-	f.setWorker(id, func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Isolation, w.Branch, w.BaseCommit, w.Worktree = engine.IsolationWorktree, branch, base, wt
-		w.DiffStat = engine.DiffStat{Files: 1, Additions: 3}
-		d.Isolation, d.Branch, d.BaseCommit, d.Worktree = engine.IsolationWorktree, branch, base, wt
+	f.setWorker(id, func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Isolation, w.Branch, w.BaseCommit, w.Worktree = runfile.IsolationWorktree, branch, base, wt
+		w.DiffStat = statedir.DiffStat{Files: 1, Additions: 3}
+		d.Isolation, d.Branch, d.BaseCommit, d.Worktree = runfile.IsolationWorktree, branch, base, wt
 	})
 	return f, repo, id
 }
@@ -103,8 +104,8 @@ func TestMMergesAfterItsConfirmation(t *testing.T) {
 	assert.Nil(t, m.confirm, "a running worker is not merged")
 	assert.Contains(t, m.note, id+" is running: merge once it has settled")
 
-	f.setWorker(id, func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, d.Status = engine.StatusCompleted, engine.StatusCompleted
+	f.setWorker(id, func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, d.Status = statedir.StatusCompleted, statedir.StatusCompleted
 	})
 	m.refresh()
 	press(m, "M")
@@ -120,8 +121,8 @@ func TestMMergesAfterItsConfirmation(t *testing.T) {
 
 func TestMRefusesADirtyWorkspaceAndSaysSo(t *testing.T) {
 	f, repo, id := isolatedRun(t)
-	f.setWorker(id, func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, d.Status = engine.StatusCompleted, engine.StatusCompleted
+	f.setWorker(id, func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, d.Status = statedir.StatusCompleted, statedir.StatusCompleted
 	})
 	require.NoError(t, os.WriteFile(filepath.Join(repo, "parser.go"), []byte("edited by hand\n"), 0o644))
 	m := newModel(t, f, 120, 30)

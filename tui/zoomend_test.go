@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestZoomTwiceKeepsAFinishedPanesView(t *testing.T) {
@@ -30,8 +30,8 @@ func TestZoomTwiceKeepsAFinishedPanesView(t *testing.T) {
 	out.WriteString("done: added Count to src/parser.go, wrote out/claude-implementer/result.json\r\n")
 	_, _ = h.term.Write([]byte(out.String()))
 	ended := testNow.Add(-time.Second)
-	f.setWorker("claude-implementer", func(w *engine.WorkerRow, d *engine.DispatchRow) {
-		w.Status, d.Status, d.EndedAt = engine.StatusCompleted, engine.StatusCompleted, &ended
+	f.setWorker("claude-implementer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, d.Status, d.EndedAt = statedir.StatusCompleted, statedir.StatusCompleted, &ended
 	})
 	m := newModel(t, f, 80, 24)
 	resize := func() { // the resize's debounce over

@@ -18,7 +18,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // rostraBin is rostra as released; rostraTestPanicBin is built with
@@ -111,29 +112,29 @@ func TestHeadlessDemoRun(t *testing.T) {
 	assert.Equal(t, 1, strings.Count(r.stdout, "DEGRADED"), "exactly one DEGRADED line")
 
 	stateDir := filepath.Join(ws, ".rostra", "demo")
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := statedir.ReadTeamState(stateDir)
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunFinished, st.Status)
-	byWorker := map[string]engine.WorkerRow{}
+	assert.Equal(t, statedir.RunFinished, st.Status)
+	byWorker := map[string]statedir.WorkerRow{}
 	for _, w := range st.Workers {
 		byWorker[w.WorkerID] = w
-		assert.Equal(t, engine.StatusCompleted, w.Status, w.WorkerID)
+		assert.Equal(t, statedir.StatusCompleted, w.Status, w.WorkerID)
 	}
 	assert.Equal(t, "grok", byWorker["grok-verifier"].Provider, "the role suffix is stripped, never taken as the provider")
 	assert.Equal(t, 2, byWorker["codex-tester"].Attempts)
 
-	rows := map[string]engine.DispatchRow{}
+	rows := map[string]statedir.DispatchRow{}
 	for _, d := range st.Dispatches {
 		rows[d.DispatchID] = d
 	}
 	assert.Equal(t, "missing completion paths: out/codex-tester/result.json", rows["codex-tester#1"].Reason)
-	assert.Equal(t, engine.StatusError, rows["codex-tester#1"].Status)
-	assert.Equal(t, engine.StatusCompleted, rows["codex-tester#2"].Status)
+	assert.Equal(t, statedir.StatusError, rows["codex-tester#1"].Status)
+	assert.Equal(t, statedir.StatusCompleted, rows["codex-tester#2"].Status)
 	assert.Equal(t, "exited with code 1; outputs present", rows["grok-verifier#1"].Reason)
-	assert.Equal(t, engine.SurfaceWrapper, rows["codex-documenter#1"].Surface)
-	assert.Equal(t, engine.SurfacePane, rows["codex-documenter#1"].DegradedFrom)
+	assert.Equal(t, runfile.SurfaceWrapper, rows["codex-documenter#1"].Surface)
+	assert.Equal(t, runfile.SurfacePane, rows["codex-documenter#1"].DegradedFrom)
 	assert.Equal(t, "pane limit reached (5 of 5 in use)", rows["codex-documenter#1"].DegradedReason)
-	assert.Equal(t, engine.SurfacePane, rows["claude-live-pairer#1"].Surface)
+	assert.Equal(t, runfile.SurfacePane, rows["claude-live-pairer#1"].Surface)
 	assert.FileExists(t, filepath.Join(ws, "out", "gemini-reviewer", "result.md"))
 	assert.NoFileExists(t, filepath.Join(ws, "out", "gemini-reviewer", "result.json"))
 
@@ -141,35 +142,35 @@ func TestHeadlessDemoRun(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "wrote out/claude-implementer/result.json")
 
-	events, err := engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	require.NoError(t, err)
 	count := map[string]int{}
 	for _, ev := range events {
 		count[ev.Type]++
 	}
-	assert.Equal(t, 1, count[engine.EventRunStarted])
-	assert.Equal(t, 7, count[engine.EventWorkerDispatched])
-	assert.Equal(t, 1, count[engine.EventWorkerDegraded])
-	assert.Equal(t, 1, count[engine.EventWorkerRetry])
-	assert.Equal(t, 1, count[engine.EventWorkerFailed])
-	assert.Equal(t, 6, count[engine.EventWorkerCompleted])
-	assert.Equal(t, 1, count[engine.EventWorkerPromptDelivered])
-	assert.Equal(t, 1, count[engine.EventRunFinished])
+	assert.Equal(t, 1, count[statedir.EventRunStarted])
+	assert.Equal(t, 7, count[statedir.EventWorkerDispatched])
+	assert.Equal(t, 1, count[statedir.EventWorkerDegraded])
+	assert.Equal(t, 1, count[statedir.EventWorkerRetry])
+	assert.Equal(t, 1, count[statedir.EventWorkerFailed])
+	assert.Equal(t, 6, count[statedir.EventWorkerCompleted])
+	assert.Equal(t, 1, count[statedir.EventWorkerPromptDelivered])
+	assert.Equal(t, 1, count[statedir.EventRunFinished])
 	// The implementer's work is committed before the run finishes; the
 	// run's end for its worktree follows run-finished (a UI run may still
 	// retry after it).
-	assert.Equal(t, engine.EventWorktreeKept, events[len(events)-1].Type)
-	assert.Equal(t, engine.EventRunFinished, events[len(events)-2].Type)
-	assert.Equal(t, 1, count[engine.EventWorktreeBase])
-	assert.Equal(t, 1, count[engine.EventWorktreeCommitted])
+	assert.Equal(t, statedir.EventWorktreeKept, events[len(events)-1].Type)
+	assert.Equal(t, statedir.EventRunFinished, events[len(events)-2].Type)
+	assert.Equal(t, 1, count[statedir.EventWorktreeBase])
+	assert.Equal(t, 1, count[statedir.EventWorktreeCommitted])
 
 	impl := rows["claude-implementer#1"]
-	assert.Equal(t, engine.IsolationWorktree, impl.Isolation)
+	assert.Equal(t, runfile.IsolationWorktree, impl.Isolation)
 	assert.Equal(t, "rostra/demo/claude-implementer", impl.Branch)
 	assert.NotEmpty(t, impl.WorkCommit)
-	assert.Equal(t, engine.IsolationNone, rows["codex-tester#1"].Isolation)
-	assert.Equal(t, engine.WorktreeKept, byWorker["claude-implementer"].WorktreeOutcome)
-	assert.Equal(t, engine.DiffStat{Files: 2, Additions: 4}, byWorker["claude-implementer"].DiffStat, "src/parser.go and its result")
+	assert.Equal(t, runfile.IsolationNone, rows["codex-tester#1"].Isolation)
+	assert.Equal(t, statedir.WorktreeKept, byWorker["claude-implementer"].WorktreeOutcome)
+	assert.Equal(t, statedir.DiffStat{Files: 2, Additions: 4}, byWorker["claude-implementer"].DiffStat, "src/parser.go and its result")
 	assert.NoFileExists(t, filepath.Join(ws, "out", "claude-implementer", "result.json"), "it wrote in its worktree")
 
 	// Review and merge from the CLI.
@@ -199,7 +200,7 @@ func TestHeadlessDemoRun(t *testing.T) {
 	r2 := runBinEnv(t, ws, []string{demoStep}, "run", "--headless", "rostra.yaml")
 	require.Equal(t, 0, r2.code, r2.stderr)
 	assert.Contains(t, r2.stderr, "was archived to")
-	archived, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", engine.TeamStateFile))
+	archived, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", statedir.TeamStateFile))
 	require.NoError(t, err)
 	assert.Len(t, archived, 1)
 }
@@ -278,12 +279,12 @@ func TestSIGINTStopsWorkersAndLeavesCompleteState(t *testing.T) {
 	require.True(t, ok, "rostra should exit non-zero: %v\n%s", err, out.String())
 	assert.Equal(t, 130, ee.ExitCode())
 
-	st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "slow"))
+	st, err := statedir.ReadTeamState(filepath.Join(ws, ".rostra", "slow"))
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunInterrupted, st.Status)
+	assert.Equal(t, statedir.RunInterrupted, st.Status)
 	require.Len(t, st.Dispatches, 1)
 	d := st.Dispatches[0]
-	assert.Equal(t, engine.StatusCancelled, d.Status)
+	assert.Equal(t, statedir.StatusCancelled, d.Status)
 	assert.Equal(t, "stopped: rostra is quitting", d.Reason)
 	// The child ignored SIGTERM; its whole group is gone after the SIGKILL.
 	assert.ErrorIs(t, syscall.Kill(-d.Pid, 0), syscall.ESRCH)
@@ -355,7 +356,7 @@ workers:
 `)
 	require.Equal(t, 0, runBin(t, ws, "run", "--headless").code)
 	stateDir := filepath.Join(ws, ".rostra", "dmg")
-	path := filepath.Join(stateDir, engine.TeamStateFile)
+	path := filepath.Join(stateDir, statedir.TeamStateFile)
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, data[:len(data)/2], 0o600)) // a file system lost the end
@@ -363,7 +364,7 @@ workers:
 	s := runBin(t, ws, "status", stateDir)
 	require.Equal(t, 0, s.code, s.stderr)
 	assert.Contains(t, s.stderr, "is not valid JSON")
-	assert.Contains(t, s.stderr, engine.TeamStateFile+engine.PreviousSuffix)
+	assert.Contains(t, s.stderr, statedir.TeamStateFile+statedir.PreviousSuffix)
 	assert.Contains(t, s.stdout, "shell-ok")
 
 	r := runBin(t, ws, "report", stateDir)

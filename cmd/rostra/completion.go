@@ -19,8 +19,9 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // cmdSpec is what completion knows of a command.
@@ -332,7 +333,7 @@ func runWorkers(args []string, stdout, stderr io.Writer) int {
 				}
 			}
 		}
-		if st, _ := engine.ReadTeamState(r.stateDir); ids == nil && st != nil {
+		if st, _ := statedir.ReadTeamState(r.stateDir); ids == nil && st != nil {
 			for _, w := range st.Workers {
 				ids = append(ids, w.WorkerID)
 			}
@@ -346,7 +347,7 @@ func runWorkers(args []string, stdout, stderr io.Writer) int {
 		if fi, err := os.Stat(file); err == nil && fi.IsDir() {
 			file += "/" + defaultRunFile
 		}
-		plan, err := engine.Load(file)
+		plan, err := runfile.Load(file)
 		if err != nil && !errors.Is(err, os.ErrNotExist) {
 			return 1
 		}

@@ -19,7 +19,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // processesNamed lists the processes whose argv[0] is name.
@@ -86,7 +86,7 @@ workers:
 					// is saved: a SIGKILL must come after the save, or the
 					// state tells nothing to check.
 					require.Eventually(t, func() bool {
-						st, err := engine.ReadTeamState(stateDir)
+						st, err := statedir.ReadTeamState(stateDir)
 						return err == nil && len(st.Dispatches) == 1 && st.Dispatches[0].Containment == kind
 					}, 10*time.Second, 10*time.Millisecond, "the started attempt's row is never saved with its containment:\n%s", out.String())
 					require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
@@ -99,7 +99,7 @@ workers:
 							"the escapee outlived its SIGKILLed rostra (%s)", kind)
 					}
 				}
-				st, err := engine.ReadTeamState(stateDir)
+				st, err := statedir.ReadTeamState(stateDir)
 				require.NoError(t, err)
 				require.Len(t, st.Dispatches, 1)
 				assert.Equal(t, kind, st.Dispatches[0].Containment)

@@ -20,10 +20,10 @@ import (
 	"github.com/fsnotify/fsnotify"
 	"golang.org/x/sys/unix"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // controlCmd is the shared shape of a command about one run (the control
@@ -250,10 +250,10 @@ func runWait(args []string, stdout, stderr io.Writer) int {
 	if errors.Is(err, server.ErrNoServer) {
 		// A run that has ended is waited for already: its code is the one
 		// its state records.
-		if st, _ := engine.ReadTeamState(r.stateDir); st != nil && st.Status != engine.RunRunning {
+		if st, _ := statedir.ReadTeamState(r.stateDir); st != nil && st.Status != statedir.RunRunning {
 			code := recordedExitCode(st)
 			fmt.Fprintf(stdout, "the run %s %s (no server runs for it); exit code %d, as recorded in %s\n",
-				st.Run, st.Status, code, filepath.Join(r.stateDir, engine.TeamStateFile))
+				st.Run, st.Status, code, filepath.Join(r.stateDir, statedir.TeamStateFile))
 			return code
 		}
 	}
@@ -295,12 +295,12 @@ func runWait(args []string, stdout, stderr io.Writer) int {
 // recordedExitCode is the exit code of an ended run as its state records
 // it, the code its server exited with: 130 stopped, 1 some worker did not
 // complete, 0 every worker did.
-func recordedExitCode(st *engine.TeamState) int {
-	if st.Status == engine.RunInterrupted {
+func recordedExitCode(st *statedir.TeamState) int {
+	if st.Status == statedir.RunInterrupted {
 		return 130
 	}
 	for _, w := range st.Workers {
-		if w.Status != engine.StatusCompleted {
+		if w.Status != statedir.StatusCompleted {
 			return 1
 		}
 	}
@@ -381,7 +381,7 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
 		return 1
 	}
-	var st engine.TeamState
+	var st statedir.TeamState
 	if live {
 		rep, err := cc.Do(server.Request{Op: server.OpStatus})
 		if err != nil || rep.State == nil {
@@ -427,7 +427,7 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 
 // latestAttempt is the worker's last dispatch row; nil (and the exit code)
 // when the worker is unknown or has none.
-func latestAttempt(st engine.TeamState, worker string, stderr io.Writer) (*engine.DispatchRow, int) {
+func latestAttempt(st statedir.TeamState, worker string, stderr io.Writer) (*statedir.DispatchRow, int) {
 	known := false
 	var ids []string
 	for _, w := range st.Workers {
@@ -438,7 +438,7 @@ func latestAttempt(st engine.TeamState, worker string, stderr io.Writer) (*engin
 		fmt.Fprintf(stderr, "rostra logs: run %s has no worker %q (workers: %s)\n", st.Run, worker, strings.Join(ids, ", "))
 		return nil, 2
 	}
-	var row *engine.DispatchRow
+	var row *statedir.DispatchRow
 	for i := range st.Dispatches {
 		if d := &st.Dispatches[i]; d.WorkerID == worker && (row == nil || d.Attempt > row.Attempt) {
 			row = d
@@ -468,7 +468,7 @@ func copyLog(path string, stdout, stderr io.Writer) int {
 // printReplayedScreen rebuilds the attempt's screen from its output.log at
 // 120×40, replay's default: the state files do not record the size an
 // attempt ran at, so lines drawn for another width may wrap otherwise.
-func printReplayedScreen(row *engine.DispatchRow, stdout, stderr io.Writer) int {
+func printReplayedScreen(row *statedir.DispatchRow, stdout, stderr io.Writer) int {
 	f, err := os.Open(row.OutputLogPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
@@ -487,7 +487,7 @@ func printReplayedScreen(row *engine.DispatchRow, stdout, stderr io.Writer) int 
 // followLog prints the attempt's output.log as it grows, until the server
 // says on cc, the connection logs opened, that the attempt has ended (then
 // what is left), or the server is gone.
-func followLog(cc *server.Conn, row *engine.DispatchRow, stdout, stderr io.Writer) int {
+func followLog(cc *server.Conn, row *statedir.DispatchRow, stdout, stderr io.Writer) int {
 	f, err := os.Open(row.OutputLogPath)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra logs: %v\n", err)

@@ -23,7 +23,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 var startedRx = regexp.MustCompile(`(\S+)#(\d+) started on (\w+) \(pid (\d+)\)`)
@@ -117,14 +118,14 @@ func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 	// Events reach the printer before the batch that made them is saved:
 	// kill only once team-state.json has the rows the test reasons about.
 	require.Eventually(t, func() bool {
-		st, err := engine.ReadTeamState(stateDir)
+		st, err := statedir.ReadTeamState(stateDir)
 		if err != nil || len(st.Dispatches) != 3 {
 			return false
 		}
 		for _, w := range st.Workers {
-			want := engine.StatusRunning
+			want := statedir.StatusRunning
 			if w.WorkerID == "sh-quick" {
-				want = engine.StatusCompleted
+				want = statedir.StatusCompleted
 			}
 			if w.Status != want {
 				return false
@@ -149,16 +150,16 @@ func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 	assert.True(t, wrappedStatus.Signaled() && wrappedStatus.Signal() == syscall.SIGKILL, "wrapper child ended with %v", wrappedStatus)
 
 	// The files parse, as the dead rostra left them.
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := statedir.ReadTeamState(stateDir)
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunRunning, st.Status)
+	assert.Equal(t, statedir.RunRunning, st.Status)
 	deadPid := st.Pid
 	assert.Equal(t, cmd.Process.Pid, deadPid)
-	_, err = engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	_, err = statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	require.NoError(t, err)
 
 	// Fault 16: the kernel dropped the dead holder's flock.
-	lock, err := engine.AcquireRunLock(stateDir)
+	lock, err := statedir.AcquireRunLock(stateDir)
 	require.NoError(t, err, "the lock of a SIGKILLed rostra must be free")
 	require.NoError(t, lock.Release())
 
@@ -178,21 +179,21 @@ func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	assert.Contains(t, r.stderr, fmt.Sprintf("2 attempt(s) left running by rostra pid %d marked interrupted", deadPid))
 
-	st, err = engine.ReadTeamState(stateDir)
+	st, err = statedir.ReadTeamState(stateDir)
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunFinished, st.Status)
-	rows := map[string]engine.DispatchRow{}
+	assert.Equal(t, statedir.RunFinished, st.Status)
+	rows := map[string]statedir.DispatchRow{}
 	for _, d := range st.Dispatches {
 		rows[d.DispatchID] = d
 	}
 	for _, id := range []string{"sh-paned", "sh-wrapped"} {
 		first := rows[id+"#1"]
-		assert.Equal(t, engine.StatusError, first.Status, id)
+		assert.Equal(t, statedir.StatusError, first.Status, id)
 		assert.Equal(t, fmt.Sprintf("interrupted (rostra pid %d died)", deadPid), first.Reason, id)
 		assert.NotNil(t, first.EndedAt, id)
 		second, ok := rows[id+"#2"]
 		require.True(t, ok, "%s gets a new attempt", id)
-		assert.Equal(t, engine.StatusCompleted, second.Status, id)
+		assert.Equal(t, statedir.StatusCompleted, second.Status, id)
 		log, err := os.ReadFile(second.OutputLogPath)
 		require.NoError(t, err)
 		assert.Contains(t, string(log), "resumed-"+id)
@@ -201,12 +202,12 @@ func TestReliabilityRostraSIGKILLedMidRunThenResumed(t *testing.T) {
 	_, again := rows["sh-quick#2"]
 	assert.False(t, again, "a completed worker is not run again")
 	for _, w := range st.Workers {
-		assert.Equal(t, engine.StatusCompleted, w.Status, w.WorkerID)
+		assert.Equal(t, statedir.StatusCompleted, w.Status, w.WorkerID)
 		assert.Equal(t, []string{"bash", "-c", "{prompt}"}, w.Command, w.WorkerID)
 	}
-	events, err := engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	require.NoError(t, err)
-	assert.Equal(t, engine.EventRunFinished, events[len(events)-1].Type)
+	assert.Equal(t, statedir.EventRunFinished, events[len(events)-1].Type)
 	checkPrivate(t, stateDir)
 }
 
@@ -240,7 +241,7 @@ workers:
 	pids := startedPids(out.String())
 	sleeper := pids["sh-sleeper#1"]
 	require.NotZero(t, sleeper)
-	before, err := os.ReadFile(filepath.Join(stateDir, engine.TeamStateFile))
+	before, err := os.ReadFile(filepath.Join(stateDir, statedir.TeamStateFile))
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "sleeper-started"), []byte("1"), 0o644))
 
@@ -255,22 +256,22 @@ workers:
 	require.ErrorAs(t, err, &ee, out.String())
 	assert.Equal(t, 1, ee.ExitCode(), out.String())
 	text := out.String()
-	assert.Contains(t, text, "state-write-failed: write "+filepath.Join(stateDir, engine.TeamStateFile))
+	assert.Contains(t, text, "state-write-failed: write "+filepath.Join(stateDir, statedir.TeamStateFile))
 	assert.Contains(t, text, "no space left on device")
-	assert.Contains(t, text, "rostra run: write "+filepath.Join(stateDir, engine.TeamStateFile), "the error is on stderr")
+	assert.Contains(t, text, "rostra run: write "+filepath.Join(stateDir, statedir.TeamStateFile), "the error is on stderr")
 	assert.True(t, groupGone(sleeper), "the other worker was stopped")
 
 	// What is on disk is the last state that could be written, whole.
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := statedir.ReadTeamState(stateDir)
 	require.NoError(t, err, "team-state.json must still parse")
-	assert.Equal(t, engine.RunRunning, st.Status, "the interrupted run is the last state written")
-	after, err := os.ReadFile(filepath.Join(stateDir, engine.TeamStateFile))
+	assert.Equal(t, statedir.RunRunning, st.Status, "the interrupted run is the last state written")
+	after, err := os.ReadFile(filepath.Join(stateDir, statedir.TeamStateFile))
 	require.NoError(t, err)
 	assert.True(t, len(after) >= len(before), "the file is a whole state, not a truncated one")
 	tmps, err := filepath.Glob(filepath.Join(stateDir, ".team-state.json.tmp-*"))
 	require.NoError(t, err)
 	assert.Empty(t, tmps, "no temp file left behind")
-	_, err = engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	_, err = statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	require.NoError(t, err)
 
 	// With room again, the run resumes from that state.
@@ -312,13 +313,13 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 		require.NoError(t, err, "%s", outb)
 		out := string(outb)
 		assert.Contains(t, out, "DEGRADED plain: pane -> wrapper (open pty: open /dev/ptmx: no space left on device)\n")
-		st, err := engine.ReadTeamState(stateDir)
+		st, err := statedir.ReadTeamState(stateDir)
 		require.NoError(t, err)
 		d := st.Dispatches[0]
-		assert.Equal(t, engine.SurfaceWrapper, d.Surface)
-		assert.Equal(t, engine.SurfacePane, d.DegradedFrom)
+		assert.Equal(t, runfile.SurfaceWrapper, d.Surface)
+		assert.Equal(t, runfile.SurfacePane, d.DegradedFrom)
 		assert.Equal(t, "open pty: open /dev/ptmx: no space left on device", d.DegradedReason)
-		assert.Equal(t, engine.StatusCompleted, d.Status)
+		assert.Equal(t, statedir.StatusCompleted, d.Status)
 		log, err := os.ReadFile(d.OutputLogPath)
 		require.NoError(t, err)
 		assert.Equal(t, "ran on a-pipe\n", string(log))
@@ -349,11 +350,11 @@ exec 3<>/dev/ptmx && exec "$0" run --headless`
 			}
 		}
 		require.NotEmpty(t, out, "no limit made the pane fail")
-		st, err := engine.ReadTeamState(stateDir)
+		st, err := statedir.ReadTeamState(stateDir)
 		require.NoError(t, err)
-		assert.Equal(t, engine.RunFinished, st.Status)
+		assert.Equal(t, statedir.RunFinished, st.Status)
 		d := st.Dispatches[0]
-		if d.Surface == engine.SurfaceWrapper {
+		if d.Surface == runfile.SurfaceWrapper {
 			assert.Regexp(t, `DEGRADED plain: pane -> wrapper \([^)]*too many open files\)`, out)
 			assert.Contains(t, d.DegradedReason, "too many open files")
 		} else {
@@ -392,7 +393,7 @@ workers:
 	ws := runWorkspace(t, runYAML)
 	r := runBin(t, ws, "run", "--headless")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
-	st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "hostile"))
+	st, err := statedir.ReadTeamState(filepath.Join(ws, ".rostra", "hostile"))
 	require.NoError(t, err)
 	d := st.Dispatches[0]
 	assert.Equal(t, id+"#1", d.DispatchID)
@@ -431,7 +432,7 @@ workers:
 		cmd.Env = append(os.Environ(), "ROSTRA_T_K=a\xff\xfe\nb")
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		st, err := engine.ReadTeamState(filepath.Join(dir, ".rostra", "h"))
+		st, err := statedir.ReadTeamState(filepath.Join(dir, ".rostra", "h"))
 		require.NoError(t, err)
 		log, err := os.ReadFile(st.Dispatches[0].OutputLogPath)
 		require.NoError(t, err)
@@ -569,7 +570,7 @@ workers:
 	})
 	var leader int
 	require.Eventually(t, func() bool {
-		st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "wgc"))
+		st, err := statedir.ReadTeamState(filepath.Join(ws, ".rostra", "wgc"))
 		if err != nil || len(st.Dispatches) != 1 {
 			return false
 		}
@@ -613,14 +614,14 @@ workers:
     prompt: "exit 0"
 `)
 	stateDir := filepath.Join(ws, ".rostra", "torn")
-	path := filepath.Join(stateDir, engine.TeamStateFile)
+	path := filepath.Join(stateDir, statedir.TeamStateFile)
 	cmd, _ := startBin(t, ws, "sh-a#1 started on pane", "run", "--headless")
 	require.Eventually(t, func() bool {
-		st, err := engine.ReadTeamState(stateDir)
-		return err == nil && len(st.Dispatches) == 2 && st.Workers[1].Status == engine.StatusCompleted
+		st, err := statedir.ReadTeamState(stateDir)
+		return err == nil && len(st.Dispatches) == 2 && st.Workers[1].Status == statedir.StatusCompleted
 	}, 10*time.Second, 5*time.Millisecond)
 	// The copy is one write older: both attempts running.
-	prev, err := os.ReadFile(path + engine.PreviousSuffix)
+	prev, err := os.ReadFile(path + statedir.PreviousSuffix)
 	require.NoError(t, err)
 	require.Contains(t, string(prev), `"dispatchId": "sh-a#1"`)
 	require.NoError(t, cmd.Process.Signal(syscall.SIGKILL))
@@ -631,11 +632,11 @@ workers:
 
 	r := runBin(t, ws, "run", "--headless", "--resume")
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := statedir.ReadTeamState(stateDir)
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunFinished, st.Status)
+	assert.Equal(t, statedir.RunFinished, st.Status)
 	for _, w := range st.Workers {
-		assert.Equal(t, engine.StatusCompleted, w.Status, w.WorkerID)
+		assert.Equal(t, statedir.StatusCompleted, w.Status, w.WorkerID)
 	}
 	assert.Equal(t, 2, st.Workers[0].Attempts, "sh-a's interrupted attempt, from the copy, then the resumed one")
 	damaged, err := filepath.Glob(path + ".damaged-*")
@@ -644,11 +645,11 @@ workers:
 	kept, err := os.ReadFile(damaged[0])
 	require.NoError(t, err)
 	assert.Equal(t, full[:len(full)/2], kept, "the damaged file is kept as it was")
-	events, err := engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	require.NoError(t, err)
 	var recovered []string
 	for _, ev := range events {
-		if ev.Type == engine.EventStateRecovered {
+		if ev.Type == statedir.EventStateRecovered {
 			recovered = append(recovered, ev.Reason)
 		}
 	}

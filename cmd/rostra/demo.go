@@ -15,7 +15,9 @@ import (
 	"path/filepath"
 
 	"github.com/rostra-dev/rostra"
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 func runDemo(args []string, stdout, stderr io.Writer) int {
@@ -35,7 +37,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	file := filepath.Join(ws, "rostra.yaml")
-	plan, err := engine.Load(file)
+	plan, err := runfile.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra demo: %v\n", err)
 		return 2
@@ -49,9 +51,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		code = supervised(plan, stderr, func() int { return runHeadless(plan, false, stdout, stderr) })
 	}
 	fmt.Fprintf(stderr, "rostra demo: the demo workspace is %s\n", ws)
-	if st, err := engine.ReadTeamState(plan.StateDir); err == nil {
+	if st, err := statedir.ReadTeamState(plan.StateDir); err == nil {
 		for _, wr := range st.Workers {
-			if wr.WorktreeOutcome == engine.WorktreeKept {
+			if wr.WorktreeOutcome == statedir.WorktreeKept {
 				fmt.Fprintf(stderr, "rostra demo: %s's work is on branch %s: cd %s, then rostra diff %s (and rostra merge %s)\n",
 					wr.WorkerID, wr.Branch, ws, wr.WorkerID, wr.WorkerID)
 			}
@@ -95,7 +97,7 @@ func initDemoRepo(ws string) error {
 		{"commit", "-q", "--no-verify", "-m", "rostra demo: the workspace before the run"},
 	} {
 		cmd := exec.Command("git", append([]string{
-			"-c", "user.name=" + engine.RostraName, "-c", "user.email=" + engine.RostraEmail,
+			"-c", "user.name=" + workspace.RostraName, "-c", "user.email=" + workspace.RostraEmail,
 			"-c", "core.hooksPath=/dev/null", "-c", "commit.gpgSign=false",
 		}, args...)...)
 		cmd.Dir = ws

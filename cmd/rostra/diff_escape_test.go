@@ -99,7 +99,7 @@ func onPty(t *testing.T, dir string, args ...string) (string, result) {
 	}
 }
 
-// rostrasSGR is the colours an escaped diff holds (engine.DiffOptions); nothing else may be an
+// rostrasSGR is the colours an escaped diff holds (workspace.DiffOptions); nothing else may be an
 // escape sequence.
 var rostrasSGR = regexp.MustCompile(`\x1b\[(1|36|31|32)?m`)
 

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestReliabilityDiskFilledByOutputLeavesSettledRowsAndTheLostTail(t *testing.T) {
@@ -58,12 +58,12 @@ workers:
 	assert.Equal(t, 1, ee.ExitCode(), out.String())
 	assert.Contains(t, out.String(), "no space left on device")
 
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := statedir.ReadTeamState(stateDir)
 	require.NoError(t, err, out.String())
-	assert.Equal(t, engine.RunInterrupted, st.Status, "the run's last state was saved:\n%s", out.String())
-	var flood *engine.DispatchRow
+	assert.Equal(t, statedir.RunInterrupted, st.Status, "the run's last state was saved:\n%s", out.String())
+	var flood *statedir.DispatchRow
 	for i, d := range st.Dispatches {
-		assert.NotEqual(t, engine.StatusRunning, d.Status, d.DispatchID)
+		assert.NotEqual(t, statedir.StatusRunning, d.Status, d.DispatchID)
 		if d.WorkerID == "sh-flood" {
 			flood = &st.Dispatches[i]
 		}

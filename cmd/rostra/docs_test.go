@@ -27,7 +27,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func readDoc(t *testing.T, name string) string {
@@ -37,11 +38,16 @@ func readDoc(t *testing.T, name string) string {
 	return string(data)
 }
 
-// engineSource parses the engine package's non-test files.
+// engineSource parses the non-test files of the engine and of the packages
+// that hold the run file's schema and the state's types.
 func engineSource(t *testing.T) []*ast.File {
 	t.Helper()
-	paths, err := filepath.Glob(filepath.Join("..", "..", "engine", "*.go"))
-	require.NoError(t, err)
+	var paths []string
+	for _, pkg := range []string{"engine", "runfile", "statedir"} {
+		p, err := filepath.Glob(filepath.Join("..", "..", pkg, "*.go"))
+		require.NoError(t, err)
+		paths = append(paths, p...)
+	}
 	fset := token.NewFileSet()
 	var files []*ast.File
 	for _, p := range paths {
@@ -99,7 +105,7 @@ func TestRunFileDocHasEveryKeyAndPlaceholder(t *testing.T) {
 			missing = append(missing, k)
 		}
 	}
-	for _, p := range engine.Placeholders {
+	for _, p := range runfile.Placeholders {
 		if !strings.Contains(doc, "`{"+p+"}`") {
 			missing = append(missing, "{"+p+"}")
 		}
@@ -114,7 +120,7 @@ func TestRunFileDocExampleLoads(t *testing.T) {
 	example, _, ok := strings.Cut(after, "```")
 	require.True(t, ok)
 	ws := runWorkspace(t, example)
-	plan, err := engine.Load(filepath.Join(ws, "rostra.yaml"))
+	plan, err := runfile.Load(filepath.Join(ws, "rostra.yaml"))
 	require.NoError(t, err, "the example in docs/runfile.md")
 	assert.Len(t, plan.Workers, 4)
 	assert.Equal(t, "codex", plan.Workers[1].Provider)
@@ -123,7 +129,7 @@ func TestRunFileDocExampleLoads(t *testing.T) {
 func TestStateDocHasEveryFieldAndValue(t *testing.T) {
 	doc := readDoc(t, "state.md")
 	var missing []string
-	for _, v := range []any{engine.TeamState{}, engine.WorkerRow{}, engine.DispatchRow{}, engine.StatusSidecar{}, engine.Event{}} {
+	for _, v := range []any{statedir.TeamState{}, statedir.WorkerRow{}, statedir.DispatchRow{}, statedir.StatusSidecar{}, statedir.Event{}} {
 		typ := reflect.TypeOf(v)
 		for i := range typ.NumField() {
 			tag, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
@@ -136,15 +142,15 @@ func TestStateDocHasEveryFieldAndValue(t *testing.T) {
 		}
 	}
 	values := stringValues(engineSource(t), regexp.MustCompile(`^(Event|Failure|Containment|Status|Run|Worktree|Isolation)[A-Z][A-Za-z]*$`))
-	require.Contains(t, values, engine.EventRunStarted, "the engine's constants were found")
+	require.Contains(t, values, statedir.EventRunStarted, "the engine's constants were found")
 	for _, v := range values {
 		if !strings.Contains(doc, "`"+v+"`") {
 			missing = append(missing, v)
 		}
 	}
-	for _, name := range []string{engine.TeamStateFile, engine.EventsFile, engine.LockFile, engine.MarkerFile,
-		engine.TeamStateFile + engine.PreviousSuffix, engine.AttemptsDir, engine.PreviousDir, engine.ReportsDir,
-		engine.WorktreesDir, engine.GitignoreFile, engine.ReserveFile} {
+	for _, name := range []string{statedir.TeamStateFile, statedir.EventsFile, statedir.LockFile, statedir.MarkerFile,
+		statedir.TeamStateFile + statedir.PreviousSuffix, statedir.AttemptsDir, statedir.PreviousDir, statedir.ReportsDir,
+		runfile.WorktreesDir, statedir.GitignoreFile, statedir.ReserveFile} {
 		if !strings.Contains(doc, name) {
 			missing = append(missing, name)
 		}

@@ -17,7 +17,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestValidateDefaultsToRostraYAML(t *testing.T) {
@@ -162,14 +163,14 @@ workers:
 	require.Equal(t, 0, r.code, r.stdout+r.stderr)
 	assert.Contains(t, r.stderr, "rostra: the run in "+stateDir+" was archived to "+filepath.Join(stateDir, "previous"))
 	st := readState(t, stateDir)
-	assert.Equal(t, engine.RunFinished, st.Status)
+	assert.Equal(t, statedir.RunFinished, st.Status)
 	require.Len(t, st.Dispatches, 1, "a new run: the stopped attempt is not in it")
-	olds, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", engine.TeamStateFile))
+	olds, err := filepath.Glob(filepath.Join(stateDir, "previous", "*", statedir.TeamStateFile))
 	require.NoError(t, err)
 	require.Len(t, olds, 1)
-	old, err := engine.ReadTeamState(filepath.Dir(olds[0]))
+	old, err := statedir.ReadTeamState(filepath.Dir(olds[0]))
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunInterrupted, old.Status)
+	assert.Equal(t, statedir.RunInterrupted, old.Status)
 }
 
 // isSubsequence reports whether every line of old stands in new, in order.
@@ -213,7 +214,7 @@ func TestInitAddAddsTheAgentCLIsTheFileLacksAndKeepsItsText(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, isSubsequence(edited, string(after)), "every line of the file stays, in order:\n%s", after)
 	assert.Contains(t, string(after), "  # Added by `rostra init --add`:\n")
-	plan, err := engine.Load(file)
+	plan, err := runfile.Load(file)
 	require.NoError(t, err)
 	require.Len(t, plan.Workers, 2)
 	assert.Equal(t, "claude-agent", plan.Workers[0].ID)
@@ -242,7 +243,7 @@ func TestInitAddToAHandWrittenFile(t *testing.T) {
 	after, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.True(t, isSubsequence(hand, string(after)), "%s", after)
-	plan, err := engine.Load(file)
+	plan, err := runfile.Load(file)
 	require.NoError(t, err, "%s", after)
 	require.Len(t, plan.Workers, 2)
 	assert.Equal(t, "codex-agent", plan.Workers[1].ID)
@@ -415,5 +416,5 @@ func TestReadmeQuickStartAsWritten(t *testing.T) {
 		}
 	}
 	st := readState(t, filepath.Join(ws, ".rostra", runNameFor(ws)))
-	assert.Equal(t, engine.RunInterrupted, st.Status)
+	assert.Equal(t, statedir.RunInterrupted, st.Status)
 }

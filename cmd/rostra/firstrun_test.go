@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // fakeAgent is a stand-in for an agent CLI: it records its arguments, one
@@ -66,7 +66,7 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	}
 	assert.NotContains(t, text, "codex:")
 
-	plan, err := engine.Load(filepath.Join(ws, "rostra.yaml"))
+	plan, err := runfile.Load(filepath.Join(ws, "rostra.yaml"))
 	require.NoError(t, err)
 	require.Len(t, plan.Workers, 2)
 	assert.Equal(t, "claude", plan.Workers[0].Provider)
@@ -116,7 +116,7 @@ func TestInitWithoutAgentCLIsWritesAShellWorker(t *testing.T) {
 	r := runBinEnv(t, ws, []string{"PATH=" + t.TempDir()}, "init", "other.yaml")
 	require.Equal(t, 0, r.code, r.stderr)
 	assert.Contains(t, r.stdout, "none of claude, codex, gemini, qwen is on PATH")
-	plan, err := engine.Load(filepath.Join(ws, "other.yaml"))
+	plan, err := runfile.Load(filepath.Join(ws, "other.yaml"))
 	require.NoError(t, err)
 	require.Len(t, plan.Workers, 1)
 	assert.Equal(t, "shell", plan.Workers[0].Provider)

@@ -13,13 +13,15 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // printEvents prints the events of sub to w, one line each, until sub is
 // closed; the channel it returns closes once the last line is written.
 // The first failed write is handed to failed (nil: dropped) and nothing
 // more is written, since a closed stdout stays closed.
-func printEvents(plan *engine.Plan, sub *engine.Subscription, w io.Writer, failed func(error)) <-chan struct{} {
+func printEvents(plan *runfile.Plan, sub *engine.Subscription, w io.Writer, failed func(error)) <-chan struct{} {
 	roles := map[string]string{}
 	for _, wk := range plan.Workers {
 		roles[wk.ID] = wk.Role
@@ -51,9 +53,9 @@ func printEvents(plan *engine.Plan, sub *engine.Subscription, w io.Writer, faile
 // formatEvent is one event as a line of the headless log: its time, then
 // what happened; a degradation is the bare DEGRADED line. A reason may
 // name a file a worker made, escape sequences and all: they are escaped.
-func formatEvent(ev engine.Event, role, stateDir string) string {
+func formatEvent(ev statedir.Event, role, stateDir string) string {
 	line := printable.String(ev.Describe(role, stateDir))
-	if ev.Type == engine.EventWorkerDegraded {
+	if ev.Type == statedir.EventWorkerDegraded {
 		return line
 	}
 	return ev.TS.Local().Format(time.TimeOnly) + "  " + line

@@ -28,7 +28,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 // agentCLI is an agent CLI init knows.
@@ -135,7 +135,7 @@ func runInit(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	// What init writes must load; anything else is a bug here.
-	if _, err := engine.Load(path); err != nil {
+	if _, err := runfile.Load(path); err != nil {
 		fmt.Fprintf(stderr, "rostra init: the run file written to %s does not load (a bug in rostra init):\n%v\n", path, err)
 		return 1
 	}
@@ -188,7 +188,7 @@ func initAdd(path string, found []agentCLI, where []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "rostra init --add: %v\n", err)
 		return 2
 	}
-	plan, err := engine.Load(path)
+	plan, err := runfile.Load(path)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra init --add: %s must load before workers are added to it; fix it first:\n%v\n", path, err)
 		return 2
@@ -221,7 +221,7 @@ func initAdd(path string, found []agentCLI, where []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "rostra init --add: write %s: %v\n", path, err)
 		return 1
 	}
-	if _, err := engine.Load(path); err != nil {
+	if _, err := runfile.Load(path); err != nil {
 		// What --add writes must load; put the file back as it was.
 		_ = replaceFile(path, data)
 		fmt.Fprintf(stderr, "rostra init --add: %s would not load with the workers added (a bug in rostra init); it is left as it was:\n%v\n", path, err)

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // runBounded runs the binary and fails the test if it takes longer than d;
@@ -68,10 +68,10 @@ func TestReliabilityRunFileThatIsNotARegularFile(t *testing.T) {
 func TestReliabilityStateFilesThatAreNotRegularFiles(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, engine.TeamStateFile), 0o600))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(dir, statedir.TeamStateFile), 0o600))
 	r, _ := runBounded(t, dir, 10*time.Second, "status", dir)
 	assert.Equal(t, 2, r.code)
-	assert.Contains(t, r.stderr, "rostra status: open "+filepath.Join(dir, engine.TeamStateFile)+": is a named pipe (FIFO), not a regular file")
+	assert.Contains(t, r.stderr, "rostra status: open "+filepath.Join(dir, statedir.TeamStateFile)+": is a named pipe (FIFO), not a regular file")
 	r, _ = runBounded(t, dir, 10*time.Second, "report", dir)
 	assert.Equal(t, 2, r.code)
 	assert.Contains(t, r.stderr, "is a named pipe (FIFO), not a regular file")
@@ -81,11 +81,11 @@ func TestReliabilityStateFilesThatAreNotRegularFiles(t *testing.T) {
 	ws := runWorkspace(t, "version: 1\nname: fifo\nworkers:\n  - { id: a, command: [\"true\"] }\n")
 	stateDir := filepath.Join(ws, ".rostra", "fifo")
 	require.NoError(t, os.MkdirAll(stateDir, 0o700))
-	require.NoError(t, os.WriteFile(filepath.Join(stateDir, engine.MarkerFile), nil, 0o600))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(stateDir, engine.EventsFile), 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(stateDir, statedir.MarkerFile), nil, 0o600))
+	require.NoError(t, syscall.Mkfifo(filepath.Join(stateDir, statedir.EventsFile), 0o600))
 	r, _ = runBounded(t, ws, 10*time.Second, "run", "--headless")
 	assert.Equal(t, 1, r.code, r.stderr)
-	assert.Contains(t, r.stderr, filepath.Join(stateDir, engine.EventsFile)+": is a named pipe (FIFO), not a regular file")
+	assert.Contains(t, r.stderr, filepath.Join(stateDir, statedir.EventsFile)+": is a named pipe (FIFO), not a regular file")
 }
 
 // TestFlagsMayFollowTheArguments: `rostra run x.yaml --headless`, as people

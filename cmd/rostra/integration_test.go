@@ -18,11 +18,13 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // liveRun loads runYAML from a temp workspace and starts an engine on the
 // real surfaces; the engine is shut down when the test ends.
-func liveRun(t testing.TB, runYAML string, open panes.PTYOpener) (*engine.Engine, *engine.Plan) {
+func liveRun(t testing.TB, runYAML string, open panes.PTYOpener) (*engine.Engine, *runfile.Plan) {
 	t.Helper()
 	plan, prep := prepareRun(t, runYAML)
 	eng := engine.New(plan, engine.Options{Surfaces: surfaces(open)})
@@ -55,7 +57,7 @@ func startOpened(t testing.TB, eng *engine.Engine) {
 				return
 			}
 			switch ev.Type {
-			case engine.EventWorkerDispatched, engine.EventWorkerFailed, engine.EventWorkerCancelled:
+			case statedir.EventWorkerDispatched, statedir.EventWorkerFailed, statedir.EventWorkerCancelled:
 				delete(waiting, ev.WorkerID)
 			}
 		}
@@ -69,9 +71,9 @@ func startOpened(t testing.TB, eng *engine.Engine) {
 
 // prepareRun writes runYAML into a temp workspace, loads it and takes its
 // state dir.
-func prepareRun(t testing.TB, runYAML string) (*engine.Plan, *engine.PreparedRun) {
+func prepareRun(t testing.TB, runYAML string) (*runfile.Plan, *engine.PreparedRun) {
 	t.Helper()
-	plan, err := engine.Load(filepath.Join(runWorkspace(t, runYAML), "rostra.yaml"))
+	plan, err := runfile.Load(filepath.Join(runWorkspace(t, runYAML), "rostra.yaml"))
 	require.NoError(t, err)
 	prep, err := engine.PrepareStateDir(plan, false, time.Now())
 	require.NoError(t, err)
@@ -87,7 +89,7 @@ func waitFinished(t testing.TB, eng *engine.Engine, within time.Duration) {
 	}
 }
 
-func row(t testing.TB, eng *engine.Engine, id string) engine.DispatchRow {
+func row(t testing.TB, eng *engine.Engine, id string) statedir.DispatchRow {
 	t.Helper()
 	for _, d := range eng.Snapshot().Dispatches {
 		if d.DispatchID == id {
@@ -95,7 +97,7 @@ func row(t testing.TB, eng *engine.Engine, id string) engine.DispatchRow {
 		}
 	}
 	t.Fatalf("no dispatch row %s", id)
-	return engine.DispatchRow{}
+	return statedir.DispatchRow{}
 }
 
 func shellRun(body string) string {
@@ -131,7 +133,7 @@ func TestCancelKillsAChildThatIgnoresSIGTERM(t *testing.T) {
 	waitFinished(t, eng, 5*time.Second)
 	assert.GreaterOrEqual(t, time.Since(start), time.Second, "SIGKILL waits for stop_grace")
 	d := row(t, eng, "sh-stubborn#1")
-	assert.Equal(t, engine.StatusCancelled, d.Status)
+	assert.Equal(t, statedir.StatusCancelled, d.Status)
 	// A member SIGKILLed with the group stays a zombie until the subreaper
 	// (this process) has reaped it: wait for that, with a deadline.
 	assert.Eventually(t, func() bool { return groupGone(pid) }, 5*time.Second, 10*time.Millisecond, "no member of the group is left")
@@ -149,7 +151,7 @@ func TestGrandchildHoldingThePtyIsStopped(t *testing.T) {
 `), nil)
 	waitFinished(t, eng, 10*time.Second)
 	d := row(t, eng, "sh-forker#1")
-	assert.Equal(t, engine.StatusCompleted, d.Status)
+	assert.Equal(t, statedir.StatusCompleted, d.Status)
 	require.NotNil(t, d.EndedAt)
 	ref := row(t, eng, "sh-plain#1")
 	require.NotNil(t, ref.EndedAt)
@@ -200,8 +202,8 @@ func TestOnFilesSettlesAnAgentThatStaysOpen(t *testing.T) {
 `), nil)
 	waitFinished(t, eng, 5*time.Second)
 	d := row(t, eng, "sh-session#1")
-	assert.Equal(t, engine.StatusCompleted, d.Status)
-	assert.Equal(t, engine.StatusCompleted, eng.Snapshot().Workers[0].Status)
+	assert.Equal(t, statedir.StatusCompleted, d.Status)
+	assert.Equal(t, statedir.StatusCompleted, eng.Snapshot().Workers[0].Status)
 	// The process was still running when it settled; it is stopped after
 	// stop_grace, and its group does not outlive the attempt.
 	require.Eventually(t, func() bool { return groupGone(d.Pid) }, 5*time.Second, 20*time.Millisecond)
@@ -220,10 +222,10 @@ func TestPtyThatCannotOpenDegradesWithTheOSError(t *testing.T) {
 `), failing)
 	waitFinished(t, eng, 5*time.Second)
 	d := row(t, eng, "sh-plain#1")
-	assert.Equal(t, engine.SurfaceWrapper, d.Surface)
-	assert.Equal(t, engine.SurfacePane, d.DegradedFrom)
+	assert.Equal(t, runfile.SurfaceWrapper, d.Surface)
+	assert.Equal(t, runfile.SurfacePane, d.DegradedFrom)
 	assert.Equal(t, "open pty: open /dev/ptmx: too many open files", d.DegradedReason)
-	assert.Equal(t, engine.StatusCompleted, d.Status)
+	assert.Equal(t, statedir.StatusCompleted, d.Status)
 }
 
 func TestWallTimeoutOnARealProcess(t *testing.T) {
@@ -236,7 +238,7 @@ func TestWallTimeoutOnARealProcess(t *testing.T) {
 `), nil)
 	waitFinished(t, eng, 5*time.Second)
 	d := row(t, eng, "sh-slow#1")
-	assert.Equal(t, engine.StatusTimeout, d.Status)
+	assert.Equal(t, statedir.StatusTimeout, d.Status)
 	assert.Equal(t, "attempt timed out after 300ms", d.Reason)
 	assert.True(t, d.Timeout)
 	assert.Eventually(t, func() bool { return groupGone(d.Pid) }, 5*time.Second, 10*time.Millisecond, "the group is gone once reaped")
@@ -294,17 +296,17 @@ workers:
 	lines, err := os.ReadFile(filepath.Join(plan.Workspace, "lines.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "1:pair on live-pairer attempt 1\n2:pair on live-pairer attempt 2\n", string(lines))
-	assert.Equal(t, engine.StatusCompleted, row(t, eng, "live-pairer#2").Status)
+	assert.Equal(t, statedir.StatusCompleted, row(t, eng, "live-pairer#2").Status)
 
 	piped, err := os.ReadFile(filepath.Join(plan.Workspace, "piped.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "line one\nline two", string(piped), "the wrapper reads the prompt from stdin, then EOF")
 
-	events, err := engine.ReadEvents(filepath.Join(plan.StateDir, engine.EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(plan.StateDir, statedir.EventsFile))
 	require.NoError(t, err)
 	var delivered []string
 	for _, ev := range events {
-		if ev.Type == engine.EventWorkerPromptDelivered {
+		if ev.Type == statedir.EventWorkerPromptDelivered {
 			delivered = append(delivered, fmt.Sprintf("%s#%d %s", ev.WorkerID, ev.Attempt, ev.Delivery))
 		}
 	}
@@ -329,8 +331,8 @@ workers:
 	st := eng.Snapshot()
 	require.Len(t, st.Dispatches, 1, "no retry")
 	d := st.Dispatches[0]
-	assert.Equal(t, engine.StatusError, d.Status)
-	assert.Equal(t, engine.FailureNotStarted, d.FailureClass)
+	assert.Equal(t, statedir.StatusError, d.Status)
+	assert.Equal(t, statedir.FailureNotStarted, d.FailureClass)
 	assert.Contains(t, d.Reason, "argument list too long")
 	assert.Contains(t, d.Reason, "the longest 204800")
 	assert.Contains(t, d.Reason, "{prompt_file}")

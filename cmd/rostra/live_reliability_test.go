@@ -26,20 +26,22 @@ import (
 
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func pidGone(pid int) bool { return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
 
 // waitPidFile reads the pid a worker wrote into the workspace.
-func waitPidFile(t *testing.T, plan *engine.Plan, name string) int {
+func waitPidFile(t *testing.T, plan *runfile.Plan, name string) int {
 	t.Helper()
 	return readPidFile(t, filepath.Join(plan.Workspace, name))
 }
 
 // waitEvent waits for the first event of typ about worker.
-func waitEvent(t *testing.T, sub *engine.Subscription, typ, worker string, within time.Duration) engine.Event {
+func waitEvent(t *testing.T, sub *engine.Subscription, typ, worker string, within time.Duration) statedir.Event {
 	t.Helper()
-	got := make(chan engine.Event, 1)
+	got := make(chan statedir.Event, 1)
 	go func() {
 		for {
 			ev, ok := sub.Next()
@@ -59,7 +61,7 @@ func waitEvent(t *testing.T, sub *engine.Subscription, typ, worker string, withi
 		return ev
 	case <-time.After(within):
 		t.Fatalf("no %s of %s within %s", typ, worker, within)
-		return engine.Event{}
+		return statedir.Event{}
 	}
 }
 
@@ -93,7 +95,7 @@ func TestReliabilityGrandchildHoldingThePtyLeaksNothing(t *testing.T) {
 	require.NoError(t, eng.Start())
 	waitFinished(t, eng, 10*time.Second)
 	d := row(t, eng, "sh-holder#1")
-	assert.Equal(t, engine.StatusCompleted, d.Status, d.Reason)
+	assert.Equal(t, statedir.StatusCompleted, d.Status, d.Reason)
 	require.NotNil(t, d.EndedAt)
 	ref := row(t, eng, "sh-plain#1")
 	require.NotNil(t, ref.EndedAt)
@@ -135,7 +137,7 @@ func TestReliabilitySetsidEscapeeStoppedWhenTheAttemptSettles(t *testing.T) {
 	waitFinished(t, eng, 10*time.Second)
 	for worker, file := range map[string]string{"sh-pane-escape": "pane-esc.pid", "sh-wrap-escape": "wrap-esc.pid", "sh-orphaned-escape": "orphan-esc.pid"} {
 		d := row(t, eng, worker+"#1")
-		assert.Equal(t, engine.StatusCompleted, d.Status, worker)
+		assert.Equal(t, statedir.StatusCompleted, d.Status, worker)
 		esc := waitPidFile(t, plan, file)
 		assert.Eventually(t, func() bool { return pidGone(esc) }, 5*time.Second, 10*time.Millisecond,
 			"%s: setsid escapee %d outlived its settled attempt", worker, esc)
@@ -244,11 +246,11 @@ func TestReliabilityFloodingPaneIsBoundedAndOthersStayLive(t *testing.T) {
 	// The reference: a quiet pane cancelled while the flood goes on.
 	cancelAt := time.Now()
 	require.NoError(t, eng.Cancel("sh-quiet"))
-	waitEvent(t, sub, engine.EventWorkerCancelled, "sh-quiet", 5*time.Second)
+	waitEvent(t, sub, statedir.EventWorkerCancelled, "sh-quiet", 5*time.Second)
 	refTook := time.Since(cancelAt)
 	cancelAt = time.Now()
 	require.NoError(t, eng.Cancel("sh-flood"))
-	ev := waitEvent(t, sub, engine.EventWorkerCancelled, "sh-flood", 5*time.Second)
+	ev := waitEvent(t, sub, statedir.EventWorkerCancelled, "sh-flood", 5*time.Second)
 	took := time.Since(cancelAt)
 	t.Logf("cancel settled in %s; a quiet pane's cancel during the flood in %s", took, refTook)
 	assert.Less(t, took, 4*refTook+500*time.Millisecond, "cancel of a flooding pane")
@@ -278,7 +280,7 @@ func TestReliabilityFiftyMegabytesWithoutANewline(t *testing.T) {
 	waitFinished(t, eng, 60*time.Second)
 	peak := heap.Peak()
 	d := row(t, eng, "sh-long-line#1")
-	assert.Equal(t, engine.StatusCompleted, d.Status, d.Reason)
+	assert.Equal(t, statedir.StatusCompleted, d.Status, d.Reason)
 	require.NotNil(t, d.ExitCode)
 	assert.Equal(t, 0, *d.ExitCode)
 	info, err := os.Stat(d.OutputLogPath)
@@ -328,7 +330,7 @@ workers:
 	st := eng.Snapshot()
 	require.Len(t, st.Dispatches, 3)
 	for i, d := range st.Dispatches {
-		assert.Equal(t, engine.StatusError, d.Status)
+		assert.Equal(t, statedir.StatusError, d.Status)
 		if i > 0 {
 			prev := st.Dispatches[i-1]
 			assert.GreaterOrEqual(t, d.StartedAt.Sub(*prev.EndedAt), 100*time.Millisecond, "backoff before attempt %d", i+1)
@@ -365,7 +367,7 @@ func TestReliabilityCompletionPathsLeavingTheWorkspace(t *testing.T) {
 	waitFinished(t, eng, 10*time.Second)
 	for id, rel := range map[string]string{"sh-passwd#1": "out/a/result.json", "sh-parent#1": "outdir/result.json", "sh-relative#1": "out/c/result.json"} {
 		d := row(t, eng, id)
-		assert.Equal(t, engine.StatusError, d.Status, id)
+		assert.Equal(t, statedir.StatusError, d.Status, id)
 		assert.Equal(t, "missing completion paths: "+rel+" (resolves outside the workspace)", d.Reason, id)
 	}
 
@@ -381,7 +383,7 @@ workers:
     command: ["true"]
     completion: { result: ../x, paths: [/etc/passwd, linked/r.json] }
 `), 0o644))
-	_, err := engine.Load(bad)
+	_, err := runfile.Load(bad)
 	require.Error(t, err)
 	msg := err.Error()
 	assert.Contains(t, msg, "rostra.yaml:6:27: workers[0].completion.result: the result path ../x leaves the workspace through ..")
@@ -406,7 +408,7 @@ workers:
 `, nil)
 	waitFinished(t, eng, 5*time.Second)
 	d := row(t, eng, "printf-quoted#1")
-	assert.Equal(t, engine.StatusCompleted, d.Status, d.Reason)
+	assert.Equal(t, statedir.StatusCompleted, d.Status, d.Reason)
 	log, err := os.ReadFile(d.OutputLogPath)
 	require.NoError(t, err)
 	assert.Equal(t, "[$(touch pwned1); touch pwned2 && `touch pwned3` | touch pwned4 > pwned5 'q' \"dq\" * ~] [printf-quoted]\n", string(log))

@@ -1,4 +1,4 @@
-// report.go wires `rostra report [PATH]`: it has the engine
+// report.go wires `rostra report [PATH]`: it has the report package
 // write <state_dir>/reports/report-<UTC timestamp>.md, prints the JSON
 // summary of the report's counts to stdout and the report's path to stderr.
 // It reads the run without its lock, so it works while another rostra
@@ -14,7 +14,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/report"
 )
 
 const reportUsage = `usage: rostra report [--run PATH] [PATH]
@@ -30,10 +30,10 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 	if !ok {
 		return code
 	}
-	path, summary, err := engine.WriteReport(r.stateDir, time.Now())
+	path, summary, err := report.WriteReport(r.stateDir, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra report: %v\n", err)
-		if errors.Is(err, engine.ErrNoRunState) {
+		if errors.Is(err, report.ErrNoRunState) {
 			return 2
 		}
 		return 1

@@ -1,6 +1,6 @@
 // review.go wires `rostra diff WORKER` and `rostra merge WORKER`: an
 // isolated worker's work against the run's base commit, and its branch
-// merged into the workspace's current branch (engine/review.go). Each
+// merged into the workspace's current branch (workspace/review.go). Each
 // takes the run as --run PATH (a run file or a state dir; default
 // ./rostra.yaml) and reads its team-state.json, so both work during a run
 // and after it. Exit codes: 0 done, 1 refused (a dirty workspace, a
@@ -22,8 +22,10 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 const diffUsage = `usage: rostra diff [--run PATH] [--color auto|always|never] WORKER
@@ -78,11 +80,11 @@ func runDiff(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	onTerminal := isTerminal(stdout)
-	opts := engine.DiffOptions{Color: useColor}
+	opts := workspace.DiffOptions{Color: useColor}
 	if onTerminal {
-		opts = engine.DiffOptions{Color: useColor, Text: true, Escaped: true}
+		opts = workspace.DiffOptions{Color: useColor, Text: true, Escaped: true}
 	}
-	diff, info, err := engine.WorktreeDiffWith(st, rest[0], opts)
+	diff, info, err := workspace.WorktreeDiffWith(st, rest[0], opts)
 	if err != nil {
 		return reviewFailed("diff", err, stderr)
 	}
@@ -110,7 +112,7 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 	if st == nil {
 		return code
 	}
-	res, err := engine.MergeWorktreeWith(st, rest[0], engine.MergeOptions{Pin: *pin, Hooks: *hooks})
+	res, err := workspace.MergeWorktreeWith(st, rest[0], workspace.MergeOptions{Pin: *pin, Hooks: *hooks})
 	if err != nil {
 		return reviewFailed("merge", err, stderr)
 	}
@@ -143,7 +145,7 @@ func printForeign(w io.Writer, cmd string, foreign []string) {
 
 // reviewRun reads the state files of the run --run names (they are
 // written after every change, so they are as fresh as a server's answer).
-func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
+func (c *controlCmd) reviewRun() (*statedir.TeamState, int) {
 	r, code, ok := c.run()
 	if !ok {
 		return nil, code
@@ -151,7 +153,7 @@ func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
 	st, err := r.readState(c.name, c.stderr)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		fmt.Fprintf(c.stderr, "rostra %s: %s has no %s: no run has started there\n", c.name, r.stateDir, engine.TeamStateFile)
+		fmt.Fprintf(c.stderr, "rostra %s: %s has no %s: no run has started there\n", c.name, r.stateDir, statedir.TeamStateFile)
 		return nil, 2
 	case err != nil:
 		fmt.Fprintf(c.stderr, "rostra %s: %v\n", c.name, err)
@@ -165,7 +167,7 @@ func (c *controlCmd) reviewRun() (*engine.TeamState, int) {
 func reviewFailed(cmd string, err error, stderr io.Writer) int {
 	// The reason may quote git, which names the worker's files.
 	fmt.Fprintf(stderr, "rostra %s: %s\n", cmd, printable.String(err.Error()))
-	if errors.Is(err, engine.ErrNoWorktree) {
+	if errors.Is(err, workspace.ErrNoWorktree) {
 		return 2
 	}
 	return 1
@@ -174,10 +176,10 @@ func reviewFailed(cmd string, err error, stderr io.Writer) int {
 // printWorktrees is `rostra status`'s table of the isolated workers'
 // worktrees: where each is, its branch and diff-stat, and what became of
 // it when the run ended.
-func printWorktrees(w io.Writer, st *engine.TeamState) {
-	var rows []engine.WorkerRow
+func printWorktrees(w io.Writer, st *statedir.TeamState) {
+	var rows []statedir.WorkerRow
 	for _, wr := range st.Workers {
-		if wr.Isolation == engine.IsolationWorktree {
+		if wr.Isolation == runfile.IsolationWorktree {
 			rows = append(rows, wr)
 		}
 	}
@@ -202,7 +204,7 @@ func printWorktrees(w io.Writer, st *engine.TeamState) {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", esc(wr.WorkerID), esc(wr.Branch), wr.DiffStat, esc(state), esc(path))
 	}
 	tw.Flush()
-	if kept := engine.KeptWorktrees(st); len(kept) > 0 && st.Status != engine.RunRunning {
+	if kept := workspace.KeptWorktrees(st); len(kept) > 0 && st.Status != statedir.RunRunning {
 		fmt.Fprintf(w, "\n%d worktree(s) kept with unmerged work: rostra diff WORKER shows it, rostra merge WORKER takes it\n", len(kept))
 	}
 }

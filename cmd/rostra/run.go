@@ -18,7 +18,10 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/workspace"
 )
 
 const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]
@@ -70,13 +73,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra run: no %s here: rostra init writes one for the agent CLIs on PATH, or name your run file (rostra run RUNFILE)\n", defaultRunFile)
 		return 2
 	}
-	plan, err := engine.Load(file)
+	plan, err := runfile.Load(file)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2
 	}
 	if *fresh {
-		dest, err := engine.ArchiveForFreshRun(plan, time.Now())
+		dest, err := statedir.ArchiveForFreshRun(plan, time.Now())
 		if err != nil {
 			fmt.Fprintf(stderr, "rostra run: --fresh: %v\n", err)
 			return 2
@@ -105,7 +108,7 @@ func btoi(b bool) int {
 
 // runServed starts the run's server and attaches this terminal to it, or
 // (detach) says how to.
-func runServed(file string, run runRef, plan *engine.Plan, resume, detach bool, stdout, stderr io.Writer) int {
+func runServed(file string, run runRef, plan *runfile.Plan, resume, detach bool, stdout, stderr io.Writer) int {
 	if c, err := server.Dial(plan.StateDir); err == nil && !serverEnded(plan.StateDir) {
 		c.Close()
 		fmt.Fprintf(stderr, "rostra run: a rostra server already runs %s (state dir %s): %s shows it\n", plan.Name, plan.StateDir, run.cmd("attach"))
@@ -148,7 +151,7 @@ func serverEnded(stateDir string) bool {
 		return errors.Is(err, server.ErrNoServer)
 	}
 	rep, err := cc.Do(server.Request{Op: server.OpInfo})
-	if err != nil || rep.Info == nil || rep.Info.Status == engine.RunRunning || rep.Info.Clients > 0 {
+	if err != nil || rep.Info == nil || rep.Info.Status == statedir.RunRunning || rep.Info.Clients > 0 {
 		cc.Close()
 		return false
 	}
@@ -165,7 +168,7 @@ const containmentEnv = "ROSTRA_CONTAINMENT"
 // attempts start (panes.Supervise): orphans reaped as they end and stopped
 // with their attempts, each attempt contained as the kernel allows, and
 // nothing left behind when run returns.
-func supervised(plan *engine.Plan, stderr io.Writer, run func() int) int {
+func supervised(plan *runfile.Plan, stderr io.Writer, run func() int) int {
 	mode := os.Getenv(containmentEnv)
 	if mode == "" {
 		mode = panes.ContainAuto
@@ -186,7 +189,7 @@ func supervised(plan *engine.Plan, stderr io.Writer, run func() int) int {
 }
 
 // startRun takes the state dir and starts the engine.
-func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Options) (*engine.Engine, *engine.PreparedRun, int) {
+func startRun(plan *runfile.Plan, resume bool, stderr io.Writer, opts engine.Options) (*engine.Engine, *engine.PreparedRun, int) {
 	prep, err := engine.PrepareStateDir(plan, resume, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
@@ -219,7 +222,7 @@ func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Opti
 			fmt.Fprintf(stderr, "rostra: could not stop pids %v left by the dead rostra\n", left)
 		}
 	}
-	iso, err := engine.PrepareIsolation(plan, prep.Resumed, time.Now())
+	iso, err := workspace.PrepareIsolation(plan, prep.Resumed, time.Now())
 	if err != nil {
 		prep.Lock.Release()
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
@@ -235,15 +238,15 @@ func startRun(plan *engine.Plan, resume bool, stderr io.Writer, opts engine.Opti
 }
 
 // longestStopGrace is the grace the slowest worker of plan is given.
-func longestStopGrace(plan *engine.Plan) time.Duration {
-	grace := engine.DefaultStopGrace
+func longestStopGrace(plan *runfile.Plan) time.Duration {
+	grace := runfile.DefaultStopGrace
 	for _, w := range plan.Workers {
 		grace = max(grace, w.StopGrace)
 	}
 	return grace
 }
 
-func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
+func runHeadless(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 	eng, prep, code := startRun(plan, resume, stderr, engine.Options{})
 	if eng == nil {
 		return code
@@ -263,7 +266,7 @@ func runHeadless(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
 	sub := eng.Subscribe()
 	printed := printEvents(plan, sub, stdout, func(err error) {
 		fmt.Fprintf(stderr, "rostra: stdout: %v; no more event lines are printed, the run goes on (events in %s)\n",
-			err, filepath.Join(plan.StateDir, engine.EventsFile))
+			err, filepath.Join(plan.StateDir, statedir.EventsFile))
 	})
 	if err := eng.Start(); err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

@@ -17,8 +17,9 @@ import (
 
 	"github.com/goccy/go-yaml"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // defaultRunFile is the run file a command uses when given no PATH.
@@ -40,7 +41,7 @@ func (r runRef) runName() string {
 	if r.name != "" {
 		return r.name
 	}
-	if st, err := engine.ReadTeamState(r.stateDir); err == nil && st.Run != "" {
+	if st, err := statedir.ReadTeamState(r.stateDir); err == nil && st.Run != "" {
 		return st.Run
 	}
 	return filepath.Base(r.stateDir)
@@ -106,11 +107,11 @@ func resolveRun(ref string) (runRef, error) {
 		}
 		inner := filepath.Join(path, defaultRunFile)
 		if _, err := os.Stat(inner); err != nil {
-			return runRef{}, fmt.Errorf("%s is neither a state dir (no %s, no %s) nor a folder with a %s", path, engine.TeamStateFile, server.SocketName, defaultRunFile)
+			return runRef{}, fmt.Errorf("%s is neither a state dir (no %s, no %s) nor a folder with a %s", path, statedir.TeamStateFile, server.SocketName, defaultRunFile)
 		}
 		path = inner
 	}
-	plan, err := engine.Load(path)
+	plan, err := runfile.Load(path)
 	if err != nil {
 		// The run file may have been edited into something that does not
 		// load while its run goes on (or a worker removed its own cwd:):
@@ -168,7 +169,7 @@ func findRunOfBrokenFile(path string) (runRef, bool) {
 	var bestAt time.Time
 	dirs, _ := filepath.Glob(filepath.Join(ws, ".rostra", "*"))
 	for _, d := range dirs {
-		st, err := engine.ReadTeamState(d)
+		st, err := statedir.ReadTeamState(d)
 		if (err != nil && st == nil) || st.RunFile != abs || !st.StartedAt.After(bestAt) {
 			continue
 		}
@@ -229,7 +230,7 @@ func fileExists(path string) bool {
 // socket. A folder this user may not look into counts (a state dir is
 // 0700): connecting to its socket then says whose it is.
 func isStateDir(dir string) bool {
-	for _, name := range []string{engine.TeamStateFile, server.SocketName, engine.LockFile} {
+	for _, name := range []string{statedir.TeamStateFile, server.SocketName, statedir.LockFile} {
 		_, err := os.Lstat(filepath.Join(dir, name))
 		if err == nil || errors.Is(err, fs.ErrPermission) {
 			return true
@@ -241,9 +242,9 @@ func isStateDir(dir string) bool {
 // readState reads the run's team-state.json without its lock. A damaged
 // file read through from its previous copy is a note on stderr, not an
 // error: the state it gives is a save older.
-func (r runRef) readState(cmd string, stderr io.Writer) (*engine.TeamState, error) {
-	st, err := engine.ReadTeamState(r.stateDir)
-	var recovered *engine.RecoveredStateError
+func (r runRef) readState(cmd string, stderr io.Writer) (*statedir.TeamState, error) {
+	st, err := statedir.ReadTeamState(r.stateDir)
+	var recovered *statedir.RecoveredStateError
 	if errors.As(err, &recovered) {
 		fmt.Fprintf(stderr, "rostra %s: note: %v\n", cmd, recovered)
 		return st, nil
@@ -254,20 +255,20 @@ func (r runRef) readState(cmd string, stderr io.Writer) (*engine.TeamState, erro
 // noServerHint says what the state files tell about a run with no server,
 // and what to do next.
 func (r runRef) noServerHint() string {
-	st, err := engine.ReadTeamState(r.stateDir)
+	st, err := statedir.ReadTeamState(r.stateDir)
 	if err != nil {
 		return fmt.Sprintf("no run has left its state in %s: %s starts one\n", r.stateDir, r.cmd("run"))
 	}
 	switch st.Status {
-	case engine.RunFinished:
+	case statedir.RunFinished:
 		done := 0
 		for _, w := range st.Workers {
-			if w.Status == engine.StatusCompleted {
+			if w.Status == statedir.StatusCompleted {
 				done++
 			}
 		}
 		return fmt.Sprintf("run %s finished (%d of %d workers completed): %s shows it\n", st.Run, done, len(st.Workers), r.cmd("status"))
-	case engine.RunInterrupted:
+	case statedir.RunInterrupted:
 		return fmt.Sprintf("run %s was stopped before it finished: %s continues it (%s starts it over)\n", st.Run, r.cmd("run --resume"), r.cmd("run --fresh"))
 	}
 	return fmt.Sprintf("run %s is recorded as %s by pid %d, which no longer serves it (it died?): %s continues it\n",
@@ -278,17 +279,17 @@ func (r runRef) noServerHint() string {
 // has ended, no server is left to start an attempt, and --resume is what
 // gives the workers that did not complete a new one.
 func (r runRef) noServerRetryHint(worker string) string {
-	st, _ := engine.ReadTeamState(r.stateDir) // a state read from its previous copy will do
-	if st == nil || st.Status == engine.RunRunning {
+	st, _ := statedir.ReadTeamState(r.stateDir) // a state read from its previous copy will do
+	if st == nil || st.Status == statedir.RunRunning {
 		return r.noServerHint()
 	}
 	for _, w := range st.Workers {
 		if w.WorkerID != worker {
 			continue
 		}
-		if w.Status == engine.StatusCompleted {
+		if w.Status == statedir.StatusCompleted {
 			return fmt.Sprintf("run %s %s, and %s completed in it: %s gives only the workers that did not complete a new attempt; %s starts the whole run over (the old one archived to %s/)\n",
-				st.Run, st.Status, worker, r.cmd("run --resume"), r.cmd("run --fresh"), engine.PreviousDir)
+				st.Run, st.Status, worker, r.cmd("run --resume"), r.cmd("run --fresh"), statedir.PreviousDir)
 		}
 		return fmt.Sprintf("run %s %s, and %s did not complete in it (%s): %s retries it (a new attempt of each worker that did not complete)\n",
 			st.Run, st.Status, worker, w.Status, r.cmd("run --resume"))

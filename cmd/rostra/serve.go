@@ -29,8 +29,9 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"golang.org/x/sys/unix"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/statedir"
 	"github.com/rostra-dev/rostra/tui"
 )
 
@@ -38,7 +39,7 @@ import (
 const serverMode = server.ProcessMode
 
 // serverLogFile is the server's stdout and stderr, in the state dir.
-const serverLogFile = engine.ServerLogFile
+const serverLogFile = statedir.ServerLogFile
 
 // readyLine is what the server writes on its start pipe once it listens.
 const readyLine = "rostra-server: ready"
@@ -57,7 +58,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra %s: started by rostra run, not by hand\n", serverMode)
 		return 2
 	}
-	plan, err := engine.Load(rest[0])
+	plan, err := runfile.Load(rest[0])
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2
@@ -73,7 +74,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 }
 
 // serve runs the server's engine and serves its UI until the run ends.
-func serve(plan *engine.Plan, runFile string, resume bool, cols, rows int, stderr io.Writer) int {
+func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stderr io.Writer) int {
 	opts, act, sizes := uiOptions(plan, cols, rows)
 	eng, prep, code := startRun(plan, resume, stderr, opts)
 	if eng == nil {
@@ -174,7 +175,7 @@ func openServerLog(path string) (*os.File, error) {
 // startServer starts the server process for runFile and waits until it
 // listens (pid) or has failed (its exit code, after printing what it said).
 // cols×rows is the terminal the first attempts should fit.
-func startServer(runFile string, plan *engine.Plan, resume bool, cols, rows int, stderr io.Writer) (pid, code int) {
+func startServer(runFile string, plan *runfile.Plan, resume bool, cols, rows int, stderr io.Writer) (pid, code int) {
 	exe, err := os.Executable()
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: find the rostra binary to start the server: %v\n", err)

@@ -25,8 +25,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"golang.org/x/sys/unix"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 const serverRunFile = `version: 1
@@ -136,9 +136,9 @@ func lsServerPid(t *testing.T, ws, stateDir string) int {
 }
 
 // readState reads the run's team-state.json.
-func readState(t *testing.T, stateDir string) *engine.TeamState {
+func readState(t *testing.T, stateDir string) *statedir.TeamState {
 	t.Helper()
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := statedir.ReadTeamState(stateDir)
 	require.NoError(t, err)
 	return st
 }
@@ -148,7 +148,7 @@ func workerPid(t *testing.T, stateDir, worker string) int {
 	t.Helper()
 	var pid int
 	require.Eventually(t, func() bool {
-		st, err := engine.ReadTeamState(stateDir)
+		st, err := statedir.ReadTeamState(stateDir)
 		if err != nil {
 			return false
 		}
@@ -204,7 +204,7 @@ func TestServerEndToEndInTmux(t *testing.T) {
 	time.Sleep(300 * time.Millisecond) // a moment for anything the closed terminal would have stopped to stop
 	assert.True(t, alive(catPid), "cat runs on without the terminal")
 	assert.True(t, alive(sleeperPid), "the sleeper runs on without the terminal")
-	assert.Equal(t, engine.RunRunning, readState(t, stateDir).Status)
+	assert.Equal(t, statedir.RunRunning, readState(t, stateDir).Status)
 
 	// Attach from another terminal, of another size: the pane's text and
 	// the typed line are there.
@@ -267,7 +267,7 @@ func TestServerEndToEndInTmux(t *testing.T) {
 	_, err = os.Stat(filepath.Join(stateDir, server.SocketName))
 	assert.ErrorIs(t, err, os.ErrNotExist, "the socket is removed")
 	st := readState(t, stateDir)
-	assert.Equal(t, engine.RunInterrupted, st.Status)
+	assert.Equal(t, statedir.RunInterrupted, st.Status)
 	require.Len(t, st.Dispatches, 2)
 	for _, d := range st.Dispatches {
 		assert.NotNil(t, d.EndedAt, "%s has ended", d.DispatchID)
@@ -311,7 +311,7 @@ func TestServedUIDetachesOnSignalsAndGivesTheTerminalBack(t *testing.T) {
 			stderr, _ := os.ReadFile(filepath.Join(ws, "stderr"))
 			assert.Contains(t, string(stderr), "detached (rostra attach got "+server.SignalName(tc.sig)+") from run served; it goes on")
 			assert.True(t, alive(catPid), "the run goes on")
-			assert.Equal(t, engine.RunRunning, readState(t, stateDir).Status)
+			assert.Equal(t, statedir.RunRunning, readState(t, stateDir).Status)
 		})
 	}
 }
@@ -429,7 +429,7 @@ func TestServerRefusesAnotherUser(t *testing.T) {
 	log, err := os.ReadFile(filepath.Join(stateDir, "server.log"))
 	require.NoError(t, err)
 	assert.Regexp(t, `refused pid \d+ of uid 65534`, string(log))
-	assert.Equal(t, engine.RunRunning, readState(t, stateDir).Status, "the run goes on")
+	assert.Equal(t, statedir.RunRunning, readState(t, stateDir).Status, "the run goes on")
 }
 
 func TestControlCommandsWithoutAServer(t *testing.T) {
@@ -452,7 +452,7 @@ func TestServerAnswersJSONStatusAndUnknownWorkers(t *testing.T) {
 	detachedRun(t, ws)
 	r := runBin(t, ws, "status", "--json")
 	require.Equal(t, 0, r.code, r.stderr)
-	var st engine.TeamState
+	var st statedir.TeamState
 	require.NoError(t, json.Unmarshal([]byte(r.stdout), &st))
 	assert.Equal(t, "served", st.Run)
 	r = runBin(t, ws, "retry", "nobody")

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestReliabilityHeadlessStopSignals(t *testing.T) {
@@ -38,12 +38,12 @@ func TestReliabilityHeadlessStopSignals(t *testing.T) {
 			assert.Equal(t, tc.code, ee.ExitCode(), out.String())
 			assert.NotContains(t, out.String(), "goroutine ", "no runtime dump")
 
-			st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "slow"))
+			st, err := statedir.ReadTeamState(filepath.Join(ws, ".rostra", "slow"))
 			require.NoError(t, err)
-			assert.Equal(t, engine.RunInterrupted, st.Status)
+			assert.Equal(t, statedir.RunInterrupted, st.Status)
 			require.Len(t, st.Dispatches, 1)
 			d := st.Dispatches[0]
-			assert.Equal(t, engine.StatusCancelled, d.Status)
+			assert.Equal(t, statedir.StatusCancelled, d.Status)
 			assert.NotNil(t, d.EndedAt)
 			assert.ErrorIs(t, syscall.Kill(-d.Pid, 0), syscall.ESRCH, "the worker (ignoring TERM and HUP) is gone")
 		})
@@ -69,15 +69,15 @@ workers:
 	assert.Equal(t, "rostra exited 0", lines[2], "every worker completed although stdout closed early")
 
 	stateDir := filepath.Join(ws, ".rostra", "piped")
-	st, err := engine.ReadTeamState(stateDir)
+	st, err := statedir.ReadTeamState(stateDir)
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunFinished, st.Status)
+	assert.Equal(t, statedir.RunFinished, st.Status)
 	for _, w := range st.Workers {
-		assert.Equal(t, engine.StatusCompleted, w.Status, w.WorkerID)
+		assert.Equal(t, statedir.StatusCompleted, w.Status, w.WorkerID)
 	}
-	events, err := engine.ReadEvents(filepath.Join(stateDir, engine.EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	require.NoError(t, err)
-	assert.Equal(t, engine.EventRunFinished, events[len(events)-1].Type, "the lines not printed are in events.jsonl")
+	assert.Equal(t, statedir.EventRunFinished, events[len(events)-1].Type, "the lines not printed are in events.jsonl")
 	stderr, err := os.ReadFile(filepath.Join(ws, "stderr"))
 	require.NoError(t, err)
 	assert.Contains(t, string(stderr), "broken pipe; no more event lines are printed, the run goes on")

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestReliabilityTheStateDirDeletedMidRunIsMadeAgain(t *testing.T) {
@@ -43,21 +44,21 @@ workers:
 	waitFinished(t, eng, 20*time.Second)
 	require.NoError(t, eng.Err(), "the run was not stopped")
 	for _, id := range []string{"sh-early#1", "sh-cleaner#1", "sh-talker#1"} {
-		assert.Equal(t, engine.StatusCompleted, row(t, eng, id).Status, id)
+		assert.Equal(t, statedir.StatusCompleted, row(t, eng, id).Status, id)
 	}
 	require.NoError(t, eng.Shutdown())
 
-	st, err := engine.ReadTeamState(plan.StateDir)
+	st, err := statedir.ReadTeamState(plan.StateDir)
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunFinished, st.Status)
+	assert.Equal(t, statedir.RunFinished, st.Status)
 	for _, d := range st.Dispatches {
-		assert.Equal(t, engine.StatusCompleted, d.Status, d.DispatchID)
+		assert.Equal(t, statedir.StatusCompleted, d.Status, d.DispatchID)
 	}
-	events, err := engine.ReadEvents(filepath.Join(plan.StateDir, engine.EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(plan.StateDir, statedir.EventsFile))
 	require.NoError(t, err)
 	require.NotEmpty(t, events)
-	assert.Equal(t, engine.EventRunStarted, events[0].Type, "the events from before the deletion are kept")
-	var recreated *engine.Event
+	assert.Equal(t, statedir.EventRunStarted, events[0].Type, "the events from before the deletion are kept")
+	var recreated *statedir.Event
 	for i := range events {
 		if events[i].Type == engine.EventStateDirRecreated {
 			recreated = &events[i]
@@ -66,7 +67,7 @@ workers:
 	require.NotNil(t, recreated, "a state-dir-recreated event")
 	assert.Contains(t, recreated.Reason, "was deleted while the run went on")
 	assert.Contains(t, recreated.Reason, "sh-early#1", "what was lost is named")
-	assert.Equal(t, engine.EventRunFinished, events[len(events)-1].Type)
+	assert.Equal(t, statedir.EventRunFinished, events[len(events)-1].Type)
 
 	talker := row(t, eng, "sh-talker#1")
 	log, err := os.ReadFile(talker.OutputLogPath)
@@ -78,9 +79,9 @@ workers:
 	require.NoError(t, err)
 	assert.Contains(t, string(prompt), "echo before the deletion")
 
-	_, err = os.Stat(filepath.Join(plan.StateDir, engine.MarkerFile))
+	_, err = os.Stat(filepath.Join(plan.StateDir, statedir.MarkerFile))
 	assert.NoError(t, err, "the marker is written again")
-	ignore, err := os.ReadFile(filepath.Join(plan.StateDir, engine.GitignoreFile))
+	ignore, err := os.ReadFile(filepath.Join(plan.StateDir, statedir.GitignoreFile))
 	require.NoError(t, err)
 	assert.Contains(t, string(ignore), "*\n")
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestReliabilityStateDirOfOthersFilesIsRefused(t *testing.T) {
@@ -60,7 +60,7 @@ func TestReliabilityStateDirOfOthersFilesIsRefused(t *testing.T) {
 		r = runBin(t, ws, "run", "--headless", "rostra.yaml")
 		require.Equal(t, 0, r.code, r.stderr)
 	}
-	assert.FileExists(t, filepath.Join(ws, ".rostra", "sd", engine.MarkerFile))
+	assert.FileExists(t, filepath.Join(ws, ".rostra", "sd", statedir.MarkerFile))
 	assert.Contains(t, r.stderr, "was archived to")
 }
 
@@ -73,12 +73,12 @@ func TestReliabilityWorkerDeletingRunLockLetsNoSecondRostraIn(t *testing.T) {
 	first, out := startBin(t, ws, "started on pane", "run", "--headless")
 	stateDir := filepath.Join(ws, ".rostra", "slow")
 	require.Eventually(t, func() bool {
-		_, err := os.Lstat(filepath.Join(stateDir, engine.LockFile))
+		_, err := os.Lstat(filepath.Join(stateDir, statedir.LockFile))
 		return os.IsNotExist(err)
 	}, 10*time.Second, 5*time.Millisecond, "the worker never deleted run.lock:\n%s", out.String())
 	var worker int
 	require.Eventually(t, func() bool {
-		st, err := engine.ReadTeamState(stateDir)
+		st, err := statedir.ReadTeamState(stateDir)
 		if err != nil || len(st.Dispatches) != 1 {
 			return false
 		}

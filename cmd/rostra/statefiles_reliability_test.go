@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 func TestReliabilityPlantedSymlinksInTheStateDirAreNeverFollowed(t *testing.T) {
@@ -49,22 +49,22 @@ workers:
 	attempts := filepath.Join(plan.StateDir, "attempts", "sh-planter")
 
 	one := row(t, eng, "sh-planter#1")
-	assert.Equal(t, engine.StatusError, one.Status)
+	assert.Equal(t, statedir.StatusError, one.Status)
 	info, err := os.Lstat(filepath.Join(attempts, "1", "status.json"))
 	require.NoError(t, err)
 	assert.True(t, info.Mode().IsRegular(), "the planted status.json link is replaced by the sidecar, not written through")
 
 	two := row(t, eng, "sh-planter#2")
-	assert.Equal(t, engine.StatusError, two.Status)
-	assert.Equal(t, engine.FailureNotStarted, two.FailureClass)
+	assert.Equal(t, statedir.StatusError, two.Status)
+	assert.Equal(t, statedir.FailureNotStarted, two.FailureClass)
 	assert.Contains(t, two.Reason, filepath.Join(attempts, "2")+" is a symlink (to "+outside+")")
 
 	three := row(t, eng, "sh-planter#3")
-	assert.Equal(t, engine.StatusError, three.Status)
+	assert.Equal(t, statedir.StatusError, three.Status)
 	assert.Contains(t, three.Reason, filepath.Join(attempts, "3")+": it exists already")
 
 	four := row(t, eng, "sh-planter#4")
-	assert.Equal(t, engine.StatusCompleted, four.Status, four.Reason)
+	assert.Equal(t, statedir.StatusCompleted, four.Status, four.Reason)
 	log, err := os.ReadFile(four.OutputLogPath)
 	require.NoError(t, err)
 	assert.Contains(t, string(log), "attempt 4 ran")

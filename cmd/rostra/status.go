@@ -14,9 +14,9 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 const statusUsage = `usage: rostra status [--json] [--run PATH] [PATH]
@@ -86,7 +86,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 
 // readStatus asks the run's server for its state, or reads it from the
 // state dir when no server runs; nil and the exit code when neither can.
-func readStatus(r runRef, stderr io.Writer) (st *engine.TeamState, live bool, code int) {
+func readStatus(r runRef, stderr io.Writer) (st *statedir.TeamState, live bool, code int) {
 	cc, err := server.Control(r.stateDir)
 	if err == nil {
 		defer cc.Close()
@@ -101,7 +101,7 @@ func readStatus(r runRef, stderr io.Writer) (st *engine.TeamState, live bool, co
 	st, err = r.readState("status", stderr)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", r.stateDir, engine.TeamStateFile)
+			fmt.Fprintf(stderr, "rostra status: %s has no %s: is it a run's state dir (state_dir in the run file)?\n", r.stateDir, statedir.TeamStateFile)
 		} else {
 			fmt.Fprintf(stderr, "rostra status: %v\n", err)
 		}

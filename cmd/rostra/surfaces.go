@@ -1,6 +1,8 @@
 // surfaces.go hands the engine its two surfaces: it adapts the panes
 // processes (pty and wrapper) to engine.Surface and engine.Handle, so the
-// engine needs no pty library and panes needs no engine.
+// engine needs no pty library and panes needs no engine. Each attempt's
+// screen is its own emulator, made by panes; a UI run only hands panes
+// the run's vt.Activity, and the UI reads the screens through the handles.
 package main
 
 import (
@@ -11,24 +13,23 @@ import (
 	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
 	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
-// newScreen gives every pane and wrapper attempt a terminal emulator, also
-// in a headless run: agents that ask for the cursor position get an answer.
-func newScreen(cols, rows int, reply func([]byte)) vt.Screen {
-	return vt.New(cols, rows, vt.Options{OnReply: reply})
+// surfaces are the engine's surfaces of a headless run: every attempt
+// still has its own emulator (panes makes it), so agents that ask for the
+// cursor position get an answer.
+func surfaces(open panes.PTYOpener) map[runfile.SurfaceKind]engine.Surface {
+	return surfacesWith(open, nil)
 }
 
-func surfaces(open panes.PTYOpener) map[engine.SurfaceKind]engine.Surface {
-	return surfacesWith(open, newScreen)
-}
-
-// surfacesWith is surfaces with another emulator maker: the UI's
-// (tui.Activity.NewScreen) also counts bells and wakes the UI on output.
-func surfacesWith(open panes.PTYOpener, screen func(cols, rows int, reply func([]byte)) vt.Screen) map[engine.SurfaceKind]engine.Surface {
-	return map[engine.SurfaceKind]engine.Surface{
-		engine.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, NewScreen: screen}},
-		engine.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{NewScreen: screen}},
+// surfacesWith is surfaces for a run a UI draws: every attempt's emulator
+// belongs to act, so its output wakes the UIs listening and its child is
+// told the outer terminal's colours.
+func surfacesWith(open panes.PTYOpener, act *vt.Activity) map[runfile.SurfaceKind]engine.Surface {
+	return map[runfile.SurfaceKind]engine.Surface{
+		runfile.SurfacePane:    paneSurface{opts: panes.PTYOptions{Open: open, Activity: act}},
+		runfile.SurfaceWrapper: wrapperSurface{opts: panes.WrapperOptions{Activity: act}},
 	}
 }
 

@@ -14,17 +14,17 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/tui"
 )
 
 // uiColours is the theme and NO_COLOR for tui.Options, and the program
 // options that keep the children's colours under NO_COLOR.
-func uiColours(plan *engine.Plan, stdout io.Writer, environ []string) (theme string, noColor bool, opts []tea.ProgramOption, err error) {
+func uiColours(plan *runfile.Plan, stdout io.Writer, environ []string) (theme string, noColor bool, opts []tea.ProgramOption, err error) {
 	theme = plan.Theme
 	if env, ok := lookupEnv(environ, "ROSTRA_THEME"); ok && env != "" {
-		if !slices.Contains(engine.Themes, env) {
-			return "", false, nil, fmt.Errorf("ROSTRA_THEME=%s is not a theme; use one of: %s (or unset it for the run file's ui.theme)", env, strings.Join(engine.Themes, ", "))
+		if !slices.Contains(runfile.Themes, env) {
+			return "", false, nil, fmt.Errorf("ROSTRA_THEME=%s is not a theme; use one of: %s (or unset it for the run file's ui.theme)", env, strings.Join(runfile.Themes, ", "))
 		}
 		theme = env
 	}
@@ -49,7 +49,7 @@ func lookupEnv(environ []string, key string) (string, bool) {
 // stderr) before this terminal attaches to a run: its server would refuse
 // the client, but only after `rostra run` had started the workers.
 func themeEnvOK(cmd string, stderr io.Writer) bool {
-	if _, _, _, err := uiColours(&engine.Plan{Theme: engine.Themes[0]}, io.Discard, os.Environ()); err != nil {
+	if _, _, _, err := uiColours(&runfile.Plan{Theme: runfile.Themes[0]}, io.Discard, os.Environ()); err != nil {
 		fmt.Fprintf(stderr, "rostra %s: %v\n", cmd, err)
 		return false
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 func TestUIColours(t *testing.T) {
@@ -31,7 +31,7 @@ func TestUIColours(t *testing.T) {
 		{"an empty NO_COLOR is not set", "auto", []string{"NO_COLOR="}, "auto", false, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			theme, noColor, opts, err := uiColours(&engine.Plan{Theme: c.file}, io.Discard, c.env)
+			theme, noColor, opts, err := uiColours(&runfile.Plan{Theme: c.file}, io.Discard, c.env)
 			if c.err != "" {
 				require.EqualError(t, err, c.err)
 				return

@@ -27,8 +27,8 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/tui"
 )
@@ -104,7 +104,7 @@ func uiRun(b *testing.B, path string, n int, draw string) (wall, cpu time.Durati
 		fmt.Fprintf(&rf, "  - { id: cat%d, role: cat, provider: shell, prompt: \"exec cat %s\" }\n", i, path)
 	}
 	ws := runWorkspace(b, rf.String())
-	plan, err := engine.Load(filepath.Join(ws, "rostra.yaml"))
+	plan, err := runfile.Load(filepath.Join(ws, "rostra.yaml"))
 	require.NoError(b, err)
 	opts, act, sizes := uiOptions(plan, 200, 50)
 	eng, prep, code := startRun(plan, false, io.Discard, opts)

@@ -1,5 +1,6 @@
 // ui.go wires the terminal UI for `rostra run` and `rostra demo`: the
-// engine starts over surfaces whose emulators wake the UI, the bubbletea
+// engine starts over surfaces whose emulators (the panes' own, of one
+// vt.Activity) wake the UI, the bubbletea
 // program draws it, and on quit (or a stop signal, signals.go) every worker
 // is stopped gracefully before rostra exits, so the state files are
 // complete. It mirrors runHeadless: exit 0 when every worker completed, 1
@@ -20,6 +21,8 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/tui"
 )
@@ -49,13 +52,13 @@ func terminalSize(w io.Writer) (cols, rows int) {
 // or in its server: every attempt's emulator wakes the UIs (act), and an
 // attempt opens at the size its pane is drawn at (sizes, laid out for a
 // cols×rows terminal until a UI says otherwise).
-func uiOptions(plan *engine.Plan, cols, rows int) (opts engine.Options, act *tui.Activity, sizes *tui.PaneSizes) {
-	act = tui.NewActivity()
+func uiOptions(plan *runfile.Plan, cols, rows int) (opts engine.Options, act *vt.Activity, sizes *tui.PaneSizes) {
+	act = vt.NewActivity()
 	sizes = tui.NewPaneSizes(plan, cols, rows)
-	return engine.Options{Surfaces: surfacesWith(nil, act.NewScreen), PaneSize: sizes.Get}, act, sizes
+	return engine.Options{Surfaces: surfacesWith(nil, act), PaneSize: sizes.Get}, act, sizes
 }
 
-func runUI(plan *engine.Plan, resume bool, stdout, stderr io.Writer) int {
+func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 	theme, noColor, colourOpts, err := uiColours(plan, stdout, os.Environ())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

@@ -20,8 +20,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/tmuxtest"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 const e2eRunFile = `version: 1
@@ -157,21 +158,21 @@ func TestUIEndToEndInTmux(t *testing.T) {
 
 	raw, err := os.ReadFile(filepath.Join(ws, ".rostra", "e2e", "team-state.json"))
 	require.NoError(t, err)
-	var st engine.TeamState
+	var st statedir.TeamState
 	require.NoError(t, json.Unmarshal(raw, &st))
-	assert.Equal(t, engine.RunInterrupted, st.Status)
+	assert.Equal(t, statedir.RunInterrupted, st.Status)
 	status := map[string]string{}
 	for _, w := range st.Workers {
 		status[w.WorkerID] = w.Status
 	}
-	assert.Equal(t, engine.StatusCancelled, status["sleeper"])
-	assert.NotEqual(t, engine.StatusRunning, status["cat-echo"])
-	assert.NotEqual(t, engine.StatusRunning, status["piper"])
+	assert.Equal(t, statedir.StatusCancelled, status["sleeper"])
+	assert.NotEqual(t, statedir.StatusRunning, status["cat-echo"])
+	assert.NotEqual(t, statedir.StatusRunning, status["piper"])
 	require.Len(t, st.Dispatches, 3)
 	for _, d := range st.Dispatches {
 		assert.NotNil(t, d.EndedAt, "%s has ended", d.DispatchID)
 		if d.WorkerID == "piper" {
-			assert.Equal(t, engine.SurfaceWrapper, d.Surface)
+			assert.Equal(t, runfile.SurfaceWrapper, d.Surface)
 			assert.Equal(t, "pane limit reached (2 of 2 in use)", d.DegradedReason)
 		}
 		assert.ErrorIs(t, syscall.Kill(d.Pid, 0), syscall.ESRCH, "%s (pid %d) is gone", d.DispatchID, d.Pid)

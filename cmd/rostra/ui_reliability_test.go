@@ -23,7 +23,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
 )
 
 // paneModes reads the terminal modes tmux tracks for the pane.
@@ -161,18 +161,18 @@ workers:
 	}
 
 	// Workers stopped, state complete.
-	st, err := engine.ReadTeamState(filepath.Join(ws, ".rostra", "sig"))
+	st, err := statedir.ReadTeamState(filepath.Join(ws, ".rostra", "sig"))
 	require.NoError(t, err)
-	assert.Equal(t, engine.RunInterrupted, st.Status)
+	assert.Equal(t, statedir.RunInterrupted, st.Status)
 	require.Len(t, st.Dispatches, 2)
 	for _, d := range st.Dispatches {
-		assert.Equal(t, engine.StatusCancelled, d.Status, d.DispatchID)
+		assert.Equal(t, statedir.StatusCancelled, d.Status, d.DispatchID)
 		assert.NotNil(t, d.EndedAt, d.DispatchID)
 		assert.True(t, groupGone(d.Pid), "%s: group %d is gone (the stubborn one after SIGKILL)", d.DispatchID, d.Pid)
 	}
-	events, err := engine.ReadEvents(filepath.Join(ws, ".rostra", "sig", engine.EventsFile))
+	events, err := statedir.ReadEvents(filepath.Join(ws, ".rostra", "sig", statedir.EventsFile))
 	require.NoError(t, err)
-	assert.Equal(t, engine.EventRunInterrupted, events[len(events)-1].Type)
+	assert.Equal(t, statedir.EventRunInterrupted, events[len(events)-1].Type)
 	stderr, _ := os.ReadFile(filepath.Join(ws, "stderr"))
 	assert.Contains(t, string(stderr), "rostra: state in "+filepath.Join(ws, ".rostra", "sig"))
 	return string(stderr)

@@ -9,8 +9,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/rostra-dev/rostra/engine"
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/runfile"
 )
 
 const validateUsage = `usage: rostra validate [RUNFILE]
@@ -42,7 +42,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "rostra validate: no %s here: name the run file (rostra validate RUNFILE), or write one with rostra init\n", defaultRunFile)
 		return 2
 	}
-	plan, err := engine.Load(file)
+	plan, err := runfile.Load(file)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

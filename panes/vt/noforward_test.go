@@ -42,6 +42,10 @@ func TestPaneNeverForwardsAChildsSequences(t *testing.T) {
 		{"CSI 21t title report", "\x1b[21t", "", ""},
 		{"OSC 9 notification", "\x1b]9;you are owned\x07", "owned", ""},
 		{"OSC 777 notification", "\x1b]777;notify;t;owned\x07", "owned", ""},
+		{"OSC 99 kitty notification", "\x1b]99;i=1:d=0;you are\x1b\\\x1b]99;i=1:p=body;owned\x1b\\", "owned", ""},
+		{"OSC 99 base64", "\x1b]99;e=1;b3duZWQ=\x1b\\", "b3duZWQ", ""},
+		{"OSC 9;4 progress", "\x1b]9;4;1;50\x07", "4;1;50", ""},
+		{"OSC 7501 agent state", "\x1b]7501;state=blocked:app=owned:kind=permission\x07", "owned", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var replies []string

@@ -733,6 +733,20 @@ func (t *Terminal) handleOsc(cmd int, data []byte) {
 		t.answerPaletteQueries(data)
 	case 10, 11, 12:
 		t.answerColorQueries(cmd, data)
+	case 9, 99, 777, 7501:
+		// notify.go; the number must be followed by ';'.
+		if n := len(strconv.Itoa(cmd)); len(data) > n && data[n] == ';' {
+			switch cmd {
+			case 9:
+				t.handleOSC9(data)
+			case 99:
+				t.handleOSC99(data)
+			case 777:
+				t.handleOSC777(data)
+			case 7501:
+				t.handleOSC7501(data)
+			}
+		}
 	case 0, 2:
 		// data is "N;title"; tmux keeps the old title when the new one
 		// is not valid UTF-8.

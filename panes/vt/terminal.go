@@ -9,6 +9,11 @@
 // read under an RWMutex. Callbacks (bell, title) fire after the lock is
 // released so they may call back into the Terminal; replies go through a queue
 // drained by their own goroutine so Write never blocks on the child.
+//
+// A pane feeds its own Terminal (panes makes it, with the run's Activity):
+// the UI only reads it — its cells, modes and generation, and Bells, the
+// BELs counted as they are fed — and is woken through the Activity after
+// each Write, so no UI code sits between the child's output and its screen.
 package vt
 
 import (
@@ -21,9 +26,9 @@ import (
 )
 
 // Screen is where a process surface copies a child's output for display and
-// which it resizes with the pty: a Terminal, or a wrapper around one. It must
-// be safe for use by two goroutines: the reader writes, and the owner may read
-// it to draw.
+// which it resizes with the pty: the pane's own Terminal, or a sink a test
+// puts in its place. It must be safe for use by two goroutines: the
+// surface's feeder writes, and a UI may read it to draw.
 type Screen interface {
 	Write([]byte) (int, error)
 	Resize(cols, rows int)
@@ -34,10 +39,19 @@ type Options struct {
 	Scrollback int          // lines kept; 0 means 10000
 	OnBell     func()       // called on BEL (from the writer goroutine; must not block long)
 	OnTitle    func(string) // OSC 0/2
-	OnReply    func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
+	// OnNotify is called with each desktop notification the child asks
+	// for (OSC 9, OSC 777 notify, OSC 99), OnAgentState with each state
+	// it reports of itself (OSC 7501); both after Write releases the lock.
+	OnNotify     func(Notification)
+	OnAgentState func(AgentState)
+	OnReply      func([]byte) // DSR/CPR/DA1/DA2 replies to send back to the child; never blocks Write
 	// Colors answers the child's OSC 10/11/12/4 colour queries; nil means
-	// the defaults (DefaultForeground, DefaultBackground).
+	// the Activity's, else the defaults (DefaultForeground,
+	// DefaultBackground).
 	Colors *Colors
+	// Activity is the run this terminal belongs to (activity.go): each
+	// Write wakes the UIs listening to it. nil: nobody is woken.
+	Activity *Activity
 }
 
 // Modes is the mode state the UI needs to forward keys and mouse events.
@@ -110,9 +124,10 @@ type gridLine struct {
 
 // Terminal is a terminal emulator fed with a child's output.
 type Terminal struct {
-	mu   sync.RWMutex
-	gen  atomic.Uint64
-	opts Options
+	mu    sync.RWMutex
+	gen   atomic.Uint64
+	bells atomic.Int64 // BELs fed so far (Bells)
+	opts  Options
 
 	parser *ansi.Parser
 
@@ -153,6 +168,9 @@ type Terminal struct {
 	changed       bool
 	pendingBells  int
 	pendingTitles []string
+	pendingNotes  []Notification
+	pendingStates []AgentState
+	kittyNotes    []*kittyNote // OSC 99 chunks being collected (notify.go)
 
 	origin, autoWrap, cursorVisible, insert bool
 	appCursor, appKeypad, bracketedPaste    bool
@@ -180,6 +198,9 @@ func New(cols, rows int, opts Options) *Terminal {
 	cols, rows = clampSize(cols, rows)
 	if opts.Scrollback <= 0 {
 		opts.Scrollback = defaultScrollback
+	}
+	if opts.Colors == nil && opts.Activity != nil {
+		opts.Colors = opts.Activity.Colors
 	}
 	if opts.Colors == nil {
 		opts.Colors = defaultColors
@@ -242,6 +263,7 @@ func (t *Terminal) resetState() {
 	t.charsets = [2]bool{}
 	t.shift = 0
 	t.kittyStack = t.kittyStack[:0]
+	t.kittyNotes = nil // a reset forgets unfinished notifications (notify.go)
 	t.origin, t.insert = false, false
 	t.autoWrap, t.cursorVisible = true, true
 	t.appCursor, t.appKeypad, t.bracketedPaste = false, false, false
@@ -299,9 +321,14 @@ func (t *Terminal) Write(p []byte) (n int, err error) {
 		titles = t.pendingTitles
 		t.pendingTitles = nil
 	}
+	notes, states := t.pendingNotes, t.pendingStates
+	t.pendingNotes, t.pendingStates = nil, nil
 	t.mu.Unlock()
 	if changed {
 		t.gen.Add(1)
+	}
+	if bells > 0 {
+		t.bells.Add(int64(bells))
 	}
 	if t.opts.OnBell != nil {
 		for range bells {
@@ -313,8 +340,25 @@ func (t *Terminal) Write(p []byte) (n int, err error) {
 			t.opts.OnTitle(s)
 		}
 	}
+	if t.opts.OnNotify != nil {
+		for _, note := range notes {
+			t.opts.OnNotify(note)
+		}
+	}
+	if t.opts.OnAgentState != nil {
+		for _, s := range states {
+			t.opts.OnAgentState(s)
+		}
+	}
+	if t.opts.Activity != nil {
+		t.opts.Activity.poke()
+	}
 	return n + len(p), nil
 }
+
+// Bells counts the BEL characters the child has written (a UI marks the
+// pane as wanting attention when it grows).
+func (t *Terminal) Bells() int64 { return t.bells.Load() }
 
 // writeSlice bounds the input fed under one hold of the lock: 1 KiB of the
 // costliest controls (DECALN on 200×60) takes about 5 ms on an idle core.

@@ -1,0 +1,245 @@
+// state.go holds the structs rostra saves (SPEC §3): team-state.json with
+// its roster and dispatch rows, the lines of events.jsonl and each attempt's
+// status.json. They carry string enums and no UI fields; the JSON keys are a
+// contract that scripts read.
+package statedir
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rostra-dev/rostra/runfile"
+)
+
+// Statuses of roster and dispatch rows.
+const (
+	StatusPending   = "pending"   // not dispatched yet
+	StatusRunning   = "running"   // an attempt is open
+	StatusRetrying  = "retrying"  // waiting out retry_backoff before the next attempt
+	StatusCompleted = "completed" // completion satisfied
+	StatusError     = "error"
+	StatusTimeout   = "timeout"
+	StatusCancelled = "cancelled"
+)
+
+// Unsettled reports whether a worker of this status is not done yet: not
+// dispatched, an attempt open, or a retry pending. A run finishes when no
+// worker is unsettled.
+func Unsettled(status string) bool {
+	return status == StatusPending || status == StatusRunning || status == StatusRetrying
+}
+
+// Run statuses in team-state.json.
+const (
+	RunRunning     = "running"
+	RunFinished    = "finished"
+	RunInterrupted = "interrupted" // rostra stopped (quit or signal) before every worker finished
+)
+
+// TeamState is team-state.json.
+type TeamState struct {
+	Version   int    `json:"version"`
+	Run       string `json:"run"`
+	RunFile   string `json:"runFile"`
+	Workspace string `json:"workspace"`
+	StateDir  string `json:"stateDir"`
+	Status    string `json:"status"`
+	Pid       int    `json:"pid"` // the rostra that drives (or drove) the run
+	// PidStart tells that rostra apart from a later process given the same
+	// pid: ProcessStart's "<start ticks>@<boot id>".
+	PidStart   string        `json:"pidStart,omitempty"`
+	StartedAt  time.Time     `json:"startedAt"`
+	EndedAt    *time.Time    `json:"endedAt,omitempty"`
+	Workers    []WorkerRow   `json:"workers"`
+	Dispatches []DispatchRow `json:"dispatches"`
+	// GitFiles digests, for a run with isolated workers, the shared
+	// repository's config and its hooks/ and info/ files as the run found
+	// them: `rostra merge` refuses when they changed (docs/isolation.md).
+	GitFiles map[string]string `json:"gitFiles,omitempty"`
+}
+
+// WorkerRow is a roster row: the state of one worker across its attempts.
+type WorkerRow struct {
+	WorkerID   string `json:"workerId"`
+	Role       string `json:"role"`
+	Provider   string `json:"provider"`
+	Status     string `json:"status"`
+	ResultPath string `json:"resultPath"`
+	Attempts   int    `json:"attempts"`
+	Reason     string `json:"reason"`
+	// Command is the command template the run resolved for this worker; a
+	// resumed run uses it rather than re-reading a changed run file.
+	Command []string `json:"command"`
+	// Isolation is IsolationWorktree for a worker in a worktree of its
+	// own; the fields after it are set only then.
+	Isolation string `json:"isolation,omitempty"`
+	// Worktree is the worker's git worktree, "" once it was removed at the
+	// end of the run (merged or empty); Branch is checked out there.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	// BaseCommit is the commit the branch was made from: the workspace's
+	// HEAD when the run started. A resumed run keeps it.
+	BaseCommit string `json:"baseCommit,omitempty"`
+	// DiffStat is what the worktree holds beyond the base commit, committed
+	// or not, as last measured.
+	DiffStat DiffStat `json:"diffStat,omitzero"`
+	// WorktreeOutcome says, once the run has ended, what became of the
+	// worktree: WorktreeKept, WorktreeRemovedMerged or WorktreeRemovedEmpty.
+	WorktreeOutcome string `json:"worktreeOutcome,omitempty"`
+}
+
+// DiffStat is a diff's size: `+12 −3, 4 files`.
+type DiffStat struct {
+	Files     int `json:"files"`
+	Additions int `json:"additions"`
+	Deletions int `json:"deletions"`
+}
+
+// String is the diff-stat as a pane title shows it: "+12 −3, 4 files".
+func (s DiffStat) String() string {
+	files := "files"
+	if s.Files == 1 {
+		files = "file"
+	}
+	return fmt.Sprintf("+%d −%d, %d %s", s.Additions, s.Deletions, s.Files, files)
+}
+
+// What became of an isolated worker's worktree when the run ended.
+const (
+	WorktreeKept          = "kept"           // its branch holds work not merged into the workspace
+	WorktreeRemovedMerged = "removed-merged" // its branch is merged into the workspace's HEAD
+	WorktreeRemovedEmpty  = "removed-empty"  // its branch holds nothing beyond the base commit
+)
+
+// DispatchRow is one attempt.
+type DispatchRow struct {
+	DispatchID     string              `json:"dispatchId"`
+	WorkerID       string              `json:"workerId"`
+	Attempt        int                 `json:"attempt"`
+	Surface        runfile.SurfaceKind `json:"surface"`
+	DegradedFrom   runfile.SurfaceKind `json:"degradedFrom"`
+	DegradedReason string              `json:"degradedReason"`
+	Status         string              `json:"status"`
+	Reason         string              `json:"reason"`
+	// FailureClass says, for an attempt that settled error, timeout or
+	// cancelled, which kind of failure its Reason describes (Failure*).
+	FailureClass string `json:"failureClass,omitempty"`
+	ExitCode     *int   `json:"exitCode"`
+	Timeout      bool   `json:"timeout"`
+	Pid          int    `json:"pid"`
+	// Containment is how the surface held the attempt's processes together
+	// (Containment* below); "" for an attempt no surface opened.
+	Containment       string     `json:"containment"`
+	StartedAt         time.Time  `json:"startedAt"`
+	EndedAt           *time.Time `json:"endedAt"`
+	CompletionPaths   []string   `json:"completionPaths"`
+	ResultAliases     []string   `json:"resultAliases"`
+	StatusSidecarPath string     `json:"statusSidecarPath"`
+	OutputLogPath     string     `json:"outputLogPath"`
+	// OutputLogLostBytes counts the attempt's output that did not reach
+	// output.log (a full disk): the log ends early by that much.
+	OutputLogLostBytes int64    `json:"outputLogLostBytes,omitempty"`
+	WritePolicy        []string `json:"writePolicy"`
+	WritePolicyDigest  string   `json:"writePolicyDigest"`
+	Manual             bool     `json:"manual"`
+	// Isolation is where the attempt ran: IsolationNone (the shared
+	// workspace) or IsolationWorktree, with the worktree, its branch and
+	// the run's base commit.
+	Isolation  string `json:"isolation,omitempty"`
+	Worktree   string `json:"worktree,omitempty"`
+	Branch     string `json:"branch,omitempty"`
+	BaseCommit string `json:"baseCommit,omitempty"`
+	// WorkCommit is the commit on Branch that holds what the attempt left
+	// in its worktree; "" while it runs, and when it left nothing.
+	WorkCommit string `json:"workCommit,omitempty"`
+}
+
+// Containments a surface reports for an attempt (Handle.Containment): how
+// sure rostra is that no process of the attempt outlives it.
+const (
+	// ContainmentCgroup: the attempt has a cgroup v2 of its own, emptied
+	// with cgroup.kill; nothing escapes it, even when rostra is SIGKILLed.
+	ContainmentCgroup = "cgroup"
+	// ContainmentPIDNamespace: the attempt runs in a PID namespace of its
+	// own whose init dies with rostra, taking every process inside with it.
+	ContainmentPIDNamespace = "pid-namespace"
+	// ContainmentTracking: processes are followed by group, session,
+	// attempt token and ancestry (panes/process_linux.go says what escapes).
+	ContainmentTracking = "tracking"
+)
+
+// Failure classes of a settled attempt (DispatchRow.FailureClass). Each is
+// set where the reason is made, so readers (the report, the UI) never parse
+// the reason's prose.
+const (
+	FailureTimeout        = "timeout"        // wall clock or idle timeout
+	FailureNoResult       = "noResult"       // exited with the provider's no_result_exit_code
+	FailureExitCode       = "exitCode"       // ended abnormally (code or signal) without its outputs
+	FailureMissingOutputs = "missingOutputs" // ended without its completion files
+	FailureWritePolicy    = "writePolicy"    // the write audit failed it
+	FailureRepository     = "repository"     // it changed the shared repository outside its branch (docs/isolation.md)
+	FailureCancelled      = "cancelled"      // a human, a manual retry, or rostra quitting
+	FailureInterrupted    = "interrupted"    // the rostra that drove it died
+	FailureNotStarted     = "notStarted"     // no process was started (no surface, bad attempt folder, ...)
+	FailureOther          = "other"          // a row written without a class
+)
+
+// StatusSidecar is an attempt's status.json, written when it settles.
+type StatusSidecar struct {
+	ExitCode  *int                `json:"exitCode"`
+	Signal    string              `json:"signal"`
+	Timeout   bool                `json:"timeout"`
+	Failure   string              `json:"failure"`
+	Surface   runfile.SurfaceKind `json:"surface"`
+	StartedAt time.Time           `json:"startedAt"`
+	EndedAt   time.Time           `json:"endedAt"`
+}
+
+// Event types in events.jsonl.
+const (
+	EventRunStarted             = "run-started"
+	EventWorkerDispatched       = "worker-dispatched"
+	EventWorkerDegraded         = "worker-degraded"
+	EventWorkerCompleted        = "worker-completed"
+	EventWorkerFailed           = "worker-failed"
+	EventWorkerTimeout          = "worker-timeout"
+	EventWorkerRetry            = "worker-retry"
+	EventWorkerCancelled        = "worker-cancelled"
+	EventWorkerRosterNotUpdated = "worker-roster-not-updated"
+	EventWorkerPromptDelivered  = "worker-prompt-delivered"
+	EventWorkerWatchFailed      = "worker-watch-failed" // on-files: no file-system events, polling instead
+	EventWorktreeBase           = "worktree-base"       // isolated workers branch from this commit
+	EventWorkspaceDirty         = "workspace-dirty"     // uncommitted changes the worktrees do not have
+	EventWorktreeArchived       = "worktree-archived"   // an earlier run's unmerged branch renamed aside
+	EventWorktreeCommitted      = "worktree-committed"  // an attempt's work committed on its branch
+	EventWorktreeFailed         = "worktree-failed"     // a git step on a worktree failed
+	EventRepositoryChanged      = "repository-changed"  // an isolated attempt changed the shared repository: put back, kept in quarantine
+	EventWorktreeRemoved        = "worktree-removed"    // at the run's end: merged or empty
+	EventWorktreeKept           = "worktree-kept"       // at the run's end: unmerged work
+	EventRunFinished            = "run-finished"
+	EventRunInterrupted         = "run-interrupted"
+	EventStateWriteFailed       = "state-write-failed"
+)
+
+// Event is one line of events.jsonl, and what subscribers receive.
+type Event struct {
+	TS       time.Time           `json:"ts"`
+	Type     string              `json:"type"`
+	WorkerID string              `json:"workerId,omitempty"`
+	Attempt  int                 `json:"attempt,omitempty"`
+	Surface  runfile.SurfaceKind `json:"surface,omitempty"`
+	From     runfile.SurfaceKind `json:"from,omitempty"`
+	To       runfile.SurfaceKind `json:"to,omitempty"`
+	Status   string              `json:"status,omitempty"`
+	Reason   string              `json:"reason,omitempty"`
+	// FailureClass is the settled attempt's class (a worker-failed,
+	// -timeout or -cancelled event), as on its dispatch row.
+	FailureClass string `json:"failureClass,omitempty"`
+	ExitCode     *int   `json:"exitCode,omitempty"`
+	Pid          int    `json:"pid,omitempty"`
+	Manual       bool   `json:"manual,omitempty"`
+	Delay        string `json:"delay,omitempty"`    // worker-retry: the backoff waited
+	Delivery     string `json:"delivery,omitempty"` // worker-prompt-delivered: how
+	Commit       string `json:"commit,omitempty"`   // worktree events: the commit
+	Branch       string `json:"branch,omitempty"`   // worktree events: the branch
+}

@@ -360,3 +360,30 @@ func TestReadmeDocCommandsAreTrue(t *testing.T) {
 	}
 	assert.Empty(t, wrong, "commands the README names that are not so")
 }
+
+// repoPath is a file of the repository as the docs write it in code:
+// `workspace/git.go`, `panes/vt/key_table_test.go`.
+var repoPath = regexp.MustCompile(`^(?:[a-z]+/)+[A-Za-z0-9_.-]+\.(?:go|sh|md)$`)
+
+// TestDocFilePathsExist: every repository file README.md, ARCHITECTURE.md
+// and docs/ name in inline code (`engine/engine.go`) exists, so a file moved to
+// another package takes its docs with it.
+func TestDocFilePathsExist(t *testing.T) {
+	var missing []string
+	for _, doc := range markdownDocs(t) {
+		raw, err := os.ReadFile(doc)
+		require.NoError(t, err)
+		prose, _ := mdProse(string(raw))
+		for _, span := range mdInlineCode.FindAllString(strings.Join(prose, "\n"), -1) {
+			for _, word := range strings.FieldsFunc(span, func(r rune) bool { return strings.ContainsRune(" ,;()'\"", r) }) {
+				if !repoPath.MatchString(word) {
+					continue
+				}
+				if _, err := os.Stat(filepath.Join("..", "..", word)); err != nil {
+					missing = append(missing, filepath.Base(doc)+": "+word)
+				}
+			}
+		}
+	}
+	assert.Empty(t, missing, "files the docs name that are not in the repository")
+}

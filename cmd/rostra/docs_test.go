@@ -375,7 +375,7 @@ func TestDocFilePathsExist(t *testing.T) {
 		require.NoError(t, err)
 		prose, _ := mdProse(string(raw))
 		for _, span := range mdInlineCode.FindAllString(strings.Join(prose, "\n"), -1) {
-			for _, word := range strings.FieldsFunc(span, func(r rune) bool { return strings.ContainsRune(" ,;()'\"", r) }) {
+			for _, word := range strings.FieldsFunc(span, func(r rune) bool { return strings.ContainsRune(" ,;()'\"`", r) }) {
 				if !repoPath.MatchString(word) {
 					continue
 				}

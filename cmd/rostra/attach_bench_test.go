@@ -1,5 +1,5 @@
 // attach_bench_test.go measures how soon an attaching client shows every
-// pane (issue 12: within 100 ms of the connection, 16 busy panes): a real
+// pane (docs/server.md: within 100 ms of the connection, 16 busy panes): a real
 // server (the binary, rostra run --detach) runs 16 workers that each print
 // a coloured line every 20 ms; each iteration connects, says hello at
 // 200×60, and feeds what the server sends into an emulator standing for

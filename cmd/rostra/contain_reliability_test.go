@@ -1,4 +1,4 @@
-// contain_reliability_test.go is issue 9 item 7 through the real binary:
+// contain_reliability_test.go is FAULTS.md 29 through the real binary:
 // a worker leaves a process that left its group and session and cleared
 // its environment (the `setsid` + `env -i` escapee that outlived even a
 // clean quit). Whatever the containment, it does not outlive a run that

@@ -3,7 +3,7 @@
 // through PTY panes with the whole UI running (engine, emulator, bubbletea
 // drawing into io.Discard), against a plain pty drain of the same file in
 // the same benchmark, and the same through a run server with one client
-// attached (issue 12: ≥ 0.9 of the UI in the process). The issue's targets: one pane ≥ 0.8 of the raw rate,
+// attached (docs/server.md, "What it costs": ≥ 0.9 of the UI in the process). The targets: one pane ≥ 0.8 of the raw rate,
 // four panes at once ≥ 0.7 of the raw aggregate.
 package main
 
@@ -224,7 +224,7 @@ func BenchmarkPaneThroughput(b *testing.B) {
 	}
 }
 
-// BenchmarkAttachedThroughput is issue 12's throughput figure measured
+// BenchmarkAttachedThroughput is docs/server.md's throughput figure measured
 // fairly on a loaded machine: each iteration runs one pane through the UI
 // in this process and then through an attached client, so both see the
 // same load; it reports the ratio of their rates and of the CPU this

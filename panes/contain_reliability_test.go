@@ -280,7 +280,7 @@ func TestReliabilityNothingSurvivesASIGKILLedRostra(t *testing.T) {
 				_ = cmd.Wait()
 				if kind == ContainTracking {
 					time.Sleep(time.Second)
-					assert.False(t, pidGone(esc) || isZombie(esc), "tracking alone: the untraceable escapee outlives a SIGKILLed rostra (README says so)")
+					assert.False(t, pidGone(esc) || isZombie(esc), "tracking alone: the untraceable escapee outlives a SIGKILLed rostra (docs/internals.md says so)")
 					return
 				}
 				require.Eventually(t, func() bool { return pidGone(esc) || isZombie(esc) }, 10*time.Second, 10*time.Millisecond,

@@ -93,7 +93,7 @@ workers:
 					_ = cmd.Wait()
 					if kind == "tracking" {
 						time.Sleep(time.Second)
-						assert.Len(t, processesNamed(name), 1, "tracking alone cannot stop it once rostra is SIGKILLed (README says so)")
+						assert.Len(t, processesNamed(name), 1, "tracking alone cannot stop it once rostra is SIGKILLed (docs/internals.md says so)")
 					} else {
 						require.Eventually(t, func() bool { return len(processesNamed(name)) == 0 }, 10*time.Second, 10*time.Millisecond,
 							"the escapee outlived its SIGKILLed rostra (%s)", kind)

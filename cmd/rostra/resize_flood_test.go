@@ -255,7 +255,7 @@ func BenchmarkResizeFlood(b *testing.B) {
 	}
 	mean := sum / time.Duration(len(took))
 	b.ReportMetric(mean.Seconds(), "server-cpu-s/flood")
-	fmt.Printf("server CPU for %d resize frames (pane with 100,000 lines printed): %s per flood over %d floods (README: well under 1 s)\n", resizeFlood, mean, len(took))
+	fmt.Printf("server CPU for %d resize frames (pane with 100,000 lines printed): %s per flood over %d floods (docs/server.md: well under 1 s)\n", resizeFlood, mean, len(took))
 }
 
 func TestResizeFloodGivesTheChildFewSIGWINCH(t *testing.T) {

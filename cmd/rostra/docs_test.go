@@ -387,3 +387,67 @@ func TestDocFilePathsExist(t *testing.T) {
 	}
 	assert.Empty(t, missing, "files the docs name that are not in the repository")
 }
+
+var (
+	// commentSection is a comment's pointer at a section of a doc:
+	// docs/design.md §Settlement, or docs/isolation.md, "Review and merge".
+	commentSection = regexp.MustCompile(`(docs/[a-z]+\.md|ARCHITECTURE\.md|FAULTS\.md)(?: §([^)\n]+)|, "([^"\n]+)")`)
+	mdHeading      = regexp.MustCompile(`(?m)^#+ (.+)$`)
+)
+
+// TestCommentDocSectionsExist: every section of a doc that a comment of
+// rostra's Go source names is a heading of that doc (§Name: a heading the
+// words after § begin with), so renaming a heading takes its pointers
+// with it.
+func TestCommentDocSectionsExist(t *testing.T) {
+	root := filepath.Join("..", "..")
+	headings := map[string][]string{}
+	var wrong []string
+	found := 0
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "third_party" || d.Name() == ".git") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range commentSection.FindAllStringSubmatch(string(src), -1) {
+			doc := m[1]
+			if doc == "FAULTS.md" {
+				doc = "testdata/reliability/FAULTS.md"
+			}
+			if _, ok := headings[doc]; !ok {
+				raw, err := os.ReadFile(filepath.Join(root, doc))
+				if err != nil {
+					wrong = append(wrong, path+": "+doc+": no such file")
+					headings[doc] = nil
+					continue
+				}
+				for _, h := range mdHeading.FindAllStringSubmatch(string(raw), -1) {
+					headings[doc] = append(headings[doc], strings.ReplaceAll(h[1], "`", ""))
+				}
+			}
+			found++
+			ok := false
+			for _, h := range headings[doc] {
+				if (m[2] != "" && strings.HasPrefix(m[2], h)) || m[3] == h {
+					ok = true
+				}
+			}
+			if !ok {
+				wrong = append(wrong, path+": "+m[0])
+			}
+		}
+		return nil
+	})
+	require.NoError(t, err)
+	require.Greater(t, found, 20, "the comments' pointers were found")
+	assert.Empty(t, wrong, "comments that name a section their doc does not have")
+}

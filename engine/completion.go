@@ -1,5 +1,5 @@
 // completion.go decides whether an attempt's expected files are there
-// (SPEC §4.3) and, for `settle: on-files`, watches for them with fsnotify.
+// (docs/design.md §Settlement) and, for `settle: on-files`, watches for them with fsnotify.
 // Every path is opened through an os.Root on the workspace, so a symlink
 // that points outside it is never followed: such a path counts as missing,
 // with the reason.
@@ -82,7 +82,7 @@ func CheckCompletion(ap *runfile.AttemptPlan) CompletionCheck {
 	return check
 }
 
-// ResultPresent is the roster's own check (SPEC §4.2): the result file or one
+// ResultPresent is the roster's own check (docs/design.md §Settlement): the result file or one
 // of its aliases is a regular file inside ap's workspace. It returns why not.
 func ResultPresent(ap *runfile.AttemptPlan) error {
 	if ap.Result == "" {

@@ -146,7 +146,7 @@ func tmpfsOf(t *testing.T, dir, size string) {
 	t.Cleanup(func() { _ = unix.Unmount(dir, unix.MNT_DETACH) })
 }
 
-// Issue 9 item 5: with room set aside at the start, a run stopped by a full
+// FAULTS.md 25: with room set aside at the start, a run stopped by a full
 // disk still leaves every row settled and the run interrupted, not
 // `running`.
 func TestReliabilityDiskFullLeavesSettledRows(t *testing.T) {

@@ -1,6 +1,6 @@
-// engine.go is the attempt state machine (SPEC §4): it dispatches every
+// engine.go is the attempt state machine (docs/design.md): it dispatches every
 // worker at once over its runtime chain, watches each attempt (exit, wall and
-// idle timeouts, completion files), settles it in SPEC §4.2's order, retries,
+// idle timeouts, completion files), settles it in docs/design.md's order, retries,
 // and keeps team-state.json and events.jsonl in step.
 //
 // Data model: one goroutine, the loop, owns all run state and runs every
@@ -903,7 +903,7 @@ func (e *Engine) recordLateExit(a *attemptRT, exit *ExitStatus) {
 }
 
 // reapLeftovers stops whatever is left of a finished attempt's process
-// group (SPEC §4.4): SIGTERM, SIGKILL after stop_grace. Finding what is
+// group (docs/design.md §Stopping): SIGTERM, SIGKILL after stop_grace. Finding what is
 // left and closing it may wait on the kernel, so it runs off the loop.
 func (e *Engine) reapLeftovers(a *attemptRT) {
 	h := a.handle
@@ -954,7 +954,7 @@ func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string, fina
 	e.maybeFinishShutdown()
 }
 
-// settle decides an attempt's outcome in SPEC §4.2's order. exit is nil
+// settle decides an attempt's outcome in docs/design.md's order (§Settlement). exit is nil
 // when the attempt settles on its files while the process still runs. An
 // audited attempt first has its workspace walked off the loop; the outcome
 // is decided when the walk's result is back.
@@ -1166,7 +1166,7 @@ func exitText(exit *ExitStatus) string {
 	return fmt.Sprintf("exited with code %d", exit.Code)
 }
 
-// failureReason is SPEC §4.2 rule 4's reason for an attempt whose
+// failureReason is docs/design.md §Settlement rule 4's reason for an attempt whose
 // completion is not satisfied, and its failure class.
 func failureReason(exit *ExitStatus, spec *runfile.WorkerSpec, check CompletionCheck) (reason, class string) {
 	switch {
@@ -1227,7 +1227,7 @@ func (e *Engine) checkFinished() {
 // Finished is closed the first time every worker has settled for good.
 func (e *Engine) Finished() <-chan struct{} { return e.finished }
 
-// Retry starts a manual attempt of a worker (SPEC §4.6): a running attempt
+// Retry starts a manual attempt of a worker (docs/design.md §Retries): a running attempt
 // is cancelled first; a pending automatic retry is replaced. Asking again
 // while the cancel is under way still yields one new attempt.
 func (e *Engine) Retry(worker string) error {

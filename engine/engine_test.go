@@ -1,5 +1,5 @@
-// engine_test.go checks the engine's rules (SPEC §4) with fake surfaces and
-// a fake clock: every settlement branch of §4.2 with its reason text, retry
+// engine_test.go checks the engine's rules (docs/design.md) with fake surfaces and
+// a fake clock: every settlement branch (docs/design.md §Settlement) with its reason text, retry
 // counting and backoff, degradation, manual retry and cancel, and the roster
 // refusal.
 package engine

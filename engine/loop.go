@@ -1,5 +1,5 @@
 // loop.go is how the engine's one goroutine, the loop, takes work and how
-// everyone else reads its state without waiting for it (STYLE lesson 11).
+// everyone else reads its state without waiting for it (docs/design.md §Readers never wait on the engine).
 //
 // Data model: closures posted from any goroutine go into inbox, an
 // unbounded FIFO (a slice under a mutex and a wake channel of capacity 1),
@@ -224,7 +224,7 @@ func (e *Engine) Handle(worker string) (Handle, int) {
 	return h.h, h.attempt
 }
 
-// ExitCode is rostra's exit code for the run as it stands (SPEC §5): 0 when
+// ExitCode is rostra's exit code for the run as it stands (docs/commands.md §Exit codes): 0 when
 // every worker completed, 1 otherwise.
 func (e *Engine) ExitCode() int {
 	v := e.view.Load()

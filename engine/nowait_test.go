@@ -1,4 +1,4 @@
-// nowait_test.go checks issue 11's "the engine never makes the UI wait":
+// nowait_test.go checks docs/design.md §Readers never wait on the engine:
 // readers return while the loop's slow work (a write-audit walk, a fork) is
 // held up, an unaudited worker is dispatched while an audited one's
 // snapshot is taken, posted closures keep their order however many arrive,

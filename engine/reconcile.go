@@ -1,5 +1,5 @@
 // reconcile.go is what `rostra run --resume` believes when team-state.json
-// lags behind the run (issue 9, disk full): a rostra that could not write
+// lags behind the run (docs/state.md §A full disk): a rostra that could not write
 // its last state (or died before the batch was saved) left attempts
 // `running` whose outcome it had already decided. Before those rows are
 // called interrupted, the other records are read, most trusted first:

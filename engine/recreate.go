@@ -1,5 +1,5 @@
 // recreate.go keeps a run going when its state dir is deleted under it, as
-// `rm -rf .rostra` or `git clean -fdx` in an agent does (issue 9): the
+// `rm -rf .rostra` or `git clean -fdx` in an agent does (docs/state.md): the
 // state in memory is the truth, so the folder is made again and filled
 // from it, and the run goes on.
 //

@@ -1,4 +1,4 @@
-// rundir.go takes a state dir for a new run (SPEC §5): it creates (or checks,
+// rundir.go takes a state dir for a new run (docs/state.md §Whose folder it is): it creates (or checks,
 // statedir/ownership.go) and locks the folder, archives a finished run found there
 // to previous/<timestamp>/,
 // refuses an unfinished one unless --resume, and for a resume marks the

@@ -1,7 +1,7 @@
-// snapshot_bench_test.go measures issue 11's promise that the engine never
+// snapshot_bench_test.go measures docs/design.md's promise that the engine never
 // makes the UI wait: the longest time Snapshot takes while an audited worker
 // settles in a workspace of 100,000 files (the settlement walks and diffs
-// the whole tree), and issue 9's memory cost of a write-audit snapshot per
+// the whole tree), and docs/performance.md's memory cost of a write-audit snapshot per
 // file. Rerun on an idle machine with
 //
 //	go test -run '^$' -bench 'SnapshotWait|AuditSnapshotMemory' -benchtime 1x -count 5 ./engine

@@ -1,4 +1,4 @@
-// statedir_reliability_test.go checks issue 9 items 1 and 2 on real
+// statedir_reliability_test.go checks FAULTS.md 26 and 27 on real
 // folders: rostra takes only a folder it made (the .rostra-state marker),
 // an empty one, or one an earlier rostra left; it refuses and never touches
 // any other, archives only the names it writes, and holds the run with a

@@ -1,4 +1,4 @@
-// store_reliability_test.go checks issue 6's fault 13 and the state files'
+// store_reliability_test.go checks FAULTS.md's fault 13 and the state files'
 // permissions on real files: a truncated team-state.json is read from its
 // previous good copy (with a note, the damaged file untouched), a torn last
 // line of events.jsonl is skipped by readers and repaired by the appender, a

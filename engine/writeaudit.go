@@ -1,4 +1,4 @@
-// writeaudit.go ties the write-policy audit (SPEC §4.5, workspace/audit.go) to an
+// writeaudit.go ties the write-policy audit (docs/design.md, workspace/audit.go) to an
 // attempt: a snapshot of its workspace before the attempt starts, and at
 // settlement the check of the policy stored on the dispatch row against the
 // files that changed. Workers without `writes` never get here.
@@ -10,7 +10,7 @@
 // shared workspace owns it: files another's current policy allows, or
 // that are another's completion files, are left out. What a worker without
 // `writes` changes cannot be told apart and is charged; the reason then
-// names every worker that ran in the workspace meanwhile (README).
+// names every worker that ran in the workspace meanwhile (docs/design.md §The write audit).
 package engine
 
 import (

@@ -1,6 +1,6 @@
 //go:build linux
 
-// contain_reliability_test.go checks issue 9 item 7 and issue 10 item 5 on
+// contain_reliability_test.go checks FAULTS.md 29 and 30 on
 // real processes, for each containment kind: nothing of an attempt outlives
 // it, not even a process that left the group and the session, cleared its
 // environment and was orphaned before any scan saw it; orphans handed to
@@ -252,7 +252,7 @@ func TestBackstopDelays(t *testing.T) {
 // TestReliabilityNothingSurvivesASIGKILLedRostra: the helper starts an
 // attempt whose escapee tracking cannot find, and is SIGKILLed. Contained,
 // the escapee dies with it (the cgroup watchdog, or the kernel emptying the
-// namespace); with tracking only, it lives on (the limit README states).
+// namespace); with tracking only, it lives on (the limit docs/internals.md states).
 func TestReliabilityNothingSurvivesASIGKILLedRostra(t *testing.T) {
 	for _, kind := range allContainments {
 		for _, s := range []string{"pty", "wrapper"} {
@@ -280,7 +280,7 @@ func TestReliabilityNothingSurvivesASIGKILLedRostra(t *testing.T) {
 				_ = cmd.Wait()
 				if kind == ContainTracking {
 					time.Sleep(time.Second)
-					assert.False(t, pidGone(esc) || isZombie(esc), "tracking alone: the untraceable escapee outlives a SIGKILLed rostra (README says so)")
+					assert.False(t, pidGone(esc) || isZombie(esc), "tracking alone: the untraceable escapee outlives a SIGKILLed rostra (docs/internals.md says so)")
 					return
 				}
 				require.Eventually(t, func() bool { return pidGone(esc) || isZombie(esc) }, 10*time.Second, 10*time.Millisecond,

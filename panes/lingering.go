@@ -1,7 +1,7 @@
 //go:build linux
 
 // lingering.go finds what is left of attempts: after an attempt's leader has
-// exited, is anything of it still there to stop (SPEC §4.4)? And after a
+// exited, is anything of it still there to stop (docs/design.md §Stopping)? And after a
 // rostra died without stopping its attempts (SIGKILL, OOM), which processes
 // of that run are still running, for the rostra that resumes it to stop?
 package panes

@@ -264,7 +264,7 @@ func TestStopKillsGroupThatIgnoresTERMAfterGrace(t *testing.T) {
 			m := scr.waitFor(t, `ready:(\d+)`, 5*time.Second)
 			grandchild, _ := strconv.Atoi(m[1])
 
-			// The engine's stopping rule (SPEC §4.4): SIGTERM, then after the
+			// The engine's stopping rule (docs/design.md §Stopping): SIGTERM, then after the
 			// grace Close, which SIGKILLs what is left and reaps it.
 			const grace = 300 * time.Millisecond
 			require.NoError(t, a.Signal(syscall.SIGTERM))

@@ -3,8 +3,8 @@
 // supervise_linux.go makes rostra the supervisor of everything its attempts
 // start: a child subreaper that reaps every orphan handed to it as soon as
 // it ends, stops each orphan once the attempts it may belong to have
-// settled, and stops all of them before rostra exits (issue 9 item 7,
-// issue 10 item 5). Containment per attempt is in contain_linux.go.
+// settled, and stops all of them before rostra exits (docs/internals.md,
+// "Nothing outlives rostra"). Containment per attempt is in contain_linux.go.
 //
 // Data model: one supervisor per process, whose mutex is also held across
 // every fork of a leader. leaders are the children panes started (os/exec's

@@ -1,6 +1,6 @@
 //go:build linux
 
-// surface_reliability_test.go puts the surfaces through issue 6's faults on
+// surface_reliability_test.go puts the surfaces through FAULTS.md's faults on
 // real processes and real ptys, each with the Terminal a pane draws attached: a
 // burst then an immediate exit, 200 times over (4), malformed escape
 // sequences and invalid UTF-8 through a pty (7), a resize storm while the

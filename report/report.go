@@ -1,4 +1,4 @@
-// report.go builds the run report of `rostra report STATE_DIR` (SPEC §5):
+// report.go builds the run report of `rostra report STATE_DIR` (docs/commands.md):
 // a Markdown file under <state_dir>/reports/ with the run's outcome, every
 // attempt, the failures grouped by worker, surface and reason class, and
 // every degradation with its reason; and a ReportSummary of the same counts
@@ -362,7 +362,7 @@ func reportDispatchID(worker string, attempt int, id string) string {
 	return runfile.DispatchID(worker, attempt)
 }
 
-// reportDegradedReason applies SPEC §1: a degradation's reason is never empty.
+// reportDegradedReason applies docs/design.md §Dispatch: a degradation's reason is never empty.
 func reportDegradedReason(r string) string {
 	return reportOr(r, "no reason reported")
 }

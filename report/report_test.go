@@ -278,7 +278,7 @@ func TestWriteReportWithoutEventsFile(t *testing.T) {
 }
 
 // TestWriteReportTwiceInTheSameSecondKeepsBoth: the second report gets a
-// name of its own instead of replacing the first (issue 9).
+// name of its own instead of replacing the first (FAULTS.md 32).
 func TestWriteReportTwiceInTheSameSecondKeepsBoth(t *testing.T) {
 	dir, _ := reportStateDir(t)
 	now := time.Date(2026, 11, 30, 7, 15, 0, 0, time.UTC)

@@ -18,7 +18,7 @@ import (
 	"time"
 )
 
-// SurfaceKind names where an attempt runs (SPEC §1).
+// SurfaceKind names where an attempt runs (docs/design.md §Words).
 type SurfaceKind string
 
 const (
@@ -26,20 +26,20 @@ const (
 	SurfaceWrapper SurfaceKind = "wrapper"
 )
 
-// Settle modes of completion (SPEC §4.3).
+// Settle modes of completion (docs/runfile.md §completion).
 const (
 	SettleOnExit  = "on-exit"
 	SettleOnFiles = "on-files"
 )
 
-// Prompt delivery modes of a provider (SPEC §2).
+// Prompt delivery modes of a provider (docs/runfile.md §Prompt delivery).
 const (
 	DeliveryArgs = "args"
 	DeliveryType = "type"
 )
 
-// Isolation modes of a worker: where its attempts run (README, "Agents in
-// parallel").
+// Isolation modes of a worker: where its attempts run (docs/isolation.md, "Why,
+// and when").
 const (
 	IsolationNone     = "none"     // in the shared workspace
 	IsolationWorktree = "worktree" // in a git worktree of its own, on a branch of its own
@@ -55,7 +55,7 @@ const (
 // auto follows the outer terminal's background (ROSTRA_THEME overrides).
 var Themes = []string{"auto", "dark", "light"}
 
-// Placeholders are the names a template may use between braces (SPEC §2).
+// Placeholders are the names a template may use between braces (docs/runfile.md §Placeholders).
 var Placeholders = []string{
 	"run", "worker", "role", "attempt", "prompt", "prompt_file",
 	"result", "workspace", "state_dir",
@@ -86,7 +86,7 @@ type Provider struct {
 	Delivery         string
 }
 
-// Completion says which files finish a worker (SPEC §4.3). Paths are
+// Completion says which files finish a worker (docs/runfile.md §completion). Paths are
 // templates relative to the workspace.
 type Completion struct {
 	Result  string

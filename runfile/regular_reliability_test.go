@@ -1,4 +1,4 @@
-// regular_reliability_test.go checks issue 9 item 8 and the smaller run-file
+// regular_reliability_test.go checks FAULTS.md 31 and 32, the smaller run-file
 // items on real files: what is not a regular file (a FIFO, a device, a
 // folder) is refused at once with what it is, a run file is never read past
 // its cap, and a UTF-8 byte order mark is accepted.

@@ -1,4 +1,4 @@
-// runfile.go is the run-file schema (SPEC §2): Load reads a run file through
+// runfile.go is the run-file schema (docs/runfile.md): Load reads a run file through
 // the YAML reader (runfile_yaml.go), checks every key and rule against the
 // schema, and fills in the defaults to make a Plan.
 //
@@ -24,7 +24,7 @@ import (
 	"github.com/rostra-dev/rostra/internal/regular"
 )
 
-// Defaults of SPEC §2, applied when the run file leaves a key out.
+// Defaults of docs/runfile.md, applied when the run file leaves a key out.
 const (
 	DefaultPanesMax       = 8
 	DefaultMaxAttempts    = 3
@@ -79,7 +79,7 @@ var (
 	completionKeys = []string{"result", "aliases", "paths", "settle", "stable"}
 )
 
-// validName is SPEC §2's [a-z0-9._-]{1,64} for run names and worker ids,
+// validName is docs/runfile.md's [a-z0-9._-]{1,64} for run names and worker ids,
 // less "." and "..": both become path elements of the state dir, where they
 // would name the folder itself or its parent.
 func validName(s string) bool {
@@ -582,7 +582,7 @@ func (l *loader) workers(p *Plan, top map[string]val, root val, d runDefaults, w
 }
 
 // unsupported reports, in one problem, every worker that has neither a
-// provider of this run nor a command of its own (the wording is SPEC §2).
+// provider of this run nor a command of its own (the wording is docs/runfile.md's).
 func (l *loader) unsupported(ws []unsupported, providers map[string]Provider) {
 	names := make([]string, 0, len(providers))
 	for name := range providers {

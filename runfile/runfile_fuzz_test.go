@@ -1,6 +1,6 @@
 // runfile_fuzz_test.go fuzzes Load over the bytes of a run file: whatever
 // the YAML, Load returns a *ValidationError with well-formed problems or a
-// plan that keeps every promise of SPEC §2 (and that expands), never a panic
+// plan that keeps every promise of docs/runfile.md (and that expands), never a panic
 // and never another kind of error. The seed corpus is testdata/runfiles plus
 // the valid examples of runfile_test.go.
 //

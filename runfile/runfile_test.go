@@ -99,7 +99,7 @@ workers:
 	}, p)
 }
 
-// specExample is SPEC §2's run file, with the flow lists that hold
+// specExample is a run file using most keys, with the flow lists that hold
 // placeholders quoted (YAML reads an unquoted {worker} inside [ ] as a mapping).
 const specExample = `version: 1
 name: demo                 # [a-z0-9._-]{1,64}
@@ -341,7 +341,7 @@ func TestLoadWorkspaceAndStateDir(t *testing.T) {
 	}
 }
 
-// TestLoadRefusesAStateDirThatHoldsOthers is issue 9 item 1: a state dir
+// TestLoadRefusesAStateDirThatHoldsOthers is FAULTS.md 26: a state dir
 // is archived into previous/ by the next run, so one that is (or holds)
 // the workspace, the home folder or the root is refused where it is written.
 func TestLoadRefusesAStateDirThatHoldsOthers(t *testing.T) {

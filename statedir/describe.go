@@ -1,6 +1,6 @@
 // describe.go words an event the way a person reads it in a log, for the
 // headless output and the UI's event log alike. A degradation reads exactly
-// as SPEC §4.1's headless line.
+// as docs/internals.md's headless line (§Choices rostra makes).
 package statedir
 
 import (

@@ -29,7 +29,7 @@ import (
 const MarkerFile = ".rostra-state"
 
 const MarkerText = "This folder is a rostra state dir: rostra made it and may move the files it\n" +
-	"wrote here into previous/ when a new run starts. See README.md, State on disk.\n"
+	"wrote here into previous/ when a new run starts. See docs/state.md, \"Whose folder it is\".\n"
 
 // Folders rostra makes in a state dir.
 const (

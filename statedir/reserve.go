@@ -1,5 +1,5 @@
 // reserve.go keeps a little disk space aside for the run's last state
-// (issue 9, disk full): at the start rostra allocates .rostra-reserve in the
+// (docs/state.md §A full disk): at the start rostra allocates .rostra-reserve in the
 // state dir; the first write that meets a full disk frees it and is
 // retried, so the rows written as the run stops (every attempt settled,
 // the run interrupted) fit even when workers filled the disk. The run stops

@@ -1,4 +1,4 @@
-// state.go holds the structs rostra saves (SPEC §3): team-state.json with
+// state.go holds the structs rostra saves (docs/state.md): team-state.json with
 // its roster and dispatch rows, the lines of events.jsonl and each attempt's
 // status.json. They carry string enums and no UI fields; the JSON keys are a
 // contract that scripts read.

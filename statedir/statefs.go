@@ -1,5 +1,5 @@
 // statefs.go opens, creates and replaces the files of a run's state dir
-// without ever following a symlink below it (issue 9): workers can write in
+// without ever following a symlink below it (docs/state.md §No links): workers can write in
 // the state dir (it may sit inside their workspace), and a symlink planted
 // at attempts/a/2/output.log, or at attempts/a itself, must not send
 // rostra's writes somewhere else.

@@ -1,4 +1,4 @@
-// store.go keeps the run's files on disk (SPEC §3): team-state.json replaced
+// store.go keeps the run's files on disk (docs/state.md): team-state.json replaced
 // atomically, events.jsonl appended one line per event (runlock.go holds
 // the lock on the run). Readers tolerate a torn last line of events.jsonl
 // (a crash mid-append); the appender repairs such a tail before it writes,

@@ -377,7 +377,7 @@ func TestMouseGoesToAChildThatAskedForIt(t *testing.T) {
 }
 
 // TestClockSleepsUnlessTimeShows: the clock is armed only for what time
-// alone changes on screen (issue 14: an idle UI is never woken).
+// alone changes on screen (docs/performance.md: an idle UI is never woken).
 func TestClockSleepsUnlessTimeShows(t *testing.T) {
 	f := fakeRun(t, 2, 120, 20)
 	now := testNow.Add(500 * time.Millisecond)

@@ -1,9 +1,9 @@
-// keymap.go is the UI's one key map (STYLE lesson 12): every key rostra
+// keymap.go is the UI's one key map (docs/ui.md §Keys): every key rostra
 // takes, mode by mode, as a bubbles key.Binding with the line the help
 // shows, the word the status bar hints with, and the method it runs.
 // input.go dispatches keys through these tables, view.go draws the status
 // bar's hints from them, dialog.go draws the ? help from them, and a test
-// keeps README's keys table equal to them, so the three cannot drift.
+// keeps docs/ui.md's keys table equal to them, so the three cannot drift.
 //
 // Adding a key is one line in its table (and the method it runs). A key's
 // label is made from its keys ("pgup" shows as PgUp), never typed twice.

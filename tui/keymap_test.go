@@ -1,7 +1,7 @@
 // keymap_test.go checks the key map itself: no key is bound twice in one
 // mode, every key of every mode is in the help, every key of the normal
 // mode does what the help says on a real model (a table row per key), and
-// README's keys table is the key map's (go test ./tui -update rewrites it).
+// docs/ui.md's keys table is the key map's (go test ./tui -update rewrites it).
 package tui
 
 import (
@@ -71,7 +71,7 @@ func TestHelpScrollsToItsLastLine(t *testing.T) {
 	assert.Equal(t, overlayNone, m.overlay)
 }
 
-// readmeKeys is the README's keys table as the key map makes it.
+// readmeKeys is docs/ui.md's keys table as the key map makes it.
 func readmeKeys(km keyMap) string {
 	var b strings.Builder
 	b.WriteString("| key | what it does |\n|---|---|\n")
@@ -89,21 +89,21 @@ const (
 	readmeKeysEnd   = "<!-- /keys -->"
 )
 
-func TestREADMEKeysTableIsTheKeyMap(t *testing.T) {
-	const path = "../README.md"
+func TestUIDocKeysTableIsTheKeyMap(t *testing.T) {
+	const path = "../docs/ui.md"
 	raw, err := os.ReadFile(path)
 	require.NoError(t, err)
 	readme := string(raw)
 	start := strings.Index(readme, readmeKeysStart)
 	end := strings.Index(readme, readmeKeysEnd)
-	require.True(t, start >= 0 && end > start, "README.md has no %q … %q block", readmeKeysStart, readmeKeysEnd)
+	require.True(t, start >= 0 && end > start, "docs/ui.md has no %q … %q block", readmeKeysStart, readmeKeysEnd)
 	start += len(readmeKeysStart)
 	want := readmeKeys(defaultKeyMap())
 	if u := flag.Lookup("update"); u != nil && u.Value.String() == "true" {
 		readme = readme[:start] + want + readme[end:]
 		require.NoError(t, os.WriteFile(path, []byte(readme), 0o644))
 	}
-	assert.Equal(t, want, readme[start:end], "README's keys table differs from the key map: go test ./tui -update rewrites it")
+	assert.Equal(t, want, readme[start:end], "docs/ui.md's keys table differs from the key map: go test ./tui -update rewrites it")
 }
 
 // keyState is what a key can change, to compare two keys of one act.

@@ -12,7 +12,7 @@
 // arrives; nothing here waits on the engine. Manual controls (retry,
 // cancel, stop, merge) run in commands so a slow state write never freezes
 // the screen. Asynchronous results carry the worker and attempt they were made
-// for and are dropped when they no longer apply (STYLE lesson 5).
+// for and are dropped when they no longer apply (docs/design.md §An attempt's life).
 package tui
 
 import (

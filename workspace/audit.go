@@ -1,4 +1,4 @@
-// audit.go holds the write-policy audit (SPEC §4.5): a snapshot of the
+// audit.go holds the write-policy audit (docs/design.md §The write audit): a snapshot of the
 // workspace taken before an attempt, the diff against a snapshot taken after
 // it, and the policy that says which of the changed files the attempt was
 // allowed to write.
@@ -71,7 +71,7 @@ const auditHashSize = 16
 // target) is stored once, back to back, in names, and each file is one
 // fixed-size auditEntry pointing into it, in a slice sorted by path; no map,
 // no pointer per file. A snapshot of 100,000 files keeps about 80 bytes per
-// file beyond its paths' bytes (README, "Write policy").
+// file beyond its paths' bytes (docs/performance.md).
 type WorkspaceSnapshot struct {
 	root    string // absolute, symlinks resolved
 	names   []byte

@@ -1,6 +1,6 @@
 // audit_test.go checks the write-policy audit on real files: snapshots of a
 // temp workspace before and after changes, the policy's globs and digest, and
-// the exact reason a violation gives (SPEC §4.5).
+// the exact reason a violation gives (docs/design.md §The write audit).
 package workspace
 
 import (
@@ -358,7 +358,7 @@ func TestDiffPairsNamesAroundTheSlash(t *testing.T) {
 	assert.Equal(t, []string{"a-b/c", "a.txt", "a/c"}, before.Diff(auditSnapshot(t, ws, filepath.Join(ws, ".rostra"))))
 }
 
-// A snapshot keeps one small record per file (issue 9: 200,000 files once
+// A snapshot keeps one small record per file (docs/performance.md: 200,000 files once
 // took 130 MB): its heap, measured after a GC with the snapshot live, stays
 // under 150 bytes a file here (paths of 22 bytes; 78 measured, 195 before
 // the records were packed).

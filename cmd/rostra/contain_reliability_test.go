@@ -1,4 +1,4 @@
-// contain_reliability_test.go is issue 9 item 7 through the real binary:
+// contain_reliability_test.go is FAULTS.md 29 through the real binary:
 // a worker leaves a process that left its group and session and cleared
 // its environment (the `setsid` + `env -i` escapee that outlived even a
 // clean quit). Whatever the containment, it does not outlive a run that
@@ -93,7 +93,7 @@ workers:
 					_ = cmd.Wait()
 					if kind == "tracking" {
 						time.Sleep(time.Second)
-						assert.Len(t, processesNamed(name), 1, "tracking alone cannot stop it once rostra is SIGKILLed (README says so)")
+						assert.Len(t, processesNamed(name), 1, "tracking alone cannot stop it once rostra is SIGKILLed (docs/internals.md says so)")
 					} else {
 						require.Eventually(t, func() bool { return len(processesNamed(name)) == 0 }, 10*time.Second, 10*time.Millisecond,
 							"the escapee outlived its SIGKILLed rostra (%s)", kind)

@@ -1,4 +1,4 @@
-// crash_reliability_test.go drives the real rostra binary through issue 6's
+// crash_reliability_test.go drives the real rostra binary through FAULTS.md's
 // faults that only a whole process can show: rostra SIGKILLed mid-run and
 // resumed (14), the lock of a killed holder (16), a full disk under the
 // state dir (15), ptys that cannot be opened for real (18), hostile inputs

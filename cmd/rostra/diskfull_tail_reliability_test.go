@@ -1,4 +1,4 @@
-// diskfull_tail_reliability_test.go is issue 9 item 5 with the real
+// diskfull_tail_reliability_test.go is FAULTS.md 25 with the real
 // binary: the state dir on a 1 MiB tmpfs, a worker whose output fills it.
 // The lost tail of its output.log is recorded on its row, the run stops
 // (exit 1), and team-state.json is left with every row settled and the run

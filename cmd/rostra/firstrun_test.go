@@ -231,7 +231,7 @@ func TestBashCompletionParsesAndCompletes(t *testing.T) {
 func TestCommandTableMatchesEachUsage(t *testing.T) {
 	t.Parallel()
 	for _, c := range commands {
-		if c.name == "help" || c.name == "version" || c.group == groupHidden {
+		if c.name == "help" || c.group == groupHidden {
 			continue
 		}
 		r := runBin(t, t.TempDir(), c.name, "--help")

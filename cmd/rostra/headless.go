@@ -1,6 +1,6 @@
 // headless.go prints the engine's events one line each, for a run without
 // the UI (on stdout) and a run's server (in server.log). A degradation
-// prints exactly the line SPEC §4.1 fixes:
+// prints exactly the line docs/internals.md fixes:
 // `DEGRADED <role>: <from> -> <to> (<reason>)`. Each line is printable:
 // its control characters escaped (docs/design.md, "Nothing raw reaches a
 // terminal").

@@ -1,4 +1,4 @@
-// input_reliability_test.go drives the real rostra binary through issue 9's
+// input_reliability_test.go drives the real rostra binary through FAULTS.md's
 // input items: a run file that is a device or a FIFO is refused at once
 // without growing (`rostra validate /dev/zero` read 15 GB), state files
 // that are not regular files are errors rather than hangs, and flags may

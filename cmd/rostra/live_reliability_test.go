@@ -1,6 +1,6 @@
 // live_reliability_test.go runs the engine over the real surfaces (real
 // ptys, real process groups, vt.Terminal attached as in `rostra run`) through
-// issue 6's faults that need a live run: a grandchild holding the pty (2,
+// FAULTS.md's faults that need a live run: a grandchild holding the pty (2,
 // with goleak), a setsid escapee (3), a flooding pane and 50 MB without a
 // newline (5, 6), children that exit at once (9), a worker that fails
 // instantly forever (11), completion paths that a worker points outside the

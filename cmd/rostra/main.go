@@ -3,7 +3,8 @@
 //
 // main.go only routes a subcommand to the file that wires it; policy lives in
 // engine, mechanism in panes. The command table drives the routing, the
-// usage and the shell completion (completion.go): a command is one line.
+// usage, the shell completion (completion.go) and the README's commands
+// table (docs_test.go checks it): a command is one line.
 package main
 
 import (
@@ -93,7 +94,8 @@ PATH is a run file or a state dir (default ./rostra.yaml).
 exit codes: 0 every worker completed, 1 some worker did not, 2 bad input,
 130 interrupted (quit, SIGINT, SIGTERM), 129 SIGHUP, 131 SIGQUIT
 
-docs: README.md, docs/runfile.md (the run file), docs/state.md (the state dir)
+docs: README.md, docs/commands.md (each command), docs/runfile.md (the run file),
+docs/state.md (the state dir)
 `)
 	return b.String()
 }

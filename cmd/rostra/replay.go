@@ -1,5 +1,5 @@
 // replay.go wires `rostra replay [--size 120x40] [--ansi] [--scrollback] LOG`
-// (SPEC §5): it streams a raw byte log through the pane's terminal emulator
+// (docs/commands.md): it streams a raw byte log through the pane's terminal emulator
 // (vt.Terminal) and prints the final screen, as plain text or with colours.
 package main
 

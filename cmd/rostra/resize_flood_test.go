@@ -2,8 +2,8 @@
 // --detach) with 10,000 Resize frames from one attached client, against a
 // pane whose child printed 100,000 lines (its scrollback full) and counts
 // each SIGWINCH it gets (a bash trap, on a real pty). Only the latest size
-// of a client matters (README.md, "Detach, attach, and control from any
-// shell"): the benchmark measures the server's CPU for the flood (its
+// of a client matters (docs/server.md, "The socket and the
+// protocol"): the benchmark measures the server's CPU for the flood (its
 // utime+stime from /proc), the test that the child gets a handful of
 // SIGWINCH, not one per frame, and ends at the last size.
 package main
@@ -255,7 +255,7 @@ func BenchmarkResizeFlood(b *testing.B) {
 	}
 	mean := sum / time.Duration(len(took))
 	b.ReportMetric(mean.Seconds(), "server-cpu-s/flood")
-	fmt.Printf("server CPU for %d resize frames (pane with 100,000 lines printed): %s per flood over %d floods (README: well under 1 s)\n", resizeFlood, mean, len(took))
+	fmt.Printf("server CPU for %d resize frames (pane with 100,000 lines printed): %s per flood over %d floods (docs/server.md: well under 1 s)\n", resizeFlood, mean, len(took))
 }
 
 func TestResizeFloodGivesTheChildFewSIGWINCH(t *testing.T) {

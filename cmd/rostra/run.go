@@ -161,7 +161,7 @@ func serverEnded(stateDir string) bool {
 }
 
 // containmentEnv chooses how attempts are contained: auto (the default),
-// cgroup, pid-namespace or tracking (README, Containment).
+// cgroup, pid-namespace or tracking (docs/internals.md, "Nothing outlives rostra").
 const containmentEnv = "ROSTRA_CONTAINMENT"
 
 // supervised runs a run with rostra as the supervisor of every process its

@@ -147,7 +147,7 @@ func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stde
 
 // openServerLog opens server.log for appending without following a
 // symlink there: a worker may write in the state dir, and a resumed run
-// finds what it left (as the engine's own state files, issue 9). A link
+// finds what it left (as the engine's own state files, docs/state.md). A link
 // is refused, naming its target; a FIFO does not hang the open.
 func openServerLog(path string) (*os.File, error) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_APPEND|unix.O_NOFOLLOW|unix.O_NONBLOCK, 0o600)

@@ -1,4 +1,4 @@
-// signal_reliability_test.go is issue 9 item 6 on the real binary: SIGHUP
+// signal_reliability_test.go is FAULTS.md 28 on the real binary: SIGHUP
 // (the terminal closed) and SIGQUIT stop a headless run as SIGTERM does,
 // with settled rows and exit 129 / 131, and a closed stdout (`rostra run
 // --headless | head -2`) stops the printing, not the run.

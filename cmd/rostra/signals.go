@@ -16,7 +16,7 @@ var stopSignals = []os.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, s
 
 // signalExitCode is rostra's exit code after sig stopped the run: 128 plus
 // the signal's number, as a shell reports a process the signal killed;
-// SIGTERM gives 130 like SIGINT, as it always has (README, exit codes).
+// SIGTERM gives 130 like SIGINT, as it always has (docs/commands.md §Exit codes).
 func signalExitCode(sig os.Signal) int {
 	if s, ok := sig.(syscall.Signal); ok && s != syscall.SIGTERM {
 		return 128 + int(s)

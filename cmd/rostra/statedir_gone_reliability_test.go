@@ -1,4 +1,4 @@
-// statedir_gone_reliability_test.go is issue 9 item 4 on a real run: a
+// statedir_gone_reliability_test.go is FAULTS.md 24 on a real run: a
 // worker deletes the whole .rostra folder (as `rm -rf .rostra` or
 // `git clean -fdx` would) while another worker is still writing output.
 // The run goes on: the state dir is made again with its marker, .gitignore

@@ -1,5 +1,5 @@
-// statedir_reliability_test.go drives the real rostra binary through issue 9
-// items 1 and 2: a state_dir that is (or holds) the workspace is refused at
+// statedir_reliability_test.go drives the real rostra binary through FAULTS.md
+// 26 and 27: a state_dir that is (or holds) the workspace is refused at
 // validation, a folder of someone else's is refused at run time and left as
 // it was, and a worker that deletes run.lock does not let a second rostra
 // in to stop the live run's workers as a dead run's leftovers.

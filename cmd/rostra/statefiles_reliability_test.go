@@ -1,4 +1,4 @@
-// statefiles_reliability_test.go is issue 9 item 3 on a real run: a worker
+// statefiles_reliability_test.go is FAULTS.md 23 on a real run: a worker
 // that plants symlinks in the state dir during its first attempt, where
 // rostra will write next, cannot send those writes anywhere: each planted
 // name is an error naming it, the attempt that meets it fails with that

@@ -1,4 +1,4 @@
-// ui_reliability_test.go is issue 6's fault 17 for the UI drawn in rostra's
+// ui_reliability_test.go is FAULTS.md's fault 17 for the UI drawn in rostra's
 // own process (rostra run --no-server; server_e2e_test.go has the served
 // UI's counterpart): stopped from outside (SIGTERM, as a closing terminal
 // or a `kill` would) or by a panic inside it (ROSTRA_TEST_PANIC_KEY makes a
@@ -63,7 +63,7 @@ func childOf(t *testing.T, pid int) int {
 
 func TestReliabilityUIStoppedBySignalRestoresTheTerminal(t *testing.T) {
 	t.Parallel()
-	// SIGHUP and SIGQUIT (issue 9 item 6) as SIGTERM: the Go runtime's
+	// SIGHUP and SIGQUIT (FAULTS.md 28) as SIGTERM: the Go runtime's
 	// default would kill rostra with the terminal raw (and a goroutine dump
 	// for SIGQUIT).
 	for _, tc := range []struct {

@@ -13,9 +13,19 @@ import (
 	"github.com/rostra-dev/rostra/panes/vt"
 )
 
+const versionUsage = `usage: rostra version
+
+Prints rostra's version: the module's version or the commit it was built
+from, and the Go that built it (also: rostra --version).
+`
+
 func runVersion(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "--help") {
+		fmt.Fprint(stdout, versionUsage)
+		return 0
+	}
 	if len(args) > 0 {
-		fmt.Fprint(stderr, "usage: rostra version\n")
+		fmt.Fprint(stderr, versionUsage)
 		return 2
 	}
 	bi, _ := debug.ReadBuildInfo()

@@ -31,7 +31,7 @@ import (
 )
 
 // fuzzFeedBound is the longest one input may take to feed a 200×60
-// terminal (issue 16), in a normal build: fuzzing runs without -race.
+// terminal, in a normal build: fuzzing runs without -race.
 const fuzzFeedBound = 100 * time.Millisecond
 
 // feedTime is the least of a few timed feeds of data into a fresh 200×60

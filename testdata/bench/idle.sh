@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # idle.sh: what rostra costs while its workers are quiet, this tree beside
-# an earlier commit, interleaved round by round in one run (issue 14 "idle
-# is silent", issue 12's idle targets):
+# an earlier commit, interleaved round by round in one run (docs/performance.md: "idle
+# is silent", and docs/server.md's idle figures):
 #
 #   - the server with no client (rostra run --detach), 16 quiet panes
 #     (12 `sleep`, 4 `cat` waiting for input): target <= 0.2 % of a core;

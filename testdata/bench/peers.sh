@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # peers.sh: rostra beside a bare pty drain, tmux and mprocs, interleaved in
-# one run (issue 14). Prints a Markdown table of medians and ratios.
+# one run (docs/performance.md). Prints a Markdown table of medians and ratios.
 #
 #   bash testdata/bench/peers.sh                  # 5 rounds, every workload
 #   bash testdata/bench/peers.sh -rounds 1 -only one,echo

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# server.sh: issue 12's numbers, side by side. The UI served to an attached
+# server.sh: docs/server.md's numbers, side by side. The UI served to an attached
 # client (rostra run) against the UI in rostra's own process (rostra run
 # --no-server), and the server with no client (rostra run --detach):
 #

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # containment-matrix.sh measures which containment rostra gives each kind of
-# user (README, "Nothing outlives rostra"), what a worker sees inside it,
+# user (docs/internals.md, "Nothing outlives rostra"), what a worker sees inside it,
 # and whether an escapee tracking cannot find survives a SIGKILLed rostra.
 #
 # Run it as root on a scratch machine (CI's or a VM): it adds a user

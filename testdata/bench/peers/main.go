@@ -7,14 +7,14 @@
 // --detach`: the server with no client; it draws nothing, so it has no
 // "shown" or echo figure), tmux 3.x itself (attached in the same outer
 // tmux) and mprocs when its binary is given. testdata/bench/
-// peers.sh builds what it needs and runs it; see the README's
-// "Performance" section.
+// peers.sh builds what it needs and runs it; see
+// docs/performance.md.
 //
 // With -before, a second rostra binary runs as before/rostra,
 // before/rostra-direct and before/rostra-detached, interleaved with the
 // first: a change measured side by side in one run (testdata/bench/idle.sh).
 //
-// Workloads (issue 14): one pane cat of a coloured log; four panes at
+// Workloads (docs/performance.md): one pane cat of a coloured log; four panes at
 // once; 16 quiet panes' CPU over a window; 4 quiet isolated panes' CPU,
 // with the git processes rostra runs for them (idle-iso, rostra only); RSS
 // of 16 panes holding 10,000 coloured 120-column lines over 16 empty

@@ -4,7 +4,7 @@
 // testdata/fuzz/FuzzTerm/*, in Go's corpus file format: the hostile cases
 // of the reliability table (testdata/reliability/FAULTS.md: a flood, a line
 // without end, malformed sequences and bad UTF-8, unterminated strings) and
-// the strings of issue 10 (UTF-8 titles, whose 0x9C is no ST). The corpus
+// the strings that once broke it (UTF-8 titles, whose 0x9C is no ST). The corpus
 // streams of testdata/term are seeded by FuzzTerm itself.
 //
 //	go run panes/vt/testdata/fuzz/seeds.go

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # replay-vs-tmux.sh times `rostra replay` against tmux consuming the same
 # 64 MiB of coloured logs through a 120x40 pane (stty raw -echo; cat), side
-# by side, as issue 3 asks. Usage: replay-vs-tmux.sh [ROSTRA_BINARY]
+# by side (docs/performance.md). Usage: replay-vs-tmux.sh [ROSTRA_BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/../../../.."
 work=$(mktemp -d)

@@ -107,8 +107,37 @@ type reportDegradation struct {
 
 // BuildReport renders the report of st and its events as of now.
 func BuildReport(st *statedir.TeamState, events []statedir.Event, now time.Time) (markdown string, summary ReportSummary) {
-	now = now.UTC()
-	summary = ReportSummary{
+	t := tally(st, events)
+	var b strings.Builder
+	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+	t.writeHeader(p, now.UTC())
+	t.writeWorkers(p)
+	t.writeAttempts(p, now.UTC())
+	t.writeFailures(p)
+	t.writeDegradations(p)
+	reportWorktrees(st, &t.summary, p)
+	t.writeRosterNotUpdated(p)
+	t.writeEvents(p)
+	return printable.Lines(b.String()), t.summary
+}
+
+// reportTally is what the report counts before it writes: the summary
+// scripts read, and the lists its sections show.
+type reportTally struct {
+	st               *statedir.TeamState
+	events           []statedir.Event
+	summary          ReportSummary
+	failuresByClass  map[string][]string // class -> dispatch ids
+	attemptsByWorker map[string]int
+	degradations     []reportDegradation
+	notUpdated       []statedir.Event
+	eventCounts      map[string]int
+}
+
+func tally(st *statedir.TeamState, events []statedir.Event) *reportTally {
+	t := &reportTally{st: st, events: events,
+		failuresByClass: map[string][]string{}, attemptsByWorker: map[string]int{}, eventCounts: map[string]int{}}
+	t.summary = ReportSummary{
 		Run:               st.Run,
 		Status:            st.Status,
 		Workers:           len(st.Workers),
@@ -120,6 +149,7 @@ func BuildReport(st *statedir.TeamState, events []statedir.Event, now time.Time)
 		FailuresByClass:   map[string]int{},
 		Events:            len(events),
 	}
+	summary := &t.summary
 	for _, c := range FailureClasses {
 		summary.FailuresByClass[c] = 0
 	}
@@ -129,21 +159,17 @@ func BuildReport(st *statedir.TeamState, events []statedir.Event, now time.Time)
 			summary.WorkersCompleted++
 		}
 	}
-
-	failuresByClass := map[string][]string{} // class -> dispatch ids
-	attemptsByWorker := map[string]int{}
-	var degradations []reportDegradation
 	seen := map[string]bool{}
 	for _, d := range st.Dispatches {
 		id := reportDispatchID(d.WorkerID, d.Attempt, d.DispatchID)
 		seen[id] = true
 		summary.AttemptsByStatus[d.Status]++
-		attemptsByWorker[d.WorkerID]++
+		t.attemptsByWorker[d.WorkerID]++
 		if d.Manual {
 			summary.ManualAttempts++
 		}
 		if d.DegradedFrom != "" {
-			degradations = append(degradations, reportDegradation{id, d.DegradedFrom, d.Surface, reportDegradedReason(d.DegradedReason)})
+			t.degradations = append(t.degradations, reportDegradation{id, d.DegradedFrom, d.Surface, reportDegradedReason(d.DegradedReason)})
 		}
 		class := failureClassOf(d)
 		if class == "" {
@@ -153,31 +179,33 @@ func BuildReport(st *statedir.TeamState, events []statedir.Event, now time.Time)
 		summary.FailuresByWorker[d.WorkerID]++
 		summary.FailuresBySurface[reportSurface(d.Surface)]++
 		summary.FailuresByClass[class]++
-		failuresByClass[class] = append(failuresByClass[class], id)
+		t.failuresByClass[class] = append(t.failuresByClass[class], id)
 	}
 	// A degradation is recorded as an event at the dispatch moment; on a live
 	// run, or a team-state.json written before a crash, the row may lag.
-	var notUpdated []statedir.Event
-	eventCounts := map[string]int{}
 	for _, ev := range events {
-		eventCounts[ev.Type]++
+		t.eventCounts[ev.Type]++
 		switch ev.Type {
 		case statedir.EventWorkerDegraded:
 			id := runfile.DispatchID(ev.WorkerID, ev.Attempt)
 			if !seen[id] {
 				seen[id] = true
-				degradations = append(degradations, reportDegradation{id, ev.From, ev.To, reportDegradedReason(ev.Reason)})
+				t.degradations = append(t.degradations, reportDegradation{id, ev.From, ev.To, reportDegradedReason(ev.Reason)})
 			}
 		case statedir.EventWorkerRosterNotUpdated:
-			notUpdated = append(notUpdated, ev)
+			t.notUpdated = append(t.notUpdated, ev)
 		}
 	}
-	summary.Degradations = len(degradations)
-	summary.RosterNotUpdated = len(notUpdated)
+	summary.Degradations = len(t.degradations)
+	summary.RosterNotUpdated = len(t.notUpdated)
+	return t
+}
 
-	var b strings.Builder
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+// printer writes a piece of the report.
+type printer func(format string, args ...any)
 
+func (t *reportTally) writeHeader(p printer, now time.Time) {
+	st, summary := t.st, t.summary
 	p("# rostra report: %s\n\n", reportCell(st.Run))
 	p("- Generated: %s\n", now.Format(time.RFC3339))
 	p("- State dir: `%s`\n", st.StateDir)
@@ -200,115 +228,127 @@ func BuildReport(st *statedir.TeamState, events []statedir.Event, now time.Time)
 	p("- Outcome: %s\n", reportOutcome(st, summary))
 	p("- Attempts: %d (%d failed, %d manual); degradations: %d; events: %d\n\n",
 		summary.Attempts, summary.Failures, summary.ManualAttempts, summary.Degradations, summary.Events)
+}
 
+func (t *reportTally) writeWorkers(p printer) {
 	p("## Workers\n\n")
-	if len(st.Workers) == 0 {
+	if len(t.st.Workers) == 0 {
 		p("No workers.\n\n")
-	} else {
-		p("| Worker | Role | Provider | Status | Attempts | Reason |\n")
-		p("|---|---|---|---|---|---|\n")
-		for _, w := range st.Workers {
-			p("| %s | %s | %s | %s | %d | %s |\n", reportCell(w.WorkerID), reportCell(w.Role), reportCell(w.Provider),
-				reportCell(w.Status), w.Attempts, reportCell(reportOr(w.Reason, "—")))
-		}
-		p("\n")
+		return
 	}
+	p("| Worker | Role | Provider | Status | Attempts | Reason |\n")
+	p("|---|---|---|---|---|---|\n")
+	for _, w := range t.st.Workers {
+		p("| %s | %s | %s | %s | %d | %s |\n", reportCell(w.WorkerID), reportCell(w.Role), reportCell(w.Provider),
+			reportCell(w.Status), w.Attempts, reportCell(reportOr(w.Reason, "—")))
+	}
+	p("\n")
+}
 
+func (t *reportTally) writeAttempts(p printer, now time.Time) {
 	p("## Attempts\n\n")
-	if len(st.Dispatches) == 0 {
+	if len(t.st.Dispatches) == 0 {
 		p("No attempts.\n\n")
-	} else {
-		p("| Worker | Attempt | Surface | Degraded from / reason | Status | Reason | Exit code | Duration |\n")
-		p("|---|---|---|---|---|---|---|---|\n")
-		for _, d := range st.Dispatches {
-			attempt := strconv.Itoa(d.Attempt)
-			if d.Manual {
-				attempt += " (manual)"
-			}
-			degraded := "—"
-			if d.DegradedFrom != "" {
-				degraded = string(d.DegradedFrom) + ": " + reportDegradedReason(d.DegradedReason)
-			}
-			exit := "—"
-			if d.ExitCode != nil {
-				exit = strconv.Itoa(*d.ExitCode)
-			}
-			p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", reportCell(d.WorkerID), attempt,
-				reportCell(reportSurface(d.Surface)), reportCell(degraded), reportCell(d.Status),
-				reportCell(reportOr(d.Reason, "—")), exit, reportAttemptDuration(d, now))
-		}
-		p("\n")
+		return
 	}
+	p("| Worker | Attempt | Surface | Degraded from / reason | Status | Reason | Exit code | Duration |\n")
+	p("|---|---|---|---|---|---|---|---|\n")
+	for _, d := range t.st.Dispatches {
+		attempt := strconv.Itoa(d.Attempt)
+		if d.Manual {
+			attempt += " (manual)"
+		}
+		degraded := "—"
+		if d.DegradedFrom != "" {
+			degraded = string(d.DegradedFrom) + ": " + reportDegradedReason(d.DegradedReason)
+		}
+		exit := "—"
+		if d.ExitCode != nil {
+			exit = strconv.Itoa(*d.ExitCode)
+		}
+		p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", reportCell(d.WorkerID), attempt,
+			reportCell(reportSurface(d.Surface)), reportCell(degraded), reportCell(d.Status),
+			reportCell(reportOr(d.Reason, "—")), exit, reportAttemptDuration(d, now))
+	}
+	p("\n")
+}
 
+func (t *reportTally) writeFailures(p printer) {
+	summary := t.summary
 	p("## Failures\n\n")
 	if summary.Failures == 0 {
 		p("No attempt failed.\n\n")
-	} else {
-		p("%d of %d attempts failed (settled error, timeout or cancelled).\n\n", summary.Failures, summary.Attempts)
-		p("### By worker\n\n| Worker | Failed | Attempts |\n|---|---|---|\n")
-		for _, w := range slices.Sorted(maps.Keys(summary.FailuresByWorker)) {
-			p("| %s | %d | %d |\n", reportCell(w), summary.FailuresByWorker[w], attemptsByWorker[w])
-		}
-		p("\n### By surface\n\n| Surface | Failed |\n|---|---|\n")
-		for _, s := range slices.Sorted(maps.Keys(summary.FailuresBySurface)) {
-			p("| %s | %d |\n", reportCell(s), summary.FailuresBySurface[s])
-		}
-		p("\n### By reason class\n\n| Class | Failed | Attempts |\n|---|---|---|\n")
-		for _, c := range FailureClasses {
-			ids := failuresByClass[c]
-			p("| %s | %d | %s |\n", failureClassLabels[c], len(ids), reportCell(reportOr(strings.Join(ids, ", "), "—")))
-		}
-		p("\n")
+		return
 	}
+	p("%d of %d attempts failed (settled error, timeout or cancelled).\n\n", summary.Failures, summary.Attempts)
+	p("### By worker\n\n| Worker | Failed | Attempts |\n|---|---|---|\n")
+	for _, w := range slices.Sorted(maps.Keys(summary.FailuresByWorker)) {
+		p("| %s | %d | %d |\n", reportCell(w), summary.FailuresByWorker[w], t.attemptsByWorker[w])
+	}
+	p("\n### By surface\n\n| Surface | Failed |\n|---|---|\n")
+	for _, s := range slices.Sorted(maps.Keys(summary.FailuresBySurface)) {
+		p("| %s | %d |\n", reportCell(s), summary.FailuresBySurface[s])
+	}
+	p("\n### By reason class\n\n| Class | Failed | Attempts |\n|---|---|---|\n")
+	for _, c := range FailureClasses {
+		ids := t.failuresByClass[c]
+		p("| %s | %d | %s |\n", failureClassLabels[c], len(ids), reportCell(reportOr(strings.Join(ids, ", "), "—")))
+	}
+	p("\n")
+}
 
+func (t *reportTally) writeDegradations(p printer) {
 	p("## Degradations\n\n")
-	if len(degradations) == 0 {
+	if len(t.degradations) == 0 {
 		p("No attempt was degraded.\n\n")
-	} else {
-		p("| Attempt | From | To | Reason |\n|---|---|---|---|\n")
-		for _, dg := range degradations {
-			p("| %s | %s | %s | %s |\n", reportCell(dg.dispatchID), reportCell(string(dg.from)),
-				reportCell(reportSurface(dg.to)), reportCell(dg.reason))
-		}
-		p("\n")
+		return
 	}
-
-	reportWorktrees(st, &summary, p)
-
-	if len(notUpdated) > 0 {
-		p("## Roster not updated\n\n| Attempt | Reason |\n|---|---|\n")
-		for _, ev := range notUpdated {
-			p("| %s | %s |\n", runfile.DispatchID(ev.WorkerID, ev.Attempt), reportCell(ev.Reason))
-		}
-		p("\n")
+	p("| Attempt | From | To | Reason |\n|---|---|---|---|\n")
+	for _, dg := range t.degradations {
+		p("| %s | %s | %s | %s |\n", reportCell(dg.dispatchID), reportCell(string(dg.from)),
+			reportCell(reportSurface(dg.to)), reportCell(dg.reason))
 	}
+	p("\n")
+}
 
+func (t *reportTally) writeRosterNotUpdated(p printer) {
+	if len(t.notUpdated) == 0 {
+		return
+	}
+	p("## Roster not updated\n\n| Attempt | Reason |\n|---|---|\n")
+	for _, ev := range t.notUpdated {
+		p("| %s | %s |\n", runfile.DispatchID(ev.WorkerID, ev.Attempt), reportCell(ev.Reason))
+	}
+	p("\n")
+}
+
+func (t *reportTally) writeEvents(p printer) {
+	events := t.events
 	p("## Events\n\n")
 	if len(events) == 0 {
 		p("No events.\n")
-	} else {
-		first, last := events[0].TS, events[0].TS
-		for _, ev := range events {
-			if ev.TS.Before(first) {
-				first = ev.TS
-			}
-			if ev.TS.After(last) {
-				last = ev.TS
-			}
+		return
+	}
+	first, last := events[0].TS, events[0].TS
+	for _, ev := range events {
+		if ev.TS.Before(first) {
+			first = ev.TS
 		}
-		p("%d events, %s to %s.\n\n| Type | Count |\n|---|---|\n", len(events),
-			first.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
-		for _, t := range slices.Sorted(maps.Keys(eventCounts)) {
-			p("| %s | %d |\n", reportCell(t), eventCounts[t])
+		if ev.TS.After(last) {
+			last = ev.TS
 		}
 	}
-	return printable.Lines(b.String()), summary
+	p("%d events, %s to %s.\n\n| Type | Count |\n|---|---|\n", len(events),
+		first.UTC().Format(time.RFC3339), last.UTC().Format(time.RFC3339))
+	for _, typ := range slices.Sorted(maps.Keys(t.eventCounts)) {
+		p("| %s | %d |\n", reportCell(typ), t.eventCounts[typ])
+	}
 }
 
 // reportWorktrees is the Worktrees section, for a run with isolated
 // workers: each worktree's branch, base, diff-stat and what the run's end
 // did with it.
-func reportWorktrees(st *statedir.TeamState, summary *ReportSummary, p func(string, ...any)) {
+func reportWorktrees(st *statedir.TeamState, summary *ReportSummary, p printer) {
 	var rows []statedir.WorkerRow
 	for _, w := range st.Workers {
 		if w.Isolation == runfile.IsolationWorktree {

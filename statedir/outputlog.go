@@ -74,7 +74,7 @@ func (l *OutputLog) Close() error {
 	return err
 }
 
-// lostTail says how much of read, the bytes the surface read from the
+// LostTail says how much of read, the bytes the surface read from the
 // child, did not reach output.log, and why; 0 and "" when all did.
 func (l *OutputLog) LostTail(read int64) (int64, string) {
 	l.mu.Lock()
@@ -90,7 +90,7 @@ func (l *OutputLog) LostTail(read int64) (int64, string) {
 	return lost, fmt.Sprintf("output.log lost its last %d bytes (after byte %d): %s", lost, l.written, why)
 }
 
-// relocate moves a log still being written into a recreated state dir:
+// Relocate moves a log still being written into a recreated state dir:
 // fresh is the new output.log; what the old (deleted) file holds is copied
 // into it first, and the writing goes on there. It reports false for a log
 // already closed, whose bytes went with the deleted folder.

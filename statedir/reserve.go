@@ -12,11 +12,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// reserveSize is how much is kept: many times a large team-state.json and
+// ReserveSize is how much is kept: many times a large team-state.json and
 // the events of stopping every worker. A variable for the tests.
 var ReserveSize int64 = 256 << 10
 
-// makeReserve allocates the reserve; on a disk too full for it the run
+// MakeReserve allocates the reserve; on a disk too full for it the run
 // goes on without one.
 func (s *FS) MakeReserve() {
 	f, err := s.OpenFile(ReserveFile, os.O_RDWR|os.O_CREATE, 0o600)
@@ -30,7 +30,7 @@ func (s *FS) MakeReserve() {
 	}
 }
 
-// freeReserve removes the reserve and reports whether it was there.
+// FreeReserve removes the reserve and reports whether it was there.
 func (s *FS) FreeReserve() bool {
 	fd, err := s.DupDir()
 	if err != nil {

@@ -60,7 +60,7 @@ func (s *FS) Close() error {
 	return s.dir.Close()
 }
 
-// dupDir is a descriptor of the state dir for one walk; the caller closes it.
+// DupDir is a descriptor of the state dir for one walk; the caller closes it.
 func (s *FS) DupDir() (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -71,10 +71,10 @@ func (s *FS) DupDir() (int, error) {
 	return fd, err
 }
 
-// abs is rel's full path, for messages.
+// Abs is rel's full path, for messages.
 func (s *FS) Abs(rel string) string { return filepath.Join(s.path, rel) }
 
-// rel is the name of abs below the state dir.
+// Rel is the name of abs below the state dir.
 func (s *FS) Rel(abs string) (string, error) {
 	rel, err := filepath.Rel(s.path, abs)
 	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
@@ -138,7 +138,7 @@ func (s *FS) parent(rel string) (int, string, error) {
 	return fd, name, nil
 }
 
-// openFile opens rel with flag (O_NOFOLLOW and O_CLOEXEC added) and
+// OpenFile opens rel with flag (O_NOFOLLOW and O_CLOEXEC added) and
 // refuses anything but a regular file.
 func (s *FS) OpenFile(rel string, flag int, perm os.FileMode) (*os.File, error) {
 	dfd, name, err := s.parent(rel)
@@ -166,12 +166,12 @@ func (s *FS) OpenFile(rel string, flag int, perm os.FileMode) (*os.File, error) 
 	return f, nil
 }
 
-// createFresh creates rel, which must not exist.
+// CreateFresh creates rel, which must not exist.
 func (s *FS) CreateFresh(rel string, flag int, perm os.FileMode) (*os.File, error) {
 	return s.OpenFile(rel, flag|os.O_CREATE|os.O_EXCL, perm)
 }
 
-// mkdir makes the folder rel. With fresh it must not exist; without, an
+// Mkdir makes the folder rel. With fresh it must not exist; without, an
 // existing real folder is fine.
 func (s *FS) Mkdir(rel string, fresh bool) error {
 	dfd, name, err := s.parent(rel)
@@ -194,7 +194,7 @@ func (s *FS) Mkdir(rel string, fresh bool) error {
 	return nil
 }
 
-// mkdirAll makes rel and its missing parents (each a real folder).
+// MkdirAll makes rel and its missing parents (each a real folder).
 func (s *FS) MkdirAll(rel string) error {
 	parts := strings.Split(filepath.Clean(rel), string(filepath.Separator))
 	for i := range parts {
@@ -205,7 +205,7 @@ func (s *FS) MkdirAll(rel string) error {
 	return nil
 }
 
-// writeAtomic is WriteFileAtomic for rel, every step relative to rel's
+// WriteAtomic is WriteFileAtomic for rel, every step relative to rel's
 // folder descriptor: a symlink at rel is replaced, never followed.
 func (s *FS) WriteAtomic(rel string, data []byte, perm os.FileMode) error {
 	dfd, name, err := s.parent(rel)
@@ -216,7 +216,7 @@ func (s *FS) WriteAtomic(rel string, data []byte, perm os.FileMode) error {
 	return WriteAtomicAt(dfd, name, s.Abs(rel), data, perm)
 }
 
-// track and forget keep the set of output.logs being written.
+// Track and forget keep the set of output.logs being written.
 func (s *FS) Track(l *OutputLog) {
 	s.mu.Lock()
 	s.logs[l] = struct{}{}
@@ -229,7 +229,7 @@ func (s *FS) Forget(l *OutputLog) {
 	s.mu.Unlock()
 }
 
-// gone reports whether the folder the state dir's descriptor holds is no
+// Gone reports whether the folder the state dir's descriptor holds is no
 // longer at its path: deleted (no links left), or the path names another
 // folder (moved away, made again by someone else).
 func (s *FS) Gone() bool {

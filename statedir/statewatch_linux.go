@@ -61,7 +61,7 @@ func WatchDir(path string, c chan struct{}) (*Watcher, error) {
 	return w, nil
 }
 
-// rearm watches the folder now at the path (after it was made again) and
+// Rearm watches the folder now at the path (after it was made again) and
 // its parent.
 func (w *Watcher) Rearm() error {
 	w.mu.Lock()
@@ -143,7 +143,7 @@ func (w *Watcher) Wake() {
 	}
 }
 
-// close stops the watch.
+// Close stops the watch.
 func (w *Watcher) Close() {
 	w.f.Close()
 	<-w.done

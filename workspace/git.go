@@ -92,7 +92,7 @@ var rostraGitConfig = []string{
 	"-c", "checkout.thresholdForParallelism=100",
 }
 
-// gitEnv is the environment of a git command: rostra's own without GIT_*
+// GitEnv is the environment of a git command: rostra's own without GIT_*
 // variables, in the C locale (its messages end up in reasons), never
 // prompting, with no transport allowed and `false` for every program git
 // could ask for (an editor, ssh, askpass), plus extra.
@@ -181,7 +181,7 @@ func DriverOverrides(dir string, env []string) ([]string, error) {
 	return envs, nil
 }
 
-// gitError is a git command that failed: what it was, where, and what git
+// GitError is a git command that failed: what it was, where, and what git
 // said.
 type GitError struct {
 	args   []string
@@ -210,7 +210,7 @@ func (e *GitError) exitCode() int {
 	return -1
 }
 
-// gitRunner runs git in one folder with one set of options.
+// GitRunner runs git in one folder with one set of options.
 type GitRunner struct {
 	dir    string
 	config []string // -c options before the subcommand
@@ -218,10 +218,10 @@ type GitRunner struct {
 	hooks  bool     // the repository's hooks run (rostra merge --hooks)
 }
 
-// rostraGit runs git in dir as rostra, for rostra's own commits.
+// RostraGit runs git in dir as rostra, for rostra's own commits.
 func RostraGit(dir string) GitRunner { return GitRunner{dir: dir, config: rostraGitConfig} }
 
-// readGit runs git in dir for reading only.
+// ReadGit runs git in dir for reading only.
 func ReadGit(dir string) GitRunner {
 	return GitRunner{dir: dir, config: rostraGitConfig, env: []string{"GIT_OPTIONAL_LOCKS=0"}}
 }
@@ -232,7 +232,7 @@ func (r GitRunner) with(env ...string) GitRunner {
 	return r
 }
 
-// run runs git and returns its stdout.
+// Run runs git and returns its stdout.
 func (r GitRunner) Run(args ...string) ([]byte, error) {
 	opts := append([]string(nil), safeGitConfig...)
 	if !r.hooks {
@@ -258,14 +258,14 @@ func (r GitRunner) Run(args ...string) ([]byte, error) {
 	return out.Bytes(), nil
 }
 
-// line runs git and returns its stdout's first line.
+// Line runs git and returns its stdout's first line.
 func (r GitRunner) Line(args ...string) (string, error) {
 	out, err := r.Run(args...)
 	s, _, _ := strings.Cut(string(out), "\n")
 	return strings.TrimSpace(s), err
 }
 
-// test runs a git command that answers by its exit code: 0 yes, 1 no.
+// Test runs a git command that answers by its exit code: 0 yes, 1 no.
 func (r GitRunner) Test(args ...string) (bool, error) {
 	_, err := r.Run(args...)
 	var ge *GitError

@@ -29,14 +29,14 @@ import (
 	"github.com/rostra-dev/rostra/statedir"
 )
 
-// repoState is the shared repository as an attempt found it.
+// RepoState is the shared repository as an attempt found it.
 type RepoState struct {
 	refs  map[string]string // every ref of the repository -> its object
 	head  string            // the worktree's HEAD: "ref: <ref>" or a commit
 	files map[string]string // guarded files (repoFiles) -> digest
 }
 
-// snapshotRepo reads the repository's refs, the worktree's HEAD and its
+// SnapshotRepo reads the repository's refs, the worktree's HEAD and its
 // guarded files.
 func (w Worktree) SnapshotRepo() (*RepoState, error) {
 	refs, err := listRefs(w.Repo)
@@ -182,7 +182,7 @@ func changedFiles(before, after map[string]string) []string {
 	return paths
 }
 
-// repoFindings is what checkRepo found and did.
+// RepoFindings is what checkRepo found and did.
 type RepoFindings struct {
 	changes     []string // one sentence per ref or HEAD
 	files       []string // guarded files that changed
@@ -196,7 +196,7 @@ const maxChangesNamed = 10
 
 func (f RepoFindings) Any() bool { return len(f.changes)+len(f.files) > 0 || f.err != nil }
 
-// reason is the attempt's reason for what was found, "" when nothing.
+// Reason is the attempt's reason for what was found, "" when nothing.
 func (f RepoFindings) Reason() string {
 	parts := append([]string(nil), f.changes...)
 	if len(parts) > maxChangesNamed {
@@ -224,7 +224,7 @@ func (f *RepoFindings) merge(g RepoFindings) {
 	}
 }
 
-// checkRepo compares the repository with before, the state attempt n
+// CheckRepo compares the repository with before, the state attempt n
 // found, and puts back what the agent moved (see the file comment). The
 // worker's own branch may move forward (the agent's commits, listed at
 // review); the other workers' branches of the run are theirs, checked by

@@ -50,7 +50,7 @@ func LockRepo(repo string) (unlock func()) {
 	return mu.Unlock
 }
 
-// worktree is one isolated worker's worktree.
+// Worktree is one isolated worker's worktree.
 type Worktree struct {
 	Worker string
 	Repo   string // the git work tree that holds the shared workspace
@@ -61,13 +61,13 @@ type Worktree struct {
 
 func (w Worktree) Short() string { return statedir.ShortCommit(w.Base) }
 
-// exists reports whether the worktree's folder is checked out.
+// Exists reports whether the worktree's folder is checked out.
 func (w Worktree) Exists() bool {
 	_, err := os.Lstat(filepath.Join(w.Path, ".git"))
 	return err == nil
 }
 
-// branchTip is the branch's commit, "" when the branch does not exist.
+// BranchTip is the branch's commit, "" when the branch does not exist.
 func (w Worktree) BranchTip() (string, error) {
 	out, err := ReadGit(w.Repo).Run("rev-parse", "--verify", "-q", "refs/heads/"+w.Branch+"^{commit}")
 	var ge *GitError
@@ -77,7 +77,7 @@ func (w Worktree) BranchTip() (string, error) {
 	return strings.TrimSpace(string(out)), err
 }
 
-// ensure checks the worktree out when it is not (the first attempt, or a
+// Ensure checks the worktree out when it is not (the first attempt, or a
 // resumed run whose worktree was removed): on its branch when the branch
 // exists, else on a new branch at the base commit. Only the worktree's
 // record is made under the repository's lock; its files are checked out
@@ -98,7 +98,7 @@ func (w Worktree) Ensure() error {
 	return err
 }
 
-// register makes the worktree's record and branch, without its files.
+// Register makes the worktree's record and branch, without its files.
 func (w Worktree) Register() error {
 	// The worktrees folder is in the state dir, where workers can write: a
 	// link planted there would have the worktree made wherever it points.
@@ -130,7 +130,7 @@ func (w Worktree) Register() error {
 	return nil
 }
 
-// populated reports whether the worktree's files were checked out: it has
+// Populated reports whether the worktree's files were checked out: it has
 // an index. When git cannot say, it counts as checked out: a reset of a
 // tree that holds an attempt's work would lose it.
 func (w Worktree) Populated() bool {
@@ -156,7 +156,7 @@ func gitPath(dir, name string) (string, error) {
 	return p, nil
 }
 
-// commitAll commits what the worktree's files hold (what .gitignore does
+// CommitAll commits what the worktree's files hold (what .gitignore does
 // not ignore) as msg onto the worker's branch, by plumbing: the files are
 // staged into a scratch index, written as a tree, committed with the
 // branch's tip as the parent, and the branch is moved by compare-and-swap
@@ -257,7 +257,7 @@ func (w Worktree) adoptIndex(scratch string) {
 	}
 }
 
-// resetToBase makes the tree the base commit's again, files the attempt
+// ResetToBase makes the tree the base commit's again, files the attempt
 // added included (ignored files stay), and commits that as the start of
 // attempt n, so attempt n's own commit holds only its work.
 func (w Worktree) ResetToBase(attempt int) (string, error) {
@@ -271,12 +271,12 @@ func (w Worktree) ResetToBase(attempt int) (string, error) {
 	return w.CommitAll(fmt.Sprintf("rostra: %s attempt %d starts from the base %s", w.Worker, attempt, w.Short()))
 }
 
-// attemptMessage is the commit message of an attempt's work.
+// AttemptMessage is the commit message of an attempt's work.
 func AttemptMessage(worker string, attempt int, status string) string {
 	return fmt.Sprintf("rostra: %s attempt %d (%s)", worker, attempt, status)
 }
 
-// liveTree is the tree of what the worktree holds now, committed or not,
+// LiveTree is the tree of what the worktree holds now, committed or not,
 // read through a scratch copy of its index so the worktree's own index is
 // never touched; new files are hashed into the repository's objects.
 func (w Worktree) LiveTree() (string, error) {
@@ -285,7 +285,7 @@ func (w Worktree) LiveTree() (string, error) {
 	return tree, err
 }
 
-// stage writes the worktree's files as a tree through a scratch index
+// Stage writes the worktree's files as a tree through a scratch index
 // (a copy of the worktree's, so only files whose stat changed are read
 // again); done removes the scratch index.
 func (w Worktree) Stage() (tree, scratchIndex string, done func(), err error) {
@@ -325,7 +325,7 @@ func (w Worktree) Stage() (tree, scratchIndex string, done func(), err error) {
 	return tree, name, done, err
 }
 
-// diffStat measures the diff between the base commit and tree.
+// DiffStat measures the diff between the base commit and tree.
 func (w Worktree) DiffStat(tree string) (statedir.DiffStat, error) {
 	out, err := ReadGit(w.Repo).Run("diff", "--numstat", "-z", "--no-renames", "--no-ext-diff", "--no-textconv", w.Base, tree)
 	if err != nil {
@@ -354,7 +354,7 @@ func parseNumstat(out []byte) statedir.DiffStat {
 	return s
 }
 
-// remove deletes the worktree and its branch (merged or empty: nothing is
+// Remove deletes the worktree and its branch (merged or empty: nothing is
 // lost). A folder already gone is pruned from git's list.
 func (w Worktree) Remove() error {
 	defer LockRepo(w.Repo)()
@@ -388,7 +388,7 @@ func (w Worktree) IgnoredFiles(max int) string {
 	return listNames(out, max)
 }
 
-// isAncestor reports whether commit a is reachable from b.
+// IsAncestor reports whether commit a is reachable from b.
 func IsAncestor(repo, a, b string) (bool, error) {
 	return ReadGit(repo).Test("merge-base", "--is-ancestor", a, b)
 }

@@ -328,7 +328,11 @@ func TestOnFilesSettlesWhileTheProcessRuns(t *testing.T) {
 	w.Completion.Stable = 500 * time.Millisecond
 	h := startHarness(t, testPlan(t, w))
 	fh := h.opened(h.pane)
-	h.write("out/a/result.json", "{\"partial\":")
+	// Written whole, then renamed into place: a plain write's create and
+	// write events may reach the engine apart, and the second (the size
+	// changed) rightly restarts the window after the clock was advanced.
+	h.write("out/a/result.json.tmp", "{\"partial\":")
+	require.NoError(t, os.Rename(filepath.Join(h.plan.Workspace, "out/a/result.json.tmp"), filepath.Join(h.plan.Workspace, "out/a/result.json")))
 	// The watcher notices the file; the stability window starts.
 	require.Eventually(t, func() bool { h.sync(); return h.clock.Pending() > 0 && h.stableArmed("a") }, 5*time.Second, 5*time.Millisecond)
 	h.advance(400 * time.Millisecond)

@@ -83,7 +83,14 @@ workers:
 		t.Helper()
 		require.NoError(t, syscall.Kill(client, syscall.SIGSTOP))
 		if enter {
-			s.keys("Enter") // a background job's stop is told at the next prompt
+			// A background job's stop is told at the next prompt, once
+			// bash has reaped the change: an Enter that beats it gets a
+			// prompt without the word, so Enter is pressed until it comes.
+			require.Eventually(t, func() bool {
+				s.keys("Enter")
+				screen := s.screen()
+				return strings.Contains(screen, "Stopped") && strings.Contains(screen, "shell$")
+			}, 20*time.Second, 500*time.Millisecond, "%s: the shell never said Stopped; the screen:\n%s", what, s.screen())
 		}
 		s.waitScreen(what, "Stopped", "shell$")
 		s.keys("-l", "clear")

@@ -391,7 +391,10 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		row.WritePolicy = ap.Writes
 		row.WritePolicyDigest = runfile.WritePolicy{Globs: ap.Writes}.Digest()
 	}
-	row.Sandbox = w.spec.Sandbox
+	row.Sandbox = runfile.SandboxNone
+	if w.spec.Sandbox == runfile.SandboxWrites {
+		row.Sandbox = runfile.SandboxWrites
+	}
 	row.Isolation = runfile.IsolationNone
 	if w.iso != nil {
 		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, w.iso.wt.Path, w.iso.wt.Branch, w.iso.wt.Base

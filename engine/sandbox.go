@@ -166,15 +166,15 @@ func globFolder(g string) string {
 // of its branch's ref and reflog. Not config, hooks, info or the other refs'
 // folders.
 func worktreeGitFolders(wt workspace.Worktree) ([]string, error) {
-	g := workspace.ReadGit(wt.Path)
-	own, err := g.Line("rev-parse", "--absolute-git-dir")
+	out, err := workspace.ReadGit(wt.Path).Run("rev-parse", "--absolute-git-dir", "--git-common-dir")
 	if err != nil {
 		return nil, err
 	}
-	common, err := g.Line("rev-parse", "--git-common-dir")
-	if err != nil {
-		return nil, err
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) != 2 {
+		return nil, fmt.Errorf("git rev-parse --absolute-git-dir --git-common-dir in %s said %q", wt.Path, out)
 	}
+	own, common := lines[0], lines[1]
 	if !filepath.IsAbs(common) {
 		common = filepath.Join(wt.Path, common)
 	}

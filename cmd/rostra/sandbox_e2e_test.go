@@ -104,6 +104,9 @@ func (w sandboxWorld) attackScript() string {
 		`echo x > ` + w.tmpName + `; echo "tmp=$?"`,
 		`mv out/mine.txt ` + w.outside + `/moved.txt; echo "mv=$?"`,
 		`truncate -s 0 readonly.txt; echo "trunc=$?"`,
+		// A daemon (setsid, double fork) is under the same rules; it
+		// reports through a fifo its parent reads.
+		`mkfifo "$TMPDIR/said"; setsid bash -c '( (echo x > ` + w.outside + `/daemon.txt; echo "daemon=$?" > "$TMPDIR/said") & )'; cat "$TMPDIR/said"`,
 		`echo scratch > "$TMPDIR/scratch" && echo "tmpdir=ok $TMPDIR"`,
 		`echo "attempt $ROSTRA_ATTEMPT" > out/attempt-$ROSTRA_ATTEMPT.txt`,
 		`[ "$ROSTRA_ATTEMPT" = 2 ] || exit 1`,
@@ -151,7 +154,7 @@ workers:
 		log, err := os.ReadFile(d.OutputLogPath)
 		require.NoError(t, err)
 		t.Logf("attempt %d:\n%s", i+1, log)
-		for _, name := range []string{"rm", "up", "bashrc", "tmp", "mv", "trunc"} {
+		for _, name := range []string{"rm", "up", "bashrc", "tmp", "mv", "trunc", "daemon"} {
 			assert.Regexp(t, `(?m)^`+name+`=[1-9]`, string(log), "attempt %d: %s is refused", i+1, name)
 		}
 		assert.Contains(t, string(log), "Permission denied")

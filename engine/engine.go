@@ -391,6 +391,10 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		row.WritePolicy = ap.Writes
 		row.WritePolicyDigest = runfile.WritePolicy{Globs: ap.Writes}.Digest()
 	}
+	row.Sandbox = runfile.SandboxNone
+	if w.spec.Sandbox == runfile.SandboxWrites {
+		row.Sandbox = runfile.SandboxWrites
+	}
 	row.Isolation = runfile.IsolationNone
 	if w.iso != nil {
 		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, w.iso.wt.Path, w.iso.wt.Branch, w.iso.wt.Base
@@ -419,10 +423,12 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 			a.paneReserved = true
 		}
 	}
+	launch := e.launchSpec(w.spec, &ap)
 	job := openJob{
 		plan:     e.plan,
 		attempt:  ap,
-		launch:   e.launchSpec(w.spec, &ap),
+		launch:   launch,
+		sandbox:  newSandboxPlan(w.spec, launch),
 		chain:    chain,
 		surfaces: e.opts.Surfaces,
 		paneFull: full,
@@ -470,7 +476,8 @@ type openJob struct {
 	paneFull string       // why the pane surface is not tried, when it is full
 	abort    *atomic.Bool // the attempt was cancelled before its process started
 	sfs      *statedir.FS
-	exclude  []string // folders the write audit leaves out
+	exclude  []string     // folders the write audit leaves out
+	sandbox  *sandboxPlan // nil: not sandboxed
 
 	// For an isolated worker: its worktree, the previous attempt (its
 	// number and status) whose leftovers are committed first, and whether
@@ -492,6 +499,9 @@ type openResult struct {
 	degradedWhy string               // the last surface's reason when a later one opened
 	prevCommit  string               // the previous attempt's leftovers, committed before this one
 	repoBefore  *workspace.RepoState // an isolated attempt's repository at its start
+	// sandboxDegraded is why the attempt runs without its sandbox
+	// (sandbox_fallback: none), "" when it runs as planned.
+	sandboxDegraded string
 }
 
 func (j openJob) Run() openResult {
@@ -507,6 +517,19 @@ func (j openJob) Run() openResult {
 		if err != nil {
 			log.Close()
 			res.log, res.failure = nil, "worktree: "+err.Error()
+			return res
+		}
+	}
+	if j.sandbox != nil {
+		sb, err := j.sandboxSpec()
+		switch {
+		case err == nil:
+			j.launch.Sandbox = sb
+		case j.sandbox.fallback:
+			res.sandboxDegraded = err.Error()
+		default:
+			log.Close()
+			res.log, res.failure, res.final = nil, err.Error(), true
 			return res
 		}
 	}
@@ -528,6 +551,19 @@ func (j openJob) Run() openResult {
 	var reasons []string
 	for _, kind := range j.chain {
 		h, why, err := j.open(kind)
+		var sf *SandboxFailed
+		if errors.As(err, &sf) && j.launch.Sandbox != nil {
+			if !j.sandbox.fallback {
+				// Another surface or a retry meets the same kernel:
+				// never run unsandboxed unless the run file says so.
+				res.failure, res.final = why, true
+				log.Close()
+				return res
+			}
+			res.sandboxDegraded = why
+			j.launch.Sandbox = nil
+			h, why, err = j.open(kind)
+		}
 		if errors.Is(err, syscall.E2BIG) {
 			// Every surface execs the same command line: none will take it,
 			// and no retry will either.
@@ -624,10 +660,17 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 		d.DegradedFrom = chain[0]
 		d.DegradedReason = res.degradedWhy
 	}
+	if res.sandboxDegraded != "" {
+		d.Sandbox, d.SandboxDegradedReason = runfile.SandboxNone, res.sandboxDegraded
+	}
 	e.dirty = true
 	e.emit(statedir.Event{Type: statedir.EventWorkerDispatched, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, Surface: a.surface, Pid: d.Pid, Manual: a.manual})
 	if d.DegradedFrom != "" {
 		e.emit(statedir.Event{Type: statedir.EventWorkerDegraded, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, From: d.DegradedFrom, To: a.surface, Reason: d.DegradedReason})
+	}
+	if d.SandboxDegradedReason != "" {
+		e.emit(statedir.Event{Type: statedir.EventWorkerDegraded, WorkerID: w.spec.ID, Attempt: a.plan.Attempt,
+			From: SandboxDegradedFrom, To: runfile.SandboxNone, Reason: d.SandboxDegradedReason})
 	}
 	e.watchAttempt(a)
 	e.measureWhileRunning(a)

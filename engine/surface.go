@@ -43,6 +43,10 @@ type LaunchSpec struct {
 	// StopGrace bounds how long the surface waits, after the child exited,
 	// for descendants that still hold its output open before it stops them.
 	StopGrace time.Duration
+	// Sandbox, when not nil, is what the attempt's processes may write
+	// (sandbox.go); a surface that cannot apply it fails the Open with a
+	// *SandboxFailed.
+	Sandbox *SandboxSpec
 }
 
 // OutputFile is an attempt's output.log as the engine opened it: written to

@@ -290,7 +290,7 @@ func (h *held) started(cmd *exec.Cmd) error {
 		if msg == "" {
 			msg = "the PID namespace's init ended before starting it"
 		}
-		return errors.New(msg)
+		return childStartError(msg)
 	}
 	go h.ns.readExit(lines)
 	return nil

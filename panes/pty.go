@@ -108,7 +108,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	env := terminalEnv(childEnv(l.Env, token), l.EnvSet)
 	sb, env, err := prepareSandbox(l.Sandbox, env, tty.Name())
 	if err != nil {
-		return fail(fmt.Errorf("start %s: %w", l.Argv[0], err))
+		return fail(fmt.Errorf("start %s: %w", l.Argv[0], &SandboxError{err}))
 	}
 	if sb != nil {
 		inner := fail

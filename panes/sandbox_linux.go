@@ -118,7 +118,29 @@ func rightsFor(abi int) landlockRights {
 }
 
 // LandlockABI is the kernel's Landlock ABI version, or why there is none.
-func LandlockABI() (int, error) { return landlockABI() }
+func LandlockABI() (int, error) { return kernelLandlockABI() }
+
+// SandboxError is a start that failed because the sandbox could not be made
+// or applied (not because the worker could not be exec'd): the engine may
+// then run the attempt without it, when the run file accepts that.
+type SandboxError struct{ Err error }
+
+func (e *SandboxError) Error() string { return e.Err.Error() }
+func (e *SandboxError) Unwrap() error { return e.Err }
+
+// sandboxFaultEnv is a test hook for the tests that run rostra's binary
+// (docs/sandbox.md): "ruleset" makes every child's ruleset fail in the
+// kernel, as sandboxFault does; "no-landlock" stands for a kernel without
+// Landlock.
+const sandboxFaultEnv = "ROSTRA_TEST_SANDBOX_FAULT"
+
+// kernelLandlockABI is landlockABI, or the test hook's kernel without it.
+func kernelLandlockABI() (int, error) {
+	if os.Getenv(sandboxFaultEnv) == "no-landlock" {
+		return 0, errors.New("the kernel has no Landlock (" + sandboxFaultEnv + "=no-landlock)")
+	}
+	return landlockABI()
+}
 
 // landlockABI is the probe; tests replace it to stand for a kernel without
 // Landlock.
@@ -163,7 +185,7 @@ func prepareSandbox(sb *Sandbox, env []string, ttyName string) (*preparedSandbox
 	if sb == nil {
 		return nil, env, nil
 	}
-	if _, err := landlockABI(); err != nil {
+	if _, err := kernelLandlockABI(); err != nil {
 		return nil, nil, fmt.Errorf("sandbox: %w", err)
 	}
 	var spec sandboxSpec
@@ -201,7 +223,7 @@ func prepareSandbox(sb *Sandbox, env []string, ttyName string) (*preparedSandbox
 		}
 	}
 	spec.Dirs = append(spec.Dirs, tmp)
-	spec.Fault = sandboxFault
+	spec.Fault = sandboxFault || os.Getenv(sandboxFaultEnv) == "ruleset"
 	arg, err := json.Marshal(spec)
 	if err != nil {
 		release()
@@ -381,5 +403,14 @@ func (h *held) sandboxStarted(cmd *exec.Cmd) error {
 	_ = cmd.Wait()
 	sup.reaped(cmd)
 	msg, _ := strings.CutPrefix(line, "error ")
+	return childStartError(msg)
+}
+
+// childStartError is the error a sandboxing child reported: a
+// *SandboxError when it is the sandbox's ("sandbox: ..."), else the exec's.
+func childStartError(msg string) error {
+	if strings.HasPrefix(msg, "sandbox: ") {
+		return &SandboxError{errors.New(msg)}
+	}
 	return errors.New(msg)
 }

@@ -246,6 +246,8 @@ func checkSandboxFaultFailsTheStart(t *testing.T, s surfaceUnderTest) {
 	_, err := s.start(l, nil)
 	require.Error(t, err)
 	assert.Regexp(t, `sandbox: create the Landlock ruleset \(ABI \d+\): invalid argument`, err.Error())
+	var se *SandboxError
+	assert.ErrorAs(t, err, &se, "the engine tells a sandbox's failure from the worker's")
 	assert.NoFileExists(t, filepath.Join(w.work, "ran"))
 }
 
@@ -270,6 +272,8 @@ func TestSandboxBadPathsFailTheStart(t *testing.T) {
 		_, err := StartWrapper(l, WrapperOptions{})
 		require.Error(t, err)
 		assert.Contains(t, err.Error(), c.want)
+		var se *SandboxError
+		assert.ErrorAs(t, err, &se)
 	}
 }
 

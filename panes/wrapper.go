@@ -46,7 +46,7 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 	startErr := func(err error) error { return fmt.Errorf("start %s: %w", l.Argv[0], err) }
 	sb, env, err := prepareSandbox(l.Sandbox, childEnv(l.Env, token), "")
 	if err != nil {
-		return nil, startErr(err)
+		return nil, startErr(&SandboxError{err})
 	}
 	cmd, err := newCommand(l, env)
 	if err != nil {

@@ -84,6 +84,9 @@ type Provider struct {
 	Command          []string
 	NoResultExitCode *int
 	Delivery         string
+	// SandboxRequired marks a provider that runs its CLI with the permission
+	// prompts off: its workers must have sandbox: writes (sandbox.go).
+	SandboxRequired bool
 }
 
 // Completion says which files finish a worker (docs/runfile.md §completion). Paths are
@@ -125,6 +128,15 @@ type WorkerSpec struct {
 	IdleTimeout  time.Duration
 	RetryBackoff time.Duration
 	StopGrace    time.Duration
+	// Sandbox is SandboxNone or SandboxWrites (docs/sandbox.md);
+	// SandboxWrites are the folders it may write besides its own
+	// (absolute), SandboxFallback SandboxFallbackNone or "". SandboxAt is
+	// where the sandbox was set (its Message empty), for a problem found
+	// once the kernel is asked.
+	Sandbox         string
+	SandboxWrites   []string
+	SandboxFallback string
+	SandboxAt       Problem
 }
 
 // Worker returns the spec with the given id.

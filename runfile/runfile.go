@@ -51,6 +51,7 @@ func Load(path string) (*Plan, error) {
 		return nil, fmt.Errorf("run file %s: %w", path, err)
 	}
 	l := &loader{file: path, runFile: abs}
+	l.home, _ = os.UserHomeDir()
 	var plan *Plan
 	if size > maxRunFileSize {
 		l.add(nil, "", "the run file is %d bytes; a run file is at most %d bytes", size, maxRunFileSize)
@@ -69,13 +70,14 @@ var (
 	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "providers", "defaults", "workers"}
 	panesKeys    = []string{"max"}
 	uiKeys       = []string{"theme"}
-	providerKeys = []string{"command", "no_result_exit_code", "delivery"}
-	defaultsKeys = []string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"}
-	workerKeys   = []string{
+	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required"}
+	defaultsKeys = append([]string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"},
+		sandboxKeys...)
+	workerKeys = append([]string{
 		"id", "role", "provider", "prompt", "command", "cwd", "env", "completion", "writes",
 		"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace",
 		"isolation", "retry_from",
-	}
+	}, sandboxKeys...)
 	completionKeys = []string{"result", "aliases", "paths", "settle", "stable"}
 )
 
@@ -134,6 +136,7 @@ type runDefaults struct {
 	StopGrace    time.Duration
 	Isolation    string
 	isolationAt  val // where isolation was set; its n is nil when it was not
+	Sandbox      sandboxSettings
 }
 
 // overrides applies the keys of m that set runDefaults to d.
@@ -150,6 +153,7 @@ func (l *loader) overrides(m map[string]val, d runDefaults) runDefaults {
 			d.Surfaces = s
 		}
 	}
+	d.Sandbox = l.sandbox(m, d.Sandbox)
 	if n, v, ok := l.optInt(m, "max_attempts"); ok {
 		if n < 1 {
 			l.addAt(v, "must be 1 or more (the first attempt counts), got %d", n)
@@ -252,6 +256,7 @@ func (l *loader) run(root val) *Plan {
 		RetryBackoff: DefaultRetryBackoff,
 		StopGrace:    DefaultStopGrace,
 		Isolation:    IsolationNone,
+		Sandbox:      sandboxSettings{Mode: SandboxNone},
 	}
 	if m := l.optFields(top, "defaults", defaultsKeys); m != nil {
 		d = l.overrides(m, d)
@@ -481,6 +486,7 @@ func (l *loader) providers(top map[string]val) map[string]Provider {
 				pr.Delivery = s
 			}
 		}
+		pr.SandboxRequired = l.sandboxRequired(m)
 		out[e.key] = pr
 	}
 	return out
@@ -744,6 +750,12 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 	if w.Isolated() && w.RetryFrom == "" {
 		w.RetryFrom = RetryFromBase
 	}
+	w.Sandbox, w.SandboxWrites, w.SandboxFallback = r.Sandbox.Mode, r.Sandbox.Writes, r.Sandbox.Fallback
+	if w.Sandbox == SandboxWrites {
+		line, col := position(r.Sandbox.at.at)
+		w.SandboxAt = Problem{File: l.file, Line: line, Col: col, Path: r.Sandbox.at.path}
+	}
+	l.requireSandbox(&w, pr, r.Sandbox, wn)
 	w.Surfaces = slices.Clone(r.Surfaces)
 	w.MaxAttempts = r.MaxAttempts
 	w.Timeout = r.Timeout

@@ -95,6 +95,7 @@ workers:
 			RetryBackoff: 2 * time.Second,
 			StopGrace:    5 * time.Second,
 			Isolation:    IsolationNone,
+			Sandbox:      SandboxNone,
 		}},
 	}, p)
 }
@@ -176,6 +177,7 @@ func TestLoadSpecExample(t *testing.T) {
 		RetryBackoff: 2 * time.Second,
 		StopGrace:    5 * time.Second,
 		Isolation:    IsolationNone,
+		Sandbox:      SandboxNone,
 	}, w)
 
 	ap, err := p.Expand(&p.Workers[0], 2)

@@ -106,6 +106,7 @@ type loader struct {
 	// isolationAt is, per worker in roster order, where its isolation
 	// was written (the worker's id when it was not).
 	isolationAt []val
+	home        string // $HOME, for ~/ in sandbox_writes
 }
 
 // maxMerges bounds the mappings merge keys bring in over a whole file: a

@@ -152,6 +152,11 @@ type DispatchRow struct {
 	// WorkCommit is the commit on Branch that holds what the attempt left
 	// in its worktree; "" while it runs, and when it left nothing.
 	WorkCommit string `json:"workCommit,omitempty"`
+	// Sandbox is what the attempt ran with: runfile.SandboxWrites or
+	// SandboxNone (docs/sandbox.md); SandboxDegradedReason is why one
+	// planned with writes ran without (sandbox_fallback: none).
+	Sandbox               string `json:"sandbox,omitempty"`
+	SandboxDegradedReason string `json:"sandboxDegradedReason,omitempty"`
 }
 
 // Containments a surface reports for an attempt (Handle.Containment): how

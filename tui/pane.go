@@ -420,15 +420,23 @@ func (p *pane) notices(w int) []string { return noticesFor(p.cur(), w, nil) }
 // long reason never hides the screen), shown at all times.
 // A nil theme gives the lines unpainted (when only their number matters).
 func noticesFor(d *statedir.DispatchRow, w int, th *theme) []string {
-	if d == nil || d.DegradedFrom == "" {
+	if d == nil || (d.DegradedFrom == "" && d.SandboxDegradedReason == "") {
 		return nil
 	}
-	reason := d.DegradedReason
-	if reason == "" {
-		reason = "no reason reported"
+	var text []string
+	if d.DegradedFrom != "" {
+		reason := d.DegradedReason
+		if reason == "" {
+			reason = "no reason reported"
+		}
+		text = append(text, "DEGRADED "+string(d.DegradedFrom)+" -> "+string(d.Surface)+": "+reason)
+	}
+	if d.SandboxDegradedReason != "" {
+		// Run without its sandbox (sandbox_fallback: none, docs/sandbox.md).
+		text = append(text, "DEGRADED sandbox -> none: "+d.SandboxDegradedReason)
 	}
 	var out []string
-	lines := wrapText(printable.String("DEGRADED "+string(d.DegradedFrom)+" -> "+string(d.Surface)+": "+reason), w)
+	lines := wrapText(printable.String(strings.Join(text, "; ")), w)
 	if len(lines) > 2 {
 		lines = lines[:2]
 		lines[1] = fitText(lines[1]+"…", w)

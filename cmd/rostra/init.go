@@ -5,10 +5,12 @@
 // worker of each CLI on PATH it has no provider for to its providers: and
 // workers: blocks, so the person's lines and comments stay as written.
 //
-// Each CLI gets two providers: <cli>, its headless mode (the prompt in, an
-// answer out, then it exits), and <cli>-live, its interactive session in
+// Each CLI gets three providers: <cli>, its headless mode (the prompt in, an
+// answer out, then it exits), <cli>-live, its interactive session in
 // the pane, which a human can type into and which stays open (a worker on
-// it settles on its files). The commands were checked against each CLI's
+// it settles on its files), and <cli>-yolo, headless with its permission
+// prompts off, marked sandbox_required: its workers need sandbox: writes
+// (docs/runfile.md, "Sandbox"). The commands were checked against each CLI's
 // --help (claude 2.1, codex 0.171, gemini 0.61, qwen 0.15): the prompt is
 // always one argument that cannot be read as a flag, even when it starts
 // with "-" (after "--", or as --prompt=...).
@@ -36,6 +38,7 @@ type agentCLI struct {
 	name     string   // the executable, and the headless provider's name
 	headless []string // argv that runs one prompt and exits
 	live     []string // argv of an interactive session that starts on the prompt
+	yolo     []string // headless with its permission prompts off: sandbox_required
 	note     string   // a comment above its providers
 }
 
@@ -44,6 +47,7 @@ var agentCLIs = []agentCLI{
 		name:     "claude",
 		headless: []string{"claude", "-p", "--permission-mode", "acceptEdits", "--", "{prompt}"},
 		live:     []string{"claude", "--permission-mode", "acceptEdits", "--", "{prompt}"},
+		yolo:     []string{"claude", "-p", "--dangerously-skip-permissions", "--", "{prompt}"},
 		note: "claude -p prints its answer and exits; acceptEdits lets it edit files\n" +
 			"without asking (it still asks before running commands, which -p refuses).",
 	},
@@ -51,6 +55,7 @@ var agentCLIs = []agentCLI{
 		name:     "codex",
 		headless: []string{"codex", "exec", "--sandbox", "workspace-write", "--skip-git-repo-check", "--", "{prompt}"},
 		live:     []string{"codex", "--sandbox", "workspace-write", "--", "{prompt}"},
+		yolo:     []string{"codex", "exec", "--dangerously-bypass-approvals-and-sandbox", "--skip-git-repo-check", "--", "{prompt}"},
 		note: "codex exec runs without asking; workspace-write lets it write in the\n" +
 			"workspace only; --skip-git-repo-check lets it run outside a git repository.",
 	},
@@ -58,6 +63,7 @@ var agentCLIs = []agentCLI{
 		name:     "gemini",
 		headless: []string{"gemini", "--skip-trust", "--approval-mode", "auto_edit", "--prompt={prompt}"},
 		live:     []string{"gemini", "--skip-trust", "--approval-mode", "auto_edit", "--prompt-interactive={prompt}"},
+		yolo:     []string{"gemini", "--skip-trust", "--approval-mode", "yolo", "--prompt={prompt}"},
 		note: "gemini --prompt runs headless; --skip-trust trusts the workspace for the\n" +
 			"session (headless gemini refuses an untrusted folder); auto_edit approves edits.",
 	},
@@ -65,6 +71,7 @@ var agentCLIs = []agentCLI{
 		name:     "qwen",
 		headless: []string{"qwen", "--approval-mode", "auto-edit", "--prompt={prompt}"},
 		live:     []string{"qwen", "--approval-mode", "auto-edit", "--prompt-interactive={prompt}"},
+		yolo:     []string{"qwen", "--approval-mode", "yolo", "--prompt={prompt}"},
 		note: "qwen --prompt runs headless (its positional prompt would take a prompt\n" +
 			"starting with - for flags); auto-edit approves edits.",
 	},
@@ -467,6 +474,10 @@ func providersText(c agentCLI, indent string) string {
 		"it (i), it stays open, so a worker on it settles on its files.")
 	fmt.Fprintf(&b, "%s%s: { command: %s }\n", indent, c.name, yamlArgv(c.headless))
 	fmt.Fprintf(&b, "%s%s-live: { command: %s }\n", indent, c.name, yamlArgv(c.live))
+	comment(&b, indent, c.name+"-yolo asks before nothing (its permission prompts off): its workers\n"+
+		"must have sandbox: writes, which has the kernel refuse their writes outside\n"+
+		"the worker's folders (docs/sandbox.md).")
+	fmt.Fprintf(&b, "%s%s-yolo: { command: %s, sandbox_required: true }\n", indent, c.name, yamlArgv(c.yolo))
 	return b.String()
 }
 
@@ -480,7 +491,10 @@ func workerText(c agentCLI, indent string) string {
 %s# An interactive session instead, which stays open once the summary is written:
 %s# provider: %s-live
 %s# completion: { result: "out/{worker}/summary.md", settle: on-files }
-`, indent, c.workerID(), c.name, in, in, in, in, in, c.name, in)
+%s# Or with its permission prompts off, in the kernel's sandbox:
+%s# provider: %s-yolo
+%s# sandbox: writes
+`, indent, c.workerID(), c.name, in, in, in, in, in, c.name, in, in, in, c.name, in)
 }
 
 // workerID is the id of the worker init writes for c.

@@ -74,6 +74,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	plan, err := runfile.Load(file)
+	if err == nil {
+		err = checkSandbox(plan)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2

@@ -59,7 +59,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	tw.Flush()
 	fmt.Fprintln(stdout)
 	tw = newTable(stdout)
-	fmt.Fprintln(tw, "ATTEMPT\tSURFACE\tCONTAINMENT\tSTATUS\tEXIT\tDURATION\tREASON")
+	fmt.Fprintln(tw, "ATTEMPT\tSURFACE\tCONTAINMENT\tSANDBOX\tSTATUS\tEXIT\tDURATION\tREASON")
 	for _, d := range st.Dispatches {
 		exit := "-"
 		if d.ExitCode != nil {
@@ -77,11 +77,23 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		if containment == "" {
 			containment = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", esc(d.DispatchID), esc(surface), esc(containment), esc(d.Status), exit, dur, esc(d.Reason))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", esc(d.DispatchID), esc(surface), esc(containment), esc(sandboxCell(d)), esc(d.Status), exit, dur, esc(d.Reason))
 	}
 	tw.Flush()
 	printWorktrees(stdout, st)
 	return 0
+}
+
+// sandboxCell is what an attempt ran with: writes, none, or none with why
+// the sandbox it was planned with could not be made (docs/sandbox.md).
+func sandboxCell(d statedir.DispatchRow) string {
+	switch {
+	case d.SandboxDegradedReason != "":
+		return "DEGRADED sandbox -> none (" + d.SandboxDegradedReason + ")"
+	case d.Sandbox == "":
+		return "-"
+	}
+	return d.Sandbox
 }
 
 // readStatus asks the run's server for its state, or reads it from the

@@ -6,6 +6,7 @@
 package main
 
 import (
+	"errors"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -38,7 +39,7 @@ type paneSurface struct{ opts panes.PTYOptions }
 func (s paneSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 	p, err := panes.StartPTY(toLaunch(l), s.opts)
 	if err != nil {
-		return nil, err
+		return nil, openError(err)
 	}
 	return ptyHandle{p}, nil
 }
@@ -48,7 +49,7 @@ type wrapperSurface struct{ opts panes.WrapperOptions }
 func (s wrapperSurface) Open(l engine.LaunchSpec) (engine.Handle, error) {
 	p, err := panes.StartWrapper(toLaunch(l), s.opts)
 	if err != nil {
-		return nil, err
+		return nil, openError(err)
 	}
 	return wrapperHandle{p}, nil
 }
@@ -68,8 +69,32 @@ type wrapperHandle struct{ *panes.WrapperProcess }
 func (h wrapperHandle) Exit() engine.ExitStatus { return toExit(h.WrapperProcess.Exit()) }
 func (h wrapperHandle) Containment() string     { return string(h.WrapperProcess.Containment()) }
 
+// openError is a start's error as the engine reads it: a sandbox that
+// could not be made is an *engine.SandboxFailed.
+func openError(err error) error {
+	var se *panes.SandboxError
+	if errors.As(err, &se) {
+		return &engine.SandboxFailed{Err: err}
+	}
+	return err
+}
+
+// checkSandbox refuses, at validation, a plan with a worker that must be
+// sandboxed on a kernel that cannot sandbox (docs/runfile.md, "Sandbox").
+func checkSandbox(plan *runfile.Plan) error {
+	return plan.CheckSandbox(func() error {
+		_, err := panes.LandlockABI()
+		return err
+	})
+}
+
 func toLaunch(l engine.LaunchSpec) panes.Launch {
+	var sb *panes.Sandbox
+	if l.Sandbox != nil {
+		sb = &panes.Sandbox{Writable: l.Sandbox.Writable, WritableFiles: l.Sandbox.WritableFiles, TempDir: l.Sandbox.TempDir}
+	}
 	return panes.Launch{
+		Sandbox:    sb,
 		Argv:       l.Argv,
 		Dir:        l.Dir,
 		Env:        l.Env,

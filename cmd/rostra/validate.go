@@ -43,6 +43,9 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	plan, err := runfile.Load(file)
+	if err == nil {
+		err = checkSandbox(plan)
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2

@@ -188,8 +188,9 @@ func worktreeGitFolders(wt workspace.Worktree) ([]string, error) {
 }
 
 // agentStateFolders are the folders and files the agent that argv starts
-// writes for itself (docs/agents.md, "Writes" of each CLI), and npm's cache
-// when a package runner starts it; none for a command that is no known agent.
+// writes for itself (docs/agents.md, "What a sandboxed attempt of each may
+// write"), and npm's cache when a package runner starts it; none for a
+// command that is no known agent.
 func agentStateFolders(argv []string, home string, env []string) (dirs, files []string) {
 	a, ok := agents.Detect(argv)
 	if !ok || home == "" {

@@ -41,6 +41,7 @@ func newControlCmd(name, usage string, stderr io.Writer) *controlCmd {
 	c.fs.SetOutput(stderr)
 	c.fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	c.runFlag = c.fs.String("run", "", "the run file or state dir (default ./rostra.yaml)")
+	c.fs.BoolVar(&remoteInstall, "install", false, "for an ssh:// run: copy this rostra to the host first (docs/remote.md)")
 	return c
 }
 

@@ -550,11 +550,12 @@ func followLog(cc *server.Conn, row *statedir.DispatchRow, stdout, stderr io.Wri
 	}
 }
 
-const lsUsage = `usage: rostra ls
+const lsUsage = `usage: rostra ls [ssh://[user@]host]
 
 Lists the runs with a live server on this machine that belong to you: the
 state dir, the run, its workers (running/all), attached clients, and how
-long the server has run.
+long the server has run. With an address, that host's runs of that user
+(docs/remote.md).
 `
 
 func runLs(args []string, stdout, stderr io.Writer) int {

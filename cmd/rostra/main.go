@@ -55,7 +55,7 @@ func init() {
 		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
-		{"ls", "", "the runs with a live server of yours", groupControl, runLs},
+		{"ls", "[ssh://[user@]host]", "the runs with a live server of yours (on that host: its runs)", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},
 		{bridgeMode, "--run PATH", "joins stdin/stdout to the run's socket, for ssh:// addresses", groupHidden, runBridge},

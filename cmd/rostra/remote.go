@@ -42,6 +42,10 @@ func init() { server.DialAddress = dialSSH }
 // remoteInstall is --install: copy this binary to the host before using it.
 var remoteInstall bool
 
+// remoteInteractive: the command is attach, whose ssh may ask (no
+// BatchMode); every other command's ssh may not.
+var remoteInteractive bool
+
 // installNotFound is the exit code of the host's shell when no rostra is
 // there (command not found).
 const installNotFound = 127
@@ -53,6 +57,16 @@ type sshAddr struct {
 }
 
 func parseSSHAddr(s string) (sshAddr, error) {
+	a, err := parseSSHHost(s)
+	if err == nil && (a.path == "" || a.path == "/") {
+		return sshAddr{}, fmt.Errorf("%s names no run: add its run file or state dir, ssh://%s/path/to/rostra.yaml (~/ for the home there)", s, a.dest())
+	}
+	return a, err
+}
+
+// parseSSHHost parses an address whose path may be empty (rostra ls
+// ssh://host).
+func parseSSHHost(s string) (sshAddr, error) {
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "ssh" {
 		return sshAddr{}, fmt.Errorf("%s is not an address rostra reaches: use ssh://[user@]host[:port]/path (docs/remote.md)", s)
@@ -67,8 +81,6 @@ func parseSSHAddr(s string) (sshAddr, error) {
 	switch {
 	case a.host == "" || strings.HasPrefix(a.host, "-"):
 		return sshAddr{}, fmt.Errorf("%s names no host: use ssh://[user@]host[:port]/path", s)
-	case a.path == "" || a.path == "/":
-		return sshAddr{}, fmt.Errorf("%s names no run: add its run file or state dir, ssh://%s/path/to/rostra.yaml (~/ for the home there)", s, u.Host)
 	}
 	return a, nil
 }
@@ -161,7 +173,7 @@ func dialSSH(addr string) (server.Stream, error) {
 			return nil, err
 		}
 	}
-	return startStream(a, sshCmd(a, true, rostraScript(bridgeMode, "--run", remoteWord(a.path))))
+	return startStream(a, sshCmd(a, !remoteInteractive, rostraScript(bridgeMode, "--run", remoteWord(a.path))))
 }
 
 // startStream starts cmd with one end of a socket pair as its stdin and
@@ -312,8 +324,9 @@ func installOn(a sshAddr) error {
 	return nil
 }
 
-// filesCommands read a run's files: given an address, they run on its host.
-var filesCommands = []string{"logs", "diff", "merge", "report"}
+// filesCommands read a run's files, or list a host's runs (ls): given an
+// address, they run on its host.
+var filesCommands = []string{"logs", "diff", "merge", "report", "ls"}
 
 // forwardRemote runs args (a command of filesCommands whose run is an
 // address) on the run's host; ok is false when args are not that.
@@ -355,13 +368,19 @@ func forwardRemote(args []string, stdout, stderr io.Writer) (code int, ok bool) 
 	if addr == "" {
 		return 0, false
 	}
-	a, err := parseSSHAddr(addr)
+	parse := parseSSHAddr
+	if args[0] == "ls" {
+		parse = parseSSHHost
+	}
+	a, err := parse(addr)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra %s: %v\n", args[0], err)
 		return 2, true
 	}
 	for i := range out {
-		if out[i] == "\x00" {
+		if out[i] == "\x00" && args[0] == "ls" {
+			out[i] = "" // the host's own runs
+		} else if out[i] == "\x00" {
 			out[i] = remoteWord(a.path)
 		}
 	}

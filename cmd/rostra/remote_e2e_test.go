@@ -73,6 +73,11 @@ func TestRemoteControlBySSHAddress(t *testing.T) {
 			regexp.MustCompile(`cat-echo\s+echo\s+shell\s+running`).MatchString(st.stdout)
 	}, 20*time.Second, 50*time.Millisecond, "status over ssh: %s%s", st.stdout, st.stderr)
 
+	// ls of the host lists the run there, not here.
+	ls := runBinEnv(t, t.TempDir(), r.env, "ls", "ssh://"+testhost.Alias)
+	require.Equal(t, 0, ls.code, ls.stderr)
+	assert.Regexp(t, `(?m)^`+regexp.QuoteMeta(remoteState)+`\s+served\s+running\s`, ls.stdout)
+
 	// logs -f follows cat there; send types into it.
 	follow := exec.Command(rostraBin, "logs", "-f", "--run", r.addr, "cat-echo")
 	follow.Env = append(os.Environ(), r.env...)
@@ -113,7 +118,7 @@ func TestRemoteControlBySSHAddress(t *testing.T) {
 	assert.Equal(t, 2, st.code, "no server: %s%s", st.stdout, st.stderr)
 	assert.Contains(t, st.stderr, "on "+testhost.Alias+": rostra: no rostra server runs for "+remoteState)
 	assert.Contains(t, st.stderr, "run served was stopped before it finished")
-	ls := runBin(t, t.TempDir(), "ls")
+	ls = runBin(t, t.TempDir(), "ls")
 	assert.NotContains(t, ls.stdout, remoteState, "the server there is gone")
 }
 
@@ -223,4 +228,35 @@ func TestRemoteControlRoundTrip(t *testing.T) {
 	c0, r0 = median(func() (*server.Conn, error) { return server.Control(r.addr) })
 	c1, r1 := median(func() (*server.Conn, error) { return server.Control(filepath.Join(r.ws, ".rostra", "served")) })
 	t.Logf("control over ssh + bridge: connect+first request %v, a request on the connection %v; on the socket: %v, %v (medians of 20)", c0, r0, c1, r1)
+}
+
+// attach by address draws the run's UI from the host in a terminal here;
+// a key typed in a pane reaches its child there; d detaches and the run
+// goes on.
+func TestRemoteAttachBySSHAddress(t *testing.T) {
+	h := newRemoteHost(t, true)
+	r := startRemoteRun(t, h, serverRunFile)
+	local := t.TempDir()
+	term := newTmux(t, "remote")
+	exit := filepath.Join(local, "exit-attach")
+	term.run("new-session", "-d", "-s", "ui", "-x", "140", "-y", "40", "-c", local,
+		"ROSTRA_SSH='"+h.SSHCommand()+"' "+rostraBin+" attach "+r.addr+" 2>"+filepath.Join(local, "attach.err")+"; echo $? > "+exit+"; sleep 60")
+	term.waitScreen("attached over ssh", "cat is ready", "sleeping", "2 running", "d detach")
+	term.keys("i")
+	term.waitScreen("input mode", "INPUT → cat-echo")
+	term.keys("-l", "typed over ssh")
+	term.keys("Enter")
+	require.Eventually(t, func() bool { return strings.Count(term.screen(), "typed over ssh") == 2 }, 20*time.Second, 20*time.Millisecond,
+		"the line and cat's copy of it: %s", term.screen())
+	lg := runBinEnv(t, local, r.env, "logs", "--run", r.addr, "cat-echo")
+	require.Equal(t, 0, lg.code, lg.stderr)
+	assert.Equal(t, 2, strings.Count(lg.stdout, "typed over ssh"), "cat there got it: %q", lg.stdout)
+	term.keys("C-]")
+	term.keys("d")
+	assert.Equal(t, "0", exitCodeFile(t, term, exit), "a detach exits 0")
+	errText, _ := os.ReadFile(filepath.Join(local, "attach.err"))
+	assert.Contains(t, string(errText), "detached from run "+r.addr+"; it goes on. rostra attach '"+r.addr+"' comes back")
+	st := runBinEnv(t, local, r.env, "status", r.addr)
+	require.Equal(t, 0, st.code, st.stderr)
+	assert.Regexp(t, `cat-echo\s+echo\s+shell\s+running`, st.stdout, "the run goes on")
 }

@@ -44,6 +44,9 @@ func (r runRef) runName() string {
 	if r.name != "" {
 		return r.name
 	}
+	if r.remote {
+		return r.ref // its name is the server's there; the address says which run
+	}
 	if st, err := statedir.ReadTeamState(r.stateDir); err == nil && st.Run != "" {
 		return st.Run
 	}

@@ -269,7 +269,7 @@ func runWait(args []string, stdout, stderr io.Writer) int {
 	// The server's pid, taken while it serves (a pid read later could be
 	// another process's).
 	var exited func(time.Duration) bool
-	if info, err := cc.Do(server.Request{Op: server.OpInfo}); err == nil && info.Info != nil {
+	if info, err := cc.Do(server.Request{Op: server.OpInfo}); err == nil && info.Info != nil && !r.remote { // a remote pid is not this machine's
 		exited = processExit(info.Info.Pid)
 	}
 	rep, err := cc.Do(server.Request{Op: server.OpWait})

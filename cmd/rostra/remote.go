@@ -141,7 +141,7 @@ func sshCmd(a sshAddr, batch bool, script string) *exec.Cmd {
 // explainExit words how the ssh command for a's host ended, from its
 // exit code and what it said on stderr.
 func explainExit(a sshAddr, code int, said string) error {
-	said = strings.TrimSpace(said)
+	said = strings.TrimSpace(strings.ReplaceAll(said, "\r\n", "\n")) // ssh ends its lines for a terminal
 	switch code {
 	case installNotFound:
 		return fmt.Errorf("rostra is not installed on %s (%s): install rostra %s there, on its PATH, or give --install to copy this binary to ~/.cache/rostra/%s/rostra there (docs/remote.md)",

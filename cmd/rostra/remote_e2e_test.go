@@ -73,6 +73,16 @@ func TestRemoteControlBySSHAddress(t *testing.T) {
 			regexp.MustCompile(`cat-echo\s+echo\s+shell\s+running`).MatchString(st.stdout)
 	}, 20*time.Second, 50*time.Millisecond, "status over ssh: %s%s", st.stdout, st.stderr)
 
+	// wait there returns with the run's code once it ends (at the stop
+	// below; started here, seconds before it, so that it waits by then).
+	wait := exec.Command(rostraBin, "wait", "--run", r.addr)
+	wait.Env = append(os.Environ(), r.env...)
+	waitOut := &syncBuffer{}
+	wait.Stdout, wait.Stderr = waitOut, waitOut
+	require.NoError(t, wait.Start())
+	waitDone := make(chan error, 1)
+	go func() { waitDone <- wait.Wait() }()
+
 	// ls of the host lists the run there, not here.
 	ls := runBinEnv(t, t.TempDir(), r.env, "ls", "ssh://"+testhost.Alias)
 	require.Equal(t, 0, ls.code, ls.stderr)
@@ -82,8 +92,8 @@ func TestRemoteControlBySSHAddress(t *testing.T) {
 	follow := exec.Command(rostraBin, "logs", "-f", "--run", r.addr, "cat-echo")
 	follow.Env = append(os.Environ(), r.env...)
 	followed := &syncBuffer{}
-	var followErr bytes.Buffer
-	follow.Stdout, follow.Stderr = followed, &followErr
+	followErr := &syncBuffer{}
+	follow.Stdout, follow.Stderr = followed, followErr
 	require.NoError(t, follow.Start())
 	followDone := make(chan error, 1)
 	go func() { followDone <- follow.Wait() }()
@@ -113,6 +123,12 @@ func TestRemoteControlBySSHAddress(t *testing.T) {
 	case <-followDone:
 	case <-time.After(20 * time.Second):
 		t.Fatalf("logs -f did not end with the run: %q", followed.String())
+	}
+	select {
+	case <-waitDone:
+		assert.Equal(t, 130, wait.ProcessState.ExitCode(), "wait exits with the stopped run's code: %s", waitOut.String())
+	case <-time.After(20 * time.Second):
+		t.Fatalf("wait did not end with the run: %s", waitOut.String())
 	}
 	st = runBinEnv(t, t.TempDir(), r.env, "status", r.addr)
 	assert.Equal(t, 2, st.code, "no server: %s%s", st.stdout, st.stderr)
@@ -259,4 +275,22 @@ func TestRemoteAttachBySSHAddress(t *testing.T) {
 	st := runBinEnv(t, local, r.env, "status", r.addr)
 	require.Equal(t, 0, st.code, st.stderr)
 	assert.Regexp(t, `cat-echo\s+echo\s+shell\s+running`, st.stdout, "the run goes on")
+}
+
+// A host key ssh refuses (here: changed) is ssh's refusal, as it words
+// it, and no prompt: the control commands run ssh in BatchMode.
+func TestRemoteChangedHostKeyIsSSHsRefusal(t *testing.T) {
+	h := newRemoteHost(t, true)
+	other := filepath.Join(t.TempDir(), "other")
+	out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", other).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	pub, err := os.ReadFile(other + ".pub")
+	require.NoError(t, err)
+	f := strings.Fields(string(pub))
+	require.NoError(t, os.WriteFile(filepath.Join(h.Dir, "known_hosts"), []byte(testhost.Alias+","+testhost.HostAddr+" "+f[0]+" "+f[1]+"\n"), 0o600))
+	st := runBinEnv(t, t.TempDir(), []string{"ROSTRA_SSH=" + h.SSHCommand()}, "status", "ssh://"+testhost.Alias+"/~/ws")
+	assert.Equal(t, 2, st.code, st.stdout+st.stderr)
+	assert.Contains(t, st.stderr, "ssh to "+testhost.Alias+" failed: ")
+	assert.Contains(t, st.stderr, "Host key verification failed.")
+	assert.NotContains(t, st.stderr, `\r`, "ssh's lines, as lines")
 }

@@ -115,6 +115,17 @@ func TestRemoteControlBySSHAddress(t *testing.T) {
 		return st.code == 0 && regexp.MustCompile(`(?m)^\s*sleeper#2\s`).MatchString(st.stdout)
 	}, 20*time.Second, 50*time.Millisecond, "a second attempt of the sleeper: %s%s", st.stdout, st.stderr)
 
+	// cancel there.
+	cn := runBinEnv(t, t.TempDir(), r.env, "cancel", "--run", r.addr, "sleeper")
+	require.Equal(t, 0, cn.code, cn.stderr)
+	assert.Equal(t, "sleeper: cancelled\n", cn.stdout)
+
+	// report runs there: the report is written in the state dir there.
+	rp := runBinEnv(t, t.TempDir(), r.env, "report", r.addr)
+	require.Equal(t, 0, rp.code, rp.stderr)
+	reports, _ := filepath.Glob(filepath.Join(remoteState, "reports", "report-*.md"))
+	assert.Len(t, reports, 1, "report there: %s", rp.stdout)
+
 	// stop there ends the run, and logs -f with it.
 	sp := runBinEnv(t, t.TempDir(), r.env, "stop", "--run", r.addr)
 	require.Equal(t, 130, sp.code, "workers were running: %s%s", sp.stdout, sp.stderr)

@@ -1,9 +1,14 @@
 package testhost
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"regexp"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -26,4 +31,28 @@ func TestHostAnswersOverSSH(t *testing.T) {
 	for _, n := range ns {
 		assert.False(t, strings.Contains(string(list), n), "%s left behind", n)
 	}
+}
+
+// A test process killed before its cleanup (a timeout, SIGKILL) leaves
+// nothing: its watcher kills sshd and deletes the namespaces.
+func TestHostRemovedWhenTheTestProcessDies(t *testing.T) {
+	if os.Getenv("ROSTRA_TESTHOST_CHILD") != "" {
+		h := New(t)
+		fmt.Println("namespaces", h.ClientNS, h.HostNS)
+		_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		select {}
+	}
+	child := exec.Command(os.Args[0], "-test.run=^TestHostRemovedWhenTheTestProcessDies$", "-test.v")
+	child.Env = append(os.Environ(), "ROSTRA_TESTHOST_CHILD=1")
+	out, _ := child.CombinedOutput()
+	m := regexp.MustCompile(`namespaces (\S+) (\S+)`).FindStringSubmatch(string(out))
+	require.NotNil(t, m, "the child made no host: %s", out)
+	gone := func() bool {
+		list, _ := exec.Command("ip", "netns", "list").Output()
+		return !strings.Contains(string(list), m[1]) && !strings.Contains(string(list), m[2])
+	}
+	// The watcher looks once a second.
+	require.Eventually(t, gone, 10*time.Second, 50*time.Millisecond, "the dead test's namespaces are removed")
+	sshds, _ := exec.Command("pgrep", "-f", "sshd -D -e -f /tmp/TestHostRemovedWhenTheTestProcessDies").Output()
+	assert.Empty(t, strings.TrimSpace(string(sshds)), "its sshd is gone")
 }

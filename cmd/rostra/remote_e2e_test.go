@@ -34,7 +34,7 @@ type remoteRun struct {
 
 // newRemoteHost is a test host; with rostra, the test binary is on its
 // PATH.
-func newRemoteHost(t *testing.T, withRostra bool) *testhost.Host {
+func newRemoteHost(t testing.TB, withRostra bool) *testhost.Host {
 	h := testhost.New(t)
 	if withRostra {
 		bin, err := os.ReadFile(rostraBin)
@@ -46,7 +46,7 @@ func newRemoteHost(t *testing.T, withRostra bool) *testhost.Host {
 
 // startRemoteRun writes runYAML to ~/ws on h and starts it there with
 // `rostra run --detach` over ssh; the test's end stops it.
-func startRemoteRun(t *testing.T, h *testhost.Host, runYAML string) remoteRun {
+func startRemoteRun(t testing.TB, h *testhost.Host, runYAML string) remoteRun {
 	ws := filepath.Join(h.Home, "ws")
 	require.NoError(t, os.MkdirAll(ws, 0o755))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(runYAML), 0o644))

@@ -18,6 +18,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -66,7 +67,7 @@ const restoreTerminal = ansi.ResetModeMouseButtonEvent + ansi.ResetModeMouseAnyE
 // ends. It returns the server's Bye, or an error when the connection could
 // not be made or dropped (the terminal is restored either way).
 func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
-	c, err := Dial(stateDir)
+	c, err := dialStream(stateDir)
 	if err != nil {
 		return Bye{}, err
 	}
@@ -119,7 +120,7 @@ func Attach(stateDir string, in, out *os.File, environ []string) (Bye, error) {
 // server, while Attach runs: three goroutines share it (keys, signals,
 // and the frames from the server, on Attach's own).
 type relay struct {
-	c       *net.UnixConn
+	c       Stream
 	in, out *os.File
 	fr      *FrameReader
 	cooked  *term.State // the terminal as it was, while it is raw; nil off a terminal
@@ -353,18 +354,49 @@ func readWelcome(fr *FrameReader) (*Bye, error) {
 	return nil, fmt.Errorf("%w: the server answered hello with a %s frame", ErrFrame, f.Type)
 }
 
+// Stream is a connection to a run's server: its Unix socket, or a byte
+// stream to it through a transport (a command such as ssh running
+// `rostra __bridge` on another machine; docs/remote.md).
+type Stream interface {
+	net.Conn
+	CloseWrite() error
+}
+
+// DialAddress, when set, reaches a run named by an address
+// (scheme://…, as IsAddress tells) instead of a state dir: cmd/rostra
+// sets it to dial through ssh. Attach and Control use it.
+var DialAddress func(addr string) (Stream, error)
+
+// IsAddress reports whether ref names a run by an address (ssh://host/path)
+// rather than a path on this machine.
+func IsAddress(ref string) bool {
+	i := strings.Index(ref, "://")
+	return i > 0 && !strings.ContainsRune(ref[:i], '/')
+}
+
+func dialStream(stateDir string) (Stream, error) {
+	if IsAddress(stateDir) && DialAddress != nil {
+		return DialAddress(stateDir)
+	}
+	c, err := Dial(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
 // ErrRefused is returned by Control when the server refuses the client.
 var ErrRefused = errors.New("refused by the server")
 
 // Conn is a control connection.
 type Conn struct {
-	c  *net.UnixConn
+	c  Stream
 	fr *FrameReader
 }
 
 // Control opens a control connection to the run's server.
 func Control(stateDir string) (*Conn, error) {
-	c, err := Dial(stateDir)
+	c, err := dialStream(stateDir)
 	if err != nil {
 		return nil, err
 	}

@@ -33,7 +33,9 @@ func runAttach(args []string, stdout, stderr io.Writer) int {
 	if !themeEnvOK("attach", stderr) {
 		return 2
 	}
-	if c, err := server.Dial(run.stateDir); err != nil {
+	if run.remote {
+		remoteInteractive = true // ssh may ask for a passphrase before the UI takes the terminal
+	} else if c, err := server.Dial(run.stateDir); err != nil {
 		fmt.Fprintf(stderr, "rostra attach: %v\n", err)
 		if errors.Is(err, server.ErrNoServer) {
 			fmt.Fprint(stderr, run.noServerHint())

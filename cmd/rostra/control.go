@@ -41,6 +41,7 @@ func newControlCmd(name, usage string, stderr io.Writer) *controlCmd {
 	c.fs.SetOutput(stderr)
 	c.fs.Usage = func() { fmt.Fprint(stderr, usage) }
 	c.runFlag = c.fs.String("run", "", "the run file or state dir (default ./rostra.yaml)")
+	c.fs.BoolVar(&remoteInstall, "install", false, "for an ssh:// run: copy this rostra to the host first (docs/remote.md)")
 	return c
 }
 
@@ -268,7 +269,7 @@ func runWait(args []string, stdout, stderr io.Writer) int {
 	// The server's pid, taken while it serves (a pid read later could be
 	// another process's).
 	var exited func(time.Duration) bool
-	if info, err := cc.Do(server.Request{Op: server.OpInfo}); err == nil && info.Info != nil {
+	if info, err := cc.Do(server.Request{Op: server.OpInfo}); err == nil && info.Info != nil && !r.remote { // a remote pid is not this machine's
 		exited = processExit(info.Info.Pid)
 	}
 	rep, err := cc.Do(server.Request{Op: server.OpWait})
@@ -549,11 +550,12 @@ func followLog(cc *server.Conn, row *statedir.DispatchRow, stdout, stderr io.Wri
 	}
 }
 
-const lsUsage = `usage: rostra ls
+const lsUsage = `usage: rostra ls [ssh://[user@]host]
 
 Lists the runs with a live server on this machine that belong to you: the
 state dir, the run, its workers (running/all), attached clients, and how
-long the server has run.
+long the server has run. With an address, that host's runs of that user
+(docs/remote.md).
 `
 
 func runLs(args []string, stdout, stderr io.Writer) int {

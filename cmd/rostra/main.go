@@ -56,9 +56,10 @@ func init() {
 		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
-		{"ls", "", "the runs with a live server of yours", groupControl, runLs},
+		{"ls", "[ssh://[user@]host]", "the runs with a live server of yours (on that host: its runs)", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},
+		{bridgeMode, "--run PATH", "joins stdin/stdout to the run's socket, for ssh:// addresses", groupHidden, runBridge},
 	}
 }
 
@@ -89,7 +90,8 @@ func usage() string {
 		}
 	}
 	b.WriteString(`
-PATH is a run file or a state dir (default ./rostra.yaml).
+PATH is a run file or a state dir (default ./rostra.yaml), or one on
+another machine, ssh://[user@]host[:port]/path (docs/remote.md).
 
 exit codes: 0 every worker completed, 1 some worker did not, 2 bad input,
 130 interrupted (quit, SIGINT, SIGTERM), 129 SIGHUP, 131 SIGQUIT
@@ -117,6 +119,9 @@ func runCommand(args []string, stdout, stderr io.Writer) int {
 		return runHelp(args[1:], stdout, stderr)
 	case "--version":
 		return runVersion(args[1:], stdout, stderr)
+	}
+	if code, ok := forwardRemote(args, stdout, stderr); ok {
+		return code
 	}
 	for _, c := range commands {
 		if c.name == args[0] {

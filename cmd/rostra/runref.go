@@ -29,6 +29,9 @@ type runRef struct {
 	ref      string // PATH as given; "" for the default
 	stateDir string
 	name     string // the run's name from its run file; "" for a state dir (runName)
+	// remote: the run is on another machine, stateDir its address
+	// (remote.go); its files are not read here.
+	remote bool
 	// note, when not empty, says how the run was found when its run file
 	// does not load; a command shows it on stderr.
 	note string
@@ -40,6 +43,9 @@ type runRef struct {
 func (r runRef) runName() string {
 	if r.name != "" {
 		return r.name
+	}
+	if r.remote {
+		return r.ref // its name is the server's there; the address says which run
 	}
 	if st, err := statedir.ReadTeamState(r.stateDir); err == nil && st.Run != "" {
 		return st.Run
@@ -84,6 +90,12 @@ func runRefFrom(flagVal string, pos []string) (string, error) {
 // resolveRun finds the state dir of ref: a state dir as it is, a run file
 // (or a folder holding rostra.yaml) through its state_dir.
 func resolveRun(ref string) (runRef, error) {
+	if server.IsAddress(ref) {
+		if _, err := parseSSHAddr(ref); err != nil {
+			return runRef{}, err
+		}
+		return runRef{ref: ref, stateDir: ref, remote: true}, nil
+	}
 	path := ref
 	if path == "" {
 		path = defaultRunFile
@@ -255,6 +267,9 @@ func (r runRef) readState(cmd string, stderr io.Writer) (*statedir.TeamState, er
 // noServerHint says what the state files tell about a run with no server,
 // and what to do next.
 func (r runRef) noServerHint() string {
+	if r.remote {
+		return "" // the bridge there said what its files say
+	}
 	st, err := statedir.ReadTeamState(r.stateDir)
 	if err != nil {
 		return fmt.Sprintf("no run has left its state in %s: %s starts one\n", r.stateDir, r.cmd("run"))

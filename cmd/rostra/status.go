@@ -100,6 +100,12 @@ func sandboxCell(d statedir.DispatchRow) string {
 // state dir when no server runs; nil and the exit code when neither can.
 func readStatus(r runRef, stderr io.Writer) (st *statedir.TeamState, live bool, code int) {
 	cc, err := server.Control(r.stateDir)
+	if err != nil && r.remote {
+		// A run on another machine is read through its server only; what
+		// its files say there is in err (docs/remote.md).
+		fmt.Fprintf(stderr, "rostra status: %v\n", err)
+		return nil, false, 2
+	}
 	if err == nil {
 		defer cc.Close()
 		rep, err := cc.Do(server.Request{Op: server.OpStatus, Fresh: true})

@@ -84,7 +84,14 @@ type Provider struct {
 	Command          []string
 	NoResultExitCode *int
 	Delivery         string
+	// Agent is the agent CLI the command runs (claude, codex, gemini,
+	// qwen: docs/agents.md), from the agent key or detected from the
+	// command; "" for a plain command.
+	Agent string
 }
+
+// AgentNone is the agent key's value for a command that is no agent.
+const AgentNone = "none"
 
 // Completion says which files finish a worker (SPEC §4.3). Paths are
 // templates relative to the workspace.
@@ -106,6 +113,7 @@ type WorkerSpec struct {
 	Command          []string
 	Delivery         string
 	NoResultExitCode *int
+	Agent            string // the provider's agent, or the one the worker's own command names; "" for none
 	Cwd              string // relative to the workspace; "" is the workspace
 	Env              map[string]string
 	Completion       Completion

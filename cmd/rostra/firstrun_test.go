@@ -71,6 +71,9 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	require.Len(t, plan.Workers, 2)
 	assert.Equal(t, "claude", plan.Workers[0].Provider)
 	assert.Equal(t, "gemini", plan.Workers[1].Provider)
+	assert.Contains(t, text, `, agent: claude }`)
+	assert.Equal(t, "claude", plan.Providers["claude-live"].Agent)
+	assert.Equal(t, "gemini", plan.Workers[1].Agent)
 	assert.Equal(t, []string{"claude", "--permission-mode", "acceptEdits", "--", "{prompt}"}, plan.Providers["claude-live"].Command)
 	assert.Equal(t, []string{"gemini", "--skip-trust", "--approval-mode", "auto_edit", "--prompt-interactive={prompt}"}, plan.Providers["gemini-live"].Command)
 

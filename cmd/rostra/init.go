@@ -465,8 +465,8 @@ func providersText(c agentCLI, indent string) string {
 	comment(&b, indent, c.note)
 	comment(&b, indent, c.name+"-live is its interactive session in the pane: you can type into\n"+
 		"it (i), it stays open, so a worker on it settles on its files.")
-	fmt.Fprintf(&b, "%s%s: { command: %s }\n", indent, c.name, yamlArgv(c.headless))
-	fmt.Fprintf(&b, "%s%s-live: { command: %s }\n", indent, c.name, yamlArgv(c.live))
+	fmt.Fprintf(&b, "%s%s: { command: %s, agent: %s }\n", indent, c.name, yamlArgv(c.headless), c.name)
+	fmt.Fprintf(&b, "%s%s-live: { command: %s, agent: %s }\n", indent, c.name, yamlArgv(c.live), c.name)
 	return b.String()
 }
 

@@ -43,6 +43,12 @@ type LaunchSpec struct {
 	// StopGrace bounds how long the surface waits, after the child exited,
 	// for descendants that still hold its output open before it stops them.
 	StopGrace time.Duration
+	// OnProgramStatus and OnNotification, when set, are called by a pane's
+	// emulator with each program status the child writes (OSC 7501: its
+	// state, kind and decoded message) and each desktop notification it
+	// asks for (OSC 9, 777, 99); they must not block (docs/agents.md).
+	OnProgramStatus func(state, kind, msg string)
+	OnNotification  func(title, body string)
 }
 
 // OutputFile is an attempt's output.log as the engine opened it: written to

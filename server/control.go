@@ -106,6 +106,12 @@ func (s *Server) answer(req Request) Reply {
 		return Reply{Note: req.Worker + ": cancelled"}
 	case OpSend:
 		return s.send(req)
+	case OpHook:
+		if req.Hook == nil || req.Worker == "" || req.Attempt <= 0 {
+			return Reply{Code: 2, Error: "a hook request needs its worker, its attempt and the hook's call"}
+		}
+		s.eng.Hook(req.Worker, req.Attempt, req.Hook.Event, req.Hook.Payload)
+		return Reply{}
 	case OpScreen:
 		if r, ok := s.knownWorker(req.Worker); !ok {
 			return r

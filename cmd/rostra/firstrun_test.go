@@ -83,7 +83,8 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	require.Equal(t, 0, run.code, run.stdout+run.stderr)
 	prompt := "Describe the task here. When you are done, write a short summary of what you did to out/%s/summary.md."
 	for cli, want := range map[string][]string{
-		"claude": {"-p", "--permission-mode", "acceptEdits", "--", strings.ReplaceAll(prompt, "%s", "claude-agent")},
+		// rostra gives claude its hooks for the attempt (docs/agents.md).
+		"claude": {"--settings", filepath.Join(ws, ".rostra", "my-project", "attempts", "claude-agent", "1", "claude-settings.json"), "-p", "--permission-mode", "acceptEdits", "--", strings.ReplaceAll(prompt, "%s", "claude-agent")},
 		"gemini": {"--skip-trust", "--approval-mode", "auto_edit", "--prompt=" + strings.ReplaceAll(prompt, "%s", "gemini-agent")},
 	} {
 		argv, err := os.ReadFile(filepath.Join(ws, "argv-"+cli))

@@ -58,6 +58,7 @@ func init() {
 		{"ls", "", "the runs with a live server of yours", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},
+		{"hook", "", "an agent CLI's hook: posts the call on stdin to the run's server (docs/agents.md)", groupHidden, runHook},
 	}
 }
 

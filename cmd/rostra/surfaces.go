@@ -70,20 +70,39 @@ func (h wrapperHandle) Containment() string     { return string(h.WrapperProcess
 
 func toLaunch(l engine.LaunchSpec) panes.Launch {
 	return panes.Launch{
-		Argv:       l.Argv,
-		Dir:        l.Dir,
-		Env:        l.Env,
-		EnvSet:     l.EnvSet,
-		OutputLog:  l.OutputLog,
-		Log:        l.Output,
-		Stdin:      l.Stdin,
-		TypePrompt: l.TypePrompt,
-		TypeQuiet:  l.TypeQuiet,
-		PromptFile: l.PromptFile,
-		StopGrace:  l.StopGrace,
-		Cols:       l.Cols,
-		Rows:       l.Rows,
+		Argv:         l.Argv,
+		Dir:          l.Dir,
+		Env:          l.Env,
+		EnvSet:       l.EnvSet,
+		OutputLog:    l.OutputLog,
+		Log:          l.Output,
+		Stdin:        l.Stdin,
+		TypePrompt:   l.TypePrompt,
+		TypeQuiet:    l.TypeQuiet,
+		PromptFile:   l.PromptFile,
+		StopGrace:    l.StopGrace,
+		Cols:         l.Cols,
+		Rows:         l.Rows,
+		OnNotify:     onNotify(l.OnNotification),
+		OnAgentState: onAgentState(l.OnProgramStatus),
 	}
+}
+
+// onNotify and onAgentState hand the engine, as plain strings, what a
+// pane's emulator parsed (docs/agents.md); nil when the engine listens
+// to none.
+func onNotify(f func(title, body string)) func(vt.Notification) {
+	if f == nil {
+		return nil
+	}
+	return func(n vt.Notification) { f(n.Title, n.Body) }
+}
+
+func onAgentState(f func(state, kind, msg string)) func(vt.AgentState) {
+	if f == nil {
+		return nil
+	}
+	return func(s vt.AgentState) { f(s.State, s.Kind, s.Msg) }
 }
 
 // toExit names a signal the way people write it (SIGKILL), not the way

@@ -21,17 +21,43 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/rostra-dev/rostra/agents"
 	"github.com/rostra-dev/rostra/statedir"
 )
 
-// agentRT is an attempt's agent: which CLI, and the combiner of what it
-// says.
+// agentRT is an attempt's agent: which CLI, the combiner of what it
+// says, and what its screen is watched with.
 type agentRT struct {
-	kind agents.Agent
-	comb *agents.Combiner
+	kind  agents.Agent
+	comb  *agents.Combiner
+	rules *agents.RuleSet // nil: none for this agent
+	title string          // the pane's title, as the child last set it
+
+	pause      Timer // due screenPause after output began: is it still coming?
+	pauseBytes int64 // the output counter when pause was armed
+	quiet      Timer // due attention_after after the output paused
+	bells      int64 // the bells heard so far
 }
+
+// AgentScreen is what a Handle may also do: give its screen's visible
+// rows and count its child's bells, for the screen rules and the bell
+// (docs/agents.md, "Screen rules").
+type AgentScreen interface {
+	ScreenRows() []string
+	Bells() int64
+}
+
+// shippedRules are the screen rules embedded in rostra, read once (their
+// test in agents keeps them loadable).
+var shippedRules = sync.OnceValues(agents.LoadRules)
+
+// screenPause is how long a pane's output must pause before its screen is
+// matched against its agent's rules: a screen mid-redraw can match the
+// wrong rule.
+var screenPause = 200 * time.Millisecond
 
 // startAgent gives a new attempt of a known agent its combiner and its
 // row its first state, starting.
@@ -42,6 +68,9 @@ func (e *Engine) startAgent(a *attemptRT, row *statedir.DispatchRow) {
 	}
 	now := e.clock.Now()
 	a.agent = &agentRT{kind: kind, comb: agents.NewCombiner(now)}
+	if rules, err := shippedRules(); err == nil {
+		a.agent.rules = rules.For(kind, "") // the CLI's version is not known: the newest rules
+	}
 	since := now.UTC()
 	row.Agent = string(kind)
 	row.AgentState = string(agents.Starting)
@@ -66,8 +95,87 @@ func (e *Engine) observeAgent(a *attemptRT, o agents.Observation) {
 		AgentState: string(st.State), AgentStateSource: string(st.Source), Reason: st.Evidence})
 }
 
+// watchAgentScreen follows an opened attempt's output for its pauses,
+// when its surface can show its screen.
+func (e *Engine) watchAgentScreen(a *attemptRT) {
+	if a.agent == nil {
+		return
+	}
+	if _, ok := a.handle.(AgentScreen); !ok {
+		return
+	}
+	e.armOutputWake(a)
+}
+
+// agentOutput is a's output coming: once it pauses for screenPause the
+// screen is matched (agentPaused).
+func (e *Engine) agentOutput(a *attemptRT) {
+	ag := a.agent
+	if ag == nil || a.exited || ag.pause != nil {
+		return
+	}
+	if ag.quiet != nil {
+		ag.quiet.Stop()
+		ag.quiet = nil
+	}
+	ag.pauseBytes = a.handle.OutputBytes()
+	ag.pause = e.clock.AfterFunc(screenPause, func() { e.post(func() { e.agentPaused(a) }) })
+}
+
+// agentPaused looks at a's screen once its output has paused: the screen
+// rules, else a bell rung since, are observations; attention_after of
+// quiet more is one too.
+func (e *Engine) agentPaused(a *attemptRT) {
+	ag := a.agent
+	ag.pause = nil
+	if a.exited {
+		return
+	}
+	if b := a.handle.OutputBytes(); b != ag.pauseBytes {
+		// Still coming: look again a pause later.
+		ag.pauseBytes = b
+		ag.pause = e.clock.AfterFunc(screenPause, func() { e.post(func() { e.agentPaused(a) }) })
+		return
+	}
+	scr := a.handle.(AgentScreen)
+	now := e.clock.Now()
+	matched := false
+	if ag.rules != nil {
+		if m, ok := ag.rules.Match(scr.ScreenRows(), ag.title); ok {
+			matched = true
+			e.observeAgent(a, agents.Observation{At: now, Source: agents.SourceScreen, State: m.State, Evidence: m.Evidence()})
+		}
+	}
+	if bells := scr.Bells(); bells > ag.bells {
+		ag.bells = bells
+		if !matched {
+			e.observeAgent(a, agents.Observation{At: now, Source: agents.SourceBell, State: agents.WaitingInput, Evidence: "the bell rang"})
+		}
+	}
+	if after := e.plan.AttentionAfter; after > 0 {
+		ag.quiet = e.clock.AfterFunc(after, func() {
+			e.post(func() {
+				if ag.quiet == nil || a.exited {
+					return
+				}
+				ag.quiet = nil
+				e.observeAgent(a, agents.Observation{At: e.clock.Now(), Source: agents.SourceQuiet, State: agents.WaitingInput, Evidence: "no output for " + after.String()})
+			})
+		})
+	}
+	e.armOutputWake(a)
+}
+
 // agentExited is the process's word that the agent is gone.
 func (e *Engine) agentExited(a *attemptRT, why string) {
+	if ag := a.agent; ag != nil {
+		for _, t := range []Timer{ag.pause, ag.quiet} {
+			if t != nil {
+				t.Stop()
+			}
+		}
+		ag.pause, ag.quiet = nil, nil
+	}
 	e.observeAgent(a, agents.Observation{At: e.clock.Now(), Source: agents.SourceProcess, State: agents.Exited, Evidence: why})
 }
 
@@ -119,6 +227,9 @@ func (e *Engine) agentSignals(a *attemptRT, l *LaunchSpec) {
 		e.post(func() {
 			e.observeAgent(a, agents.Observation{At: e.clock.Now(), Source: agents.SourceNotification, State: st, Evidence: ev})
 		})
+	}
+	l.OnTitle = func(title string) {
+		e.post(func() { a.agent.title = title })
 	}
 	l.OnNotification = func(title, body string) {
 		st, ev := agents.FromNotification(title, body)

@@ -238,3 +238,99 @@ func TestGeminiHooksNeedAFolderNoOtherUserWrites(t *testing.T) {
 	}
 	assert.NotNil(t, fh.spec.OnProgramStatus, "its terminal is still heard")
 }
+
+// The fake handle shows a screen: rows a test sets, and bells.
+var _ AgentScreen = (*fakeHandle)(nil)
+
+func (h *fakeHandle) ScreenRows() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.rows)
+}
+
+func (h *fakeHandle) Bells() int64 {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.bellCount
+}
+
+// draw is the child drawing rows (and ringing the bell n times).
+func (h *fakeHandle) draw(bells int64, rows ...string) {
+	h.mu.Lock()
+	h.rows = rows
+	h.bellCount += bells
+	h.mu.Unlock()
+	h.output(int64(len(strings.Join(rows, "\n")) + 1))
+}
+
+func TestAgentStateFromTheScreenOnceItsOutputPauses(t *testing.T) {
+	prompt := []string{" Bash command", "╌╌╌╌╌╌╌╌", "   rm -rf build", " Do you want to proceed?", " ❯ 1. Yes", "   2. No"}
+	idle := []string{"> ", "  ? for shortcuts"}
+	plan := testPlan(t, runfile.WorkerSpec{ID: "a", Agent: "claude", Command: []string{"claude", "{prompt}"}})
+	plan.AttentionAfter = 30 * time.Second
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	row := func() [3]string {
+		d := h.dispatch("a#1")
+		return [3]string{d.AgentState, d.AgentStateSource, d.AgentStateEvidence}
+	}
+
+	fh.draw(0, prompt...)
+	h.sync()
+	h.advance(100 * time.Millisecond)
+	fh.draw(0, prompt...) // still drawing: no match yet
+	h.advance(150 * time.Millisecond)
+	assert.Equal(t, [3]string{"starting", "", ""}, row(), "matched while the output still came")
+	h.advance(200 * time.Millisecond)
+	assert.Equal(t, [3]string{"waiting-permission", "screen", "Bash(rm -rf build)"}, row())
+
+	// A refused prompt ends the turn with no hook: the idle prompt says so.
+	fh.draw(0, idle...)
+	h.advance(300 * time.Millisecond)
+	assert.Equal(t, [3]string{"waiting-input", "screen", "? for shortcuts"}, row())
+
+	// Once a hook has spoken in a turn, the screen does not overrule it.
+	h.eng.Hook("a", 1, "UserPromptSubmit", nil)
+	h.sync()
+	fh.draw(0, idle...)
+	h.advance(300 * time.Millisecond)
+	assert.Equal(t, [3]string{"working", "hook", ""}, row())
+	h.advance(31 * time.Second)
+	assert.Equal(t, [3]string{"working", "hook", ""}, row(), "quiet does not overrule the hook")
+}
+
+func TestAgentStateFromTheBellAndQuiet(t *testing.T) {
+	plan := testPlan(t, runfile.WorkerSpec{ID: "a", Agent: "qwen", Command: []string{"qwen", "{prompt}"}})
+	plan.AttentionAfter = 30 * time.Second
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	fh.spec.OnProgramStatus("working", "", "") // codex-like status: working
+	fh.draw(1, "thinking")
+	h.advance(300 * time.Millisecond)
+	d := h.dispatch("a#1")
+	assert.Equal(t, [2]string{"working", "notification"}, [2]string{d.AgentState, d.AgentStateSource}, "the bell does not overrule a more trusted source of the turn")
+
+	p2 := testPlan(t, runfile.WorkerSpec{ID: "b", Agent: "qwen", Command: []string{"qwen", "{prompt}"}})
+	p2.AttentionAfter = 30 * time.Second
+	h2 := startHarness(t, p2)
+	fb := h2.opened(h2.pane)
+	fb.draw(1, "done?")
+	h2.advance(300 * time.Millisecond)
+	d = h2.dispatch("b#1")
+	assert.Equal(t, [3]string{"waiting-input", "bell", "the bell rang"}, [3]string{d.AgentState, d.AgentStateSource, d.AgentStateEvidence})
+
+	p3 := testPlan(t, runfile.WorkerSpec{ID: "c", Agent: "qwen", Command: []string{"qwen", "{prompt}"}})
+	p3.AttentionAfter = 30 * time.Second
+	h3 := startHarness(t, p3)
+	fc := h3.opened(h3.pane)
+	fc.draw(0, "hmm")
+	h3.advance(300 * time.Millisecond)
+	h3.advance(20 * time.Second)
+	fc.draw(0, "hmm, more") // output again: the quiet starts over
+	h3.advance(300 * time.Millisecond)
+	h3.advance(20 * time.Second)
+	assert.Equal(t, "starting", h3.dispatch("c#1").AgentState)
+	h3.advance(10 * time.Second)
+	d = h3.dispatch("c#1")
+	assert.Equal(t, [3]string{"waiting-input", "quiet", "no output for 30s"}, [3]string{d.AgentState, d.AgentStateSource, d.AgentStateEvidence})
+}

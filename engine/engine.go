@@ -654,6 +654,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	}
 	e.watchAttempt(a)
 	e.measureWhileRunning(a)
+	e.watchAgentScreen(a)
 	if a.cancelled || e.shuttingDown {
 		e.stop(a)
 	}

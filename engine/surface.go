@@ -49,6 +49,9 @@ type LaunchSpec struct {
 	// asks for (OSC 9, 777, 99); they must not block (docs/agents.md).
 	OnProgramStatus func(state, kind, msg string)
 	OnNotification  func(title, body string)
+	// OnTitle, when set, is called with each title the child sets (OSC 0/2),
+	// which some screen rules read.
+	OnTitle func(title string)
 }
 
 // OutputFile is an attempt's output.log as the engine opened it: written to

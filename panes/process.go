@@ -76,6 +76,7 @@ type Launch struct {
 	// parsed by its screen (vt.Options); they must not block.
 	OnNotify     func(vt.Notification)
 	OnAgentState func(vt.AgentState)
+	OnTitle      func(string) // each title the child sets (OSC 0/2)
 }
 
 // LogFile is where a surface writes an attempt's output and reads spilled
@@ -109,7 +110,7 @@ func newScreen(l *Launch, cols, rows int, reply func([]byte), act *vt.Activity, 
 	if custom != nil {
 		return custom(cols, rows, reply)
 	}
-	return vt.New(cols, rows, vt.Options{OnReply: reply, Activity: act, OnNotify: l.OnNotify, OnAgentState: l.OnAgentState})
+	return vt.New(cols, rows, vt.Options{OnReply: reply, Activity: act, OnNotify: l.OnNotify, OnAgentState: l.OnAgentState, OnTitle: l.OnTitle})
 }
 
 const (

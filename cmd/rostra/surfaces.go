@@ -6,6 +6,7 @@
 package main
 
 import (
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -85,7 +86,28 @@ func toLaunch(l engine.LaunchSpec) panes.Launch {
 		Rows:         l.Rows,
 		OnNotify:     onNotify(l.OnNotification),
 		OnAgentState: onAgentState(l.OnProgramStatus),
+		OnTitle:      l.OnTitle,
 	}
+}
+
+// A pane's screen is matched against its agent's screen rules.
+var _ engine.AgentScreen = ptyHandle{}
+
+// ScreenRows are the visible rows of the pane's screen, as text.
+func (h ptyHandle) ScreenRows() []string {
+	t, ok := h.Screen().(*vt.Terminal)
+	if !ok {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(t.Text(false), "\n"), "\n")
+}
+
+// Bells counts the bells the pane's child rang.
+func (h ptyHandle) Bells() int64 {
+	if t, ok := h.Screen().(*vt.Terminal); ok {
+		return t.Bells()
+	}
+	return 0
 }
 
 // onNotify and onAgentState hand the engine, as plain strings, what a

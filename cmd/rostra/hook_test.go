@@ -124,6 +124,23 @@ workers:
 		{statedir.EventAgentState, "waiting-input", "hook", "turn ended", ""},
 		{statedir.EventAgentState, "exited", "process", "exited with code 0", ""},
 	}, got)
+
+	// rostra status shows it: the columns, and the row's fields in --json.
+	s := runBin(t, ws, "status")
+	require.Equal(t, 0, s.code, s.stderr)
+	lines := strings.Split(s.stdout, "\n")
+	require.Greater(t, len(lines), 3, s.stdout)
+	assert.Regexp(t, `^WORKER +ROLE +PROVIDER +STATUS +ATTEMPTS +STATE +SINCE +WHY +REASON`, lines[2])
+	assert.Regexp(t, `^a +a +claude +completed +1 +exited +\d+s +process: exited with code 0 `, lines[3])
+	j := runBin(t, ws, "status", "--json")
+	require.Equal(t, 0, j.code, j.stderr)
+	var st statedir.TeamState
+	require.NoError(t, json.Unmarshal([]byte(j.stdout), &st))
+	require.Len(t, st.Dispatches, 1)
+	d := st.Dispatches[0]
+	assert.Equal(t, [4]string{"claude", "exited", "process", "exited with code 0"}, [4]string{d.Agent, d.AgentState, d.AgentStateSource, d.AgentStateEvidence})
+	assert.NotNil(t, d.AgentStateSince)
+	assert.Contains(t, j.stdout, `"agentStateSince": "`)
 }
 
 func jsonString(s string) string {

@@ -160,6 +160,10 @@ type Request struct {
 	Workers []string `json:"workers,omitempty"`
 }
 
+// UntilNeedsYou is the Until of a wait that returns once an agent waits
+// for the human.
+const UntilNeedsYou = "needs-you"
+
 // HookCall is one call of an agent's hook: its event name and the parts
 // of its JSON payload that say what the agent is doing (docs/agents.md).
 type HookCall struct {

@@ -147,3 +147,61 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// askingClaude asks for a permission through its hook, then waits there.
+const askingClaude = `#!/bin/sh
+settings=
+while [ $# -gt 0 ]; do
+  case "$1" in --settings) settings=$2; shift ;; esac
+  shift
+done
+hook=$(sed -n 's/^ *"command": "\(.*\)",\{0,1\}$/\1/p' "$settings" | head -n 1)
+echo '{"hook_event_name":"UserPromptSubmit"}' | sh -c "$hook"
+[ -e ask ] || exec sleep 300
+echo '{"hook_event_name":"PermissionRequest","tool_name":"Bash","tool_input":{"command":"rm -rf build"}}' | sh -c "$hook"
+exec sleep 300
+`
+
+func TestWaitUntilNeedsYouReturnsOnceAnAgentAsks(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	bin := filepath.Join(t.TempDir(), "claude")
+	require.NoError(t, os.WriteFile(bin, []byte(askingClaude), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
+name: asks
+providers:
+  claude: { command: [`+jsonString(bin)+`, "{prompt}"] }
+  shell: { command: ["bash", "-c", "{prompt}"] }
+defaults: { max_attempts: 1, stop_grace: 1s, timeout: 0 }
+workers:
+  - { id: a, provider: claude, prompt: go }
+  - { id: plain, provider: shell, prompt: "exec sleep 300" }
+`), 0o644))
+	detachedRun(t, ws)
+
+	r := runBin(t, ws, "wait", "--until", "needs-you", "plain")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "plain runs no known agent")
+	r = runBin(t, ws, "wait", "--until", "soon")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "usage: rostra wait")
+
+	// The agent works until the test lets it ask.
+	done := make(chan result, 1)
+	go func() { done <- runBin(t, ws, "wait", "--until", "needs-you", "a") }()
+	select {
+	case r := <-done:
+		t.Fatalf("wait returned before the agent asked: %+v", r)
+	case <-time.After(500 * time.Millisecond):
+	}
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "ask"), nil, 0o644))
+	r = runBin(t, ws, "retry", "a") // the next attempt asks
+	require.Equal(t, 0, r.code, r.stderr)
+	select {
+	case r := <-done:
+		require.Equal(t, 0, r.code, r.stdout+r.stderr)
+		assert.Regexp(t, `^a#2 waiting-permission since \d\d:\d\d:\d\d: Bash\(rm -rf build\)\n$`, r.stdout)
+	case <-time.After(10 * time.Second):
+		t.Fatal("rostra wait --until needs-you did not return once the agent asked")
+	}
+}

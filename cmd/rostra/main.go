@@ -54,7 +54,7 @@ func init() {
 		{"send", "[--run PATH] [--enter] WORKER TEXT...", "type TEXT into the worker's pane", groupControl, runSend},
 		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
-		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
+		{"wait", "[--run PATH] [--until needs-you [WORKER...]]", "wait for the run to end (exit with its code), or until an agent waits for you", groupControl, runWait},
 		{"ls", "", "the runs with a live server of yours", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},

@@ -48,6 +48,10 @@ type Options struct {
 	// Isolation is what PrepareIsolation found; a plan with isolated
 	// workers cannot start without it.
 	Isolation *workspace.Isolation
+	// HookCommand is the absolute path of the rostra executable whose
+	// `rostra hook` an agent's hooks run (agentstate.go); "": attempts
+	// are given no hooks.
+	HookCommand string
 }
 
 // Errors of the manual controls.
@@ -172,6 +176,8 @@ type attemptRT struct {
 	// workspace while this one did (itself included): who may have
 	// written what its audit finds.
 	coRunning map[string]bool
+	// agent is its agent's state, for a worker of a known agent CLI.
+	agent *agentRT
 }
 
 // New prepares an engine for plan. The state dir must exist and be locked
@@ -399,6 +405,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	if w.iso != nil {
 		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, w.iso.wt.Path, w.iso.wt.Branch, w.iso.wt.Base
 	}
+	e.startAgent(a, &row)
 	prevIdx := e.lastRowOf(w)
 	a.idx = len(e.st.Dispatches)
 	e.st.Dispatches = append(e.st.Dispatches, row)
@@ -424,17 +431,25 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		}
 	}
 	launch := e.launchSpec(w.spec, &ap)
+	hookFiles, noHooks := e.applyHooks(a, &launch)
+	if noHooks != "" {
+		e.emit(statedir.Event{Type: statedir.EventAgentHooksUnavailable, WorkerID: w.spec.ID, Attempt: n, Reason: noHooks})
+	}
+	if a.agent != nil {
+		e.agentSignals(a, &launch)
+	}
 	job := openJob{
-		plan:     e.plan,
-		attempt:  ap,
-		launch:   launch,
-		sandbox:  newSandboxPlan(w.spec, launch),
-		chain:    chain,
-		surfaces: e.opts.Surfaces,
-		paneFull: full,
-		abort:    &a.abort,
-		sfs:      e.sfs,
-		exclude:  e.auditExcludes(w.spec),
+		plan:      e.plan,
+		attempt:   ap,
+		launch:    launch,
+		hookFiles: hookFiles,
+		sandbox:   newSandboxPlan(w.spec, launch),
+		chain:     chain,
+		surfaces:  e.opts.Surfaces,
+		paneFull:  full,
+		abort:     &a.abort,
+		sfs:       e.sfs,
+		exclude:   e.auditExcludes(w.spec),
 	}
 	if w.iso != nil {
 		// The worktree is made ready (the last attempt's leftovers
@@ -478,6 +493,9 @@ type openJob struct {
 	sfs      *statedir.FS
 	exclude  []string     // folders the write audit leaves out
 	sandbox  *sandboxPlan // nil: not sandboxed
+	// hookFiles are the agent's hook settings to write in the attempt's
+	// folder (agentstate.go).
+	hookFiles map[string][]byte
 
 	// For an isolated worker: its worktree, the previous attempt (its
 	// number and status) whose leftovers are committed first, and whether
@@ -510,6 +528,10 @@ func (j openJob) Run() openResult {
 		return openResult{failure: err.Error()}
 	}
 	res := openResult{log: log}
+	if err := j.writeHookFiles(); err != nil {
+		log.Close()
+		return openResult{failure: err.Error()}
+	}
 	j.launch.Output = log
 	if j.iso != nil {
 		commit, before, err := j.prepareWorktree()
@@ -674,6 +696,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	}
 	e.watchAttempt(a)
 	e.measureWhileRunning(a)
+	e.watchAgentScreen(a)
 	if a.cancelled || e.shuttingDown {
 		e.stop(a)
 	}
@@ -906,6 +929,7 @@ func (e *Engine) onExit(a *attemptRT) {
 		a.watch.close()
 	}
 	exit := a.handle.Exit()
+	e.agentExited(a, exitText(&exit))
 	switch {
 	case !a.phase.atLeast(phaseSettling):
 		e.settle(a, &exit)
@@ -973,6 +997,7 @@ func (e *Engine) settleUnopened(a *attemptRT, status, reason, class string, fina
 	if !e.advance(a, phaseDone) {
 		return
 	}
+	e.agentExited(a, "not started")
 	if a.audit != nil {
 		a.audit.abandon()
 	}

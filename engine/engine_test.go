@@ -412,6 +412,8 @@ func startHarnessWith(t testing.TB, plan *runfile.Plan, setup func(pane, wrapper
 		Clock:     h.clock,
 		Environ:   []string{},
 		Isolation: iso,
+		// Workers of a known agent get hooks that run it (agentstate.go).
+		HookCommand: testHookExe,
 	})
 	h.sub = h.eng.Subscribe()
 	require.NoError(t, h.eng.Start())

@@ -33,6 +33,8 @@ type fakeHandle struct {
 	closed     bool
 	out        atomic.Int64
 	outWake    atomic.Pointer[func()]
+	rows       []string // its screen (agentstate_test.go)
+	bellCount  int64
 }
 
 func (h *fakeHandle) NotifyOutput(f func()) { h.outWake.Store(&f) }

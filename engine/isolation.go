@@ -265,7 +265,14 @@ func (e *Engine) measureWhileRunning(a *attemptRT) {
 
 // armOutputWake asks a's surface to tell the loop of a's next output.
 func (e *Engine) armOutputWake(a *attemptRT) {
-	a.handle.NotifyOutput(func() { e.post(func() { e.outputCame(a) }) })
+	a.handle.NotifyOutput(func() {
+		e.post(func() {
+			if a.w.iso != nil {
+				e.outputCame(a)
+			}
+			e.agentOutput(a) // agentstate.go
+		})
+	})
 }
 
 func (e *Engine) outputCame(a *attemptRT) {

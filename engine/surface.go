@@ -47,6 +47,15 @@ type LaunchSpec struct {
 	// (sandbox.go); a surface that cannot apply it fails the Open with a
 	// *SandboxFailed.
 	Sandbox *SandboxSpec
+	// OnProgramStatus and OnNotification, when set, are called by a pane's
+	// emulator with each program status the child writes (OSC 7501: its
+	// state, kind and decoded message) and each desktop notification it
+	// asks for (OSC 9, 777, 99); they must not block (docs/agents.md).
+	OnProgramStatus func(state, kind, msg string)
+	OnNotification  func(title, body string)
+	// OnTitle, when set, is called with each title the child sets (OSC 0/2),
+	// which some screen rules read.
+	OnTitle func(title string)
 }
 
 // OutputFile is an attempt's output.log as the engine opened it: written to

@@ -71,6 +71,12 @@ type Launch struct {
 	// every process of the attempt (sandbox_linux.go); the start fails
 	// when it cannot be applied.
 	Sandbox *Sandbox
+	// OnNotify and OnAgentState, when set, hear the desktop notifications
+	// (OSC 9, 777, 99) and the program status (OSC 7501) the child writes,
+	// parsed by its screen (vt.Options); they must not block.
+	OnNotify     func(vt.Notification)
+	OnAgentState func(vt.AgentState)
+	OnTitle      func(string) // each title the child sets (OSC 0/2)
 }
 
 // LogFile is where a surface writes an attempt's output and reads spilled
@@ -94,16 +100,17 @@ type Exit struct {
 type Screen = vt.Screen
 
 // newScreen makes an attempt's Screen: its own emulator, of the run act
-// (nil: none), answering the child through reply (nil: replies dropped);
-// or, when a test gives one, what custom makes.
-func newScreen(cols, rows int, reply func([]byte), act *vt.Activity, custom func(cols, rows int, reply func([]byte)) Screen) Screen {
+// (nil: none), answering the child through reply (nil: replies dropped)
+// and telling l's OnNotify and OnAgentState what the child reports; or,
+// when a test gives one, what custom makes.
+func newScreen(l *Launch, cols, rows int, reply func([]byte), act *vt.Activity, custom func(cols, rows int, reply func([]byte)) Screen) Screen {
 	if reply == nil {
 		reply = func([]byte) {}
 	}
 	if custom != nil {
 		return custom(cols, rows, reply)
 	}
-	return vt.New(cols, rows, vt.Options{OnReply: reply, Activity: act})
+	return vt.New(cols, rows, vt.Options{OnReply: reply, Activity: act, OnNotify: l.OnNotify, OnAgentState: l.OnAgentState, OnTitle: l.OnTitle})
 }
 
 const (

@@ -153,7 +153,7 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	if sb != nil {
 		p.release = append(p.release, sb.release)
 	}
-	p.screen = newScreen(cols, rows, p.queueReply, opts.Activity, opts.NewScreen)
+	p.screen = newScreen(&l, cols, rows, p.queueReply, opts.Activity, opts.NewScreen)
 	p.helpers.Add(1)
 	go p.writeReplies()
 	if l.TypePrompt != nil {

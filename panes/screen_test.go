@@ -63,3 +63,28 @@ func TestAWrapperFeedsItsOwnTerminal(t *testing.T) {
 	require.NoError(t, p.Close())
 	assert.True(t, strings.HasPrefix(term.Text(false), "one\ntwo\n"), "lone newlines shown as a tty would: %q", term.Text(false))
 }
+
+func TestAPaneTellsWhatTheChildReportsOfItself(t *testing.T) {
+	notes := make(chan vt.Notification, 4)
+	states := make(chan vt.AgentState, 4)
+	l := newLaunch(t, sh(`printf '\033]7501;state=blocked:app=codex:kind=permission\007\033]9;Approve rm?\007'`))
+	l.OnNotify = func(n vt.Notification) { notes <- n }
+	l.OnAgentState = func(s vt.AgentState) { states <- s }
+	p, err := StartPTY(l, PTYOptions{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = p.Close() })
+	select {
+	case s := <-states:
+		assert.Equal(t, "blocked", s.State)
+		assert.Equal(t, "permission", s.Kind)
+	case <-time.After(5 * time.Second):
+		require.FailNow(t, "no program status from the pane")
+	}
+	select {
+	case n := <-notes:
+		assert.Equal(t, "Approve rm?", n.Body)
+	case <-time.After(5 * time.Second):
+		require.FailNow(t, "no notification from the pane")
+	}
+	waitDone(t, p, 5*time.Second)
+}

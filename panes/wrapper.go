@@ -116,7 +116,7 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 	if cols <= 0 || rows <= 0 {
 		cols, rows = defaultCols, defaultRows
 	}
-	p.screen = newScreen(cols, rows, nil, opts.Activity, opts.NewScreen)
+	p.screen = newScreen(&l, cols, rows, nil, opts.Activity, opts.NewScreen)
 	var lastCR bool
 	p.toScreen = func(dst, b []byte) []byte { return crlf(dst, b, &lastCR) }
 	if stdinW != nil {

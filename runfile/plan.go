@@ -87,7 +87,14 @@ type Provider struct {
 	// SandboxRequired marks a provider that runs its CLI with the permission
 	// prompts off: its workers must have sandbox: writes (sandbox.go).
 	SandboxRequired bool
+	// Agent is the agent CLI the command runs (claude, codex, gemini,
+	// qwen: docs/agents.md), from the agent key or detected from the
+	// command; "" for a plain command.
+	Agent string
 }
+
+// AgentNone is the agent key's value for a command that is no agent.
+const AgentNone = "none"
 
 // Completion says which files finish a worker (docs/runfile.md §completion). Paths are
 // templates relative to the workspace.
@@ -109,6 +116,7 @@ type WorkerSpec struct {
 	Command          []string
 	Delivery         string
 	NoResultExitCode *int
+	Agent            string // the provider's agent, or the one the worker's own command names; "" for none
 	Cwd              string // relative to the workspace; "" is the workspace
 	Env              map[string]string
 	Completion       Completion

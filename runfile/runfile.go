@@ -21,6 +21,7 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 
+	"github.com/rostra-dev/rostra/agents"
 	"github.com/rostra-dev/rostra/internal/regular"
 )
 
@@ -70,7 +71,7 @@ var (
 	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "providers", "defaults", "workers"}
 	panesKeys    = []string{"max"}
 	uiKeys       = []string{"theme"}
-	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required"}
+	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required", "agent"}
 	defaultsKeys = append([]string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"},
 		sandboxKeys...)
 	workerKeys = append([]string{
@@ -487,9 +488,32 @@ func (l *loader) providers(top map[string]val) map[string]Provider {
 			}
 		}
 		pr.SandboxRequired = l.sandboxRequired(m)
+		pr.Agent = l.providerAgent(m, pr.Command)
 		out[e.key] = pr
 	}
 	return out
+}
+
+// providerAgent is the agent CLI a provider runs (docs/agents.md): its
+// agent key, else the one its command names (agents.Detect), else none.
+// "none" says a command that looks like an agent is not one to rostra.
+func (l *loader) providerAgent(m map[string]val, argv []string) string {
+	if s, v, ok := l.optStr(m, "agent"); ok {
+		if s == AgentNone {
+			return ""
+		}
+		if a, known := agents.Parse(s); known {
+			return string(a)
+		}
+		names := make([]string, len(agents.Known))
+		for i, a := range agents.Known {
+			names[i] = string(a)
+		}
+		l.addAt(v, "unknown agent %q; use one of: %s, or none for a command rostra should not treat as an agent", s, strings.Join(names, ", "))
+		return ""
+	}
+	a, _ := agents.Detect(argv)
+	return string(a)
 }
 
 // command reads an argv template; its placeholders must be known.
@@ -661,11 +685,15 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 		w.Command = slices.Clone(pr.Command)
 		w.Delivery = pr.Delivery
 		w.NoResultExitCode = pr.NoResultExitCode
+		w.Agent = pr.Agent
 	} else {
 		w.Delivery = DeliveryArgs
 	}
 	if v, ok := m["command"]; ok {
 		w.Command = l.command(v)
+		// A command of the worker's own says itself which agent it runs.
+		a, _ := agents.Detect(w.Command)
+		w.Agent = string(a)
 	} else if !known {
 		wn.unsupported = true
 	}

@@ -146,8 +146,8 @@ func TestLoadSpecExample(t *testing.T) {
 	require.NoError(t, err)
 	three := 3
 	assert.Equal(t, map[string]Provider{
-		"claude":      {Command: []string{"claude", "-p", "{prompt}"}, NoResultExitCode: &three, Delivery: DeliveryArgs},
-		"claude-live": {Command: []string{"claude"}, Delivery: DeliveryType},
+		"claude":      {Command: []string{"claude", "-p", "{prompt}"}, NoResultExitCode: &three, Delivery: DeliveryArgs, Agent: "claude"},
+		"claude-live": {Command: []string{"claude"}, Delivery: DeliveryType, Agent: "claude"},
 		"shell":       {Command: []string{"bash", "-c", "{prompt}"}, Delivery: DeliveryArgs},
 	}, p.Providers)
 	require.Len(t, p.Workers, 1)
@@ -159,6 +159,7 @@ func TestLoadSpecExample(t *testing.T) {
 		Prompt:           "Implement {worker} attempt {attempt}; write {result}",
 		Command:          []string{"claude", "-p", "{prompt}"},
 		Delivery:         DeliveryArgs,
+		Agent:            "claude",
 		NoResultExitCode: &three,
 		Cwd:              filepath.Join("sub", "dir"),
 		Env:              map[string]string{"KEY": "value"},
@@ -540,4 +541,42 @@ func TestLoadRefusesPathologicalInput(t *testing.T) {
 			assert.Contains(t, got, strings.TrimPrefix(tc.want, ": "))
 		})
 	}
+}
+
+func TestLoadProviderAgent(t *testing.T) {
+	p, _ := loadOK(t, `
+version: 1
+name: agents
+providers:
+  claude: { command: ["claude", "-p", "{prompt}"] }
+  wrapped: { command: ["./my-claude.sh", "{prompt}"], agent: codex }
+  npx-gemini: { command: ["npx", "-y", "@google/gemini-cli@0.61.0", "-p", "{prompt}"] }
+  lookalike: { command: ["claude", "{prompt}"], agent: none }
+  shell: { command: ["bash", "-c", "{prompt}"] }
+workers:
+  - { id: a, provider: claude }
+  - { id: b, provider: wrapped }
+  - { id: c, provider: npx-gemini }
+  - { id: d, provider: lookalike }
+  - { id: e, provider: shell }
+  - { id: f, provider: shell, command: ["qwen", "{prompt}"] }
+  - { id: g, provider: claude, command: ["bash", "-c", "{prompt}"] }
+`)
+	want := map[string]string{"a": "claude", "b": "codex", "c": "gemini", "d": "", "e": "", "f": "qwen", "g": ""}
+	for id, agent := range want {
+		w, ok := p.Worker(id)
+		require.True(t, ok, id)
+		assert.Equal(t, agent, w.Agent, "worker %s", id)
+	}
+	assert.Equal(t, "codex", p.Providers["wrapped"].Agent)
+
+	ps := loadProblems(t, t.TempDir(), `
+version: 1
+name: agents
+providers:
+  x: { command: ["x"], agent: grok }
+workers:
+  - { id: w, provider: x }
+`)
+	assert.Contains(t, strings.Join(messages(ps), "\n"), `unknown agent "grok"; use one of: claude, codex, gemini, qwen, or none`)
 }

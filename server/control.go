@@ -106,6 +106,12 @@ func (s *Server) answer(req Request) Reply {
 		return Reply{Note: req.Worker + ": cancelled"}
 	case OpSend:
 		return s.send(req)
+	case OpHook:
+		if req.Hook == nil || req.Worker == "" || req.Attempt <= 0 {
+			return Reply{Code: 2, Error: "a hook request needs its worker, its attempt and the hook's call"}
+		}
+		s.eng.Hook(req.Worker, req.Attempt, req.Hook.Event, req.Hook.Payload)
+		return Reply{}
 	case OpScreen:
 		if r, ok := s.knownWorker(req.Worker); !ok {
 			return r
@@ -269,6 +275,9 @@ func (s *Server) blocking(c net.Conn, req Request) Reply {
 			return Reply{}
 		}
 	case OpWait:
+		if req.Until != "" {
+			return s.waitNeedsYou(gone, req)
+		}
 		code, ok := s.waitState(gone, func(st statedir.TeamState) bool { return st.Status == statedir.RunFinished })
 		if !ok {
 			return Reply{}
@@ -327,4 +336,69 @@ func (s *Server) waitState(gone <-chan struct{}, done func(statedir.TeamState) b
 			return 0, false
 		}
 	}
+}
+
+// waitNeedsYou answers a wait until one of req.Workers' agents (every
+// worker's when none is named) waits for the human: code 0 and which and
+// why; 1 when the run ends first (docs/agents.md).
+func (s *Server) waitNeedsYou(gone <-chan struct{}, req Request) Reply {
+	if req.Until != UntilNeedsYou {
+		return Reply{Code: 2, Error: fmt.Sprintf("unknown wait --until %q (use %s)", req.Until, UntilNeedsYou)}
+	}
+	plan := s.eng.Plan()
+	watch := map[string]bool{}
+	for _, id := range req.Workers {
+		if r, ok := s.knownWorker(id); !ok {
+			return r
+		}
+		if w, _ := plan.Worker(id); w.Agent == "" {
+			return Reply{Code: 2, Error: id + " runs no known agent (its provider's agent: is unset and its command names none): rostra cannot tell when it waits"}
+		}
+		watch[id] = true
+	}
+	if len(watch) == 0 {
+		for _, w := range plan.Workers {
+			if w.Agent != "" {
+				watch[w.ID] = true
+			}
+		}
+		if len(watch) == 0 {
+			return Reply{Code: 2, Error: "no worker of run " + plan.Name + " runs a known agent (docs/agents.md): rostra cannot tell when one waits"}
+		}
+	}
+	var found *statedir.DispatchRow
+	waiting := func(st statedir.TeamState) bool {
+		found = nil
+		latest := map[string]*statedir.DispatchRow{}
+		for i := range st.Dispatches {
+			d := &st.Dispatches[i]
+			if watch[d.WorkerID] && (latest[d.WorkerID] == nil || d.Attempt > latest[d.WorkerID].Attempt) {
+				latest[d.WorkerID] = d
+			}
+		}
+		for _, d := range latest {
+			if d.EndedAt != nil || (d.AgentState != "waiting-permission" && d.AgentState != "waiting-input") {
+				continue
+			}
+			if found == nil || d.AgentStateSince != nil && found.AgentStateSince != nil && d.AgentStateSince.Before(*found.AgentStateSince) {
+				found = d // the longest-waiting
+			}
+		}
+		return found != nil
+	}
+	if _, ok := s.waitState(gone, waiting); !ok {
+		return Reply{}
+	}
+	if !waiting(s.eng.Snapshot()) {
+		return Reply{Code: 1, Note: "the run " + s.eng.Snapshot().Status + " before any of its agents waited for you"}
+	}
+	why := found.AgentStateEvidence
+	if why == "" {
+		why = found.AgentStateSource
+	}
+	since := "-"
+	if found.AgentStateSince != nil {
+		since = found.AgentStateSince.Local().Format(time.TimeOnly)
+	}
+	return Reply{Note: fmt.Sprintf("%s %s since %s: %s", found.DispatchID, found.AgentState, since, why)}
 }

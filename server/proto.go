@@ -151,6 +151,24 @@ type Request struct {
 	// Fresh, with OpStatus: measure first what is only measured when
 	// something asks (the diff-stats of running isolated workers).
 	Fresh bool `json:"fresh,omitempty"`
+	// Hook, with OpHook, is one call of an agent's hook for the worker's
+	// attempt Attempt (`rostra hook`).
+	Hook *HookCall `json:"hook,omitempty"`
+	// Until, with OpWait: "needs-you" waits until one of Workers (every
+	// worker when none is named) waits for the human, not for the run's end.
+	Until   string   `json:"until,omitempty"`
+	Workers []string `json:"workers,omitempty"`
+}
+
+// UntilNeedsYou is the Until of a wait that returns once an agent waits
+// for the human.
+const UntilNeedsYou = "needs-you"
+
+// HookCall is one call of an agent's hook: its event name and the parts
+// of its JSON payload that say what the agent is doing (docs/agents.md).
+type HookCall struct {
+	Event   string         `json:"event"`
+	Payload map[string]any `json:"payload,omitempty"`
 }
 
 // Request ops.
@@ -164,6 +182,7 @@ const (
 	OpStop   = "stop"   // answered once every worker has stopped, with Code; then held open until the server exits
 	OpWait   = "wait"   // answered when the run has finished or stopped, with Code
 	OpFollow = "follow" // answered when the worker's attempt Attempt has ended
+	OpHook   = "hook"   // Hook: an agent's hook call for Worker's attempt Attempt; answered at once
 )
 
 // Reply answers one Request. Code is what the command exits with.

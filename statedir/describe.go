@@ -52,6 +52,12 @@ func (ev Event) Describe(role, stateDir string) string {
 		return "worktrees: " + ev.Reason
 	case EventWorkspaceDirty:
 		return "warning: " + ev.Reason
+	case EventAgentState:
+		msg = fmt.Sprintf("%s %s (%s)", id, ev.AgentState, ev.AgentStateSource)
+	case EventAgentHookIgnored:
+		msg = fmt.Sprintf("%s hook %s ignored", id, ev.Hook)
+	case EventAgentHooksUnavailable:
+		msg = id + " runs without rostra's hooks"
 	case EventWorktreeCommitted:
 		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, ShortCommit(ev.Commit))
 	default:

@@ -157,6 +157,17 @@ type DispatchRow struct {
 	// planned with writes ran without (sandbox_fallback: none).
 	Sandbox               string `json:"sandbox,omitempty"`
 	SandboxDegradedReason string `json:"sandboxDegradedReason,omitempty"`
+	// Agent is the agent CLI the attempt runs (docs/agents.md), "" for a
+	// plain command, which has no agent state. AgentState is what the
+	// agent is doing (agents.State: starting, working,
+	// waiting-permission, waiting-input, exited), since when, from which
+	// source (hook, notification, screen, bell, quiet, process) and on
+	// what evidence (the hook's tool and argument, the screen line).
+	Agent              string     `json:"agent,omitempty"`
+	AgentState         string     `json:"agentState,omitempty"`
+	AgentStateSince    *time.Time `json:"agentStateSince,omitempty"`
+	AgentStateSource   string     `json:"agentStateSource,omitempty"`
+	AgentStateEvidence string     `json:"agentStateEvidence,omitempty"`
 }
 
 // Containments a surface reports for an attempt (Handle.Containment): how
@@ -224,6 +235,9 @@ const (
 	EventRunFinished            = "run-finished"
 	EventRunInterrupted         = "run-interrupted"
 	EventStateWriteFailed       = "state-write-failed"
+	EventAgentState             = "agent-state"             // an attempt's agent state changed (AgentState, AgentStateSource, Reason: the evidence)
+	EventAgentHookIgnored       = "agent-hook-ignored"      // a hook of an attempt that is not current (Reason says why)
+	EventAgentHooksUnavailable  = "agent-hooks-unavailable" // an attempt's agent could not be given rostra's hooks (Reason says why)
 )
 
 // Event is one line of events.jsonl, and what subscribers receive.
@@ -247,4 +261,10 @@ type Event struct {
 	Delivery     string `json:"delivery,omitempty"` // worker-prompt-delivered: how
 	Commit       string `json:"commit,omitempty"`   // worktree events: the commit
 	Branch       string `json:"branch,omitempty"`   // worktree events: the branch
+	// AgentState and AgentStateSource: an agent-state event's new state
+	// and where it came from (its evidence is Reason); Hook names the
+	// hook event of an agent-hook-ignored one.
+	AgentState       string `json:"agentState,omitempty"`
+	AgentStateSource string `json:"agentStateSource,omitempty"`
+	Hook             string `json:"hook,omitempty"`
 }

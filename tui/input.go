@@ -14,6 +14,7 @@ package tui
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"charm.land/bubbles/v2/key"
@@ -285,17 +286,20 @@ func newSearchInput() textinput.Model {
 	return ti
 }
 
-// nextAttention focuses the next pane that needs the human.
+// nextAttention focuses the next pane that needs the human, in
+// attentionOrder (agentstate.go): the one after the focused pane when it
+// is one of them, else the first.
 func (m *Model) nextAttention() tea.Cmd {
-	now := m.opts.Now()
-	for d := 1; d <= len(m.panes); d++ {
-		i := (m.focus + d) % len(m.panes)
-		if m.panes[i].attention(now, m.plan.AttentionAfter) != "" {
-			return m.setFocus(i)
-		}
+	order := m.attentionOrder(m.opts.Now())
+	if len(order) == 0 {
+		m.note = "no pane needs attention"
+		return nil
 	}
-	m.note = "no pane needs attention"
-	return nil
+	next := order[0]
+	if at := slices.Index(order, m.focus); at >= 0 {
+		next = order[(at+1)%len(order)]
+	}
+	return m.setFocus(next)
 }
 
 // stepHistory shows the previous or next attempt of the focused worker.

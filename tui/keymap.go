@@ -92,7 +92,7 @@ func keyMapFor(attached bool) keyMap {
 				do("zoom", 6, "zoom the focused pane (again: back)", (*Model).toggleZoom, "z"),
 				do("next page", 0, "the next page of panes", (*Model).nextPage, "]"),
 				do("previous page", 0, "the previous page of panes", (*Model).prevPage, "["),
-				do("attention", 0, "the next pane needing attention (⚑)", (*Model).nextAttention, "a"),
+				do("attention", 0, "the next pane that needs you (⏸ ✓ ⚑)", (*Model).nextAttention, "a"),
 			}},
 			{"Workers", []act{
 				do("type", 5, "type into the focused PTY pane", (*Model).startTyping, "i", "enter"),

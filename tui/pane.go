@@ -148,8 +148,19 @@ func (p *pane) observe(now time.Time) {
 	}
 }
 
-// attention says why the pane needs the human, or "".
+// attention says why the pane needs the human, or "". An agent's own
+// state says it for its pane (agentstate.go): the engine has heard its
+// bells and its quiet already.
 func (p *pane) attention(now time.Time, after time.Duration) string {
+	if d := p.agentRow(); d != nil {
+		switch d.AgentState {
+		case agentPermission:
+			return "permission"
+		case agentInput:
+			return "idle"
+		}
+		return ""
+	}
 	if p.bell {
 		return "bell"
 	}
@@ -219,21 +230,36 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	iw, ih := max(0, r.w-2), max(0, r.h-2)
 
 	// Top border with the title.
-	var attn string
+	var attn, attnShort string
+	attnColour := c.th.attn
 	if c.attn != "" {
-		attn = " ⚑ " + c.attn + " "
+		attn, attnShort = " ⚑ "+c.attn+" ", " ⚑"
+	}
+	agentBadge := false
+	if long, short, agentColour := p.agentBadge(c.now, c.th); long != "" && p.view == 0 {
+		// The agent's state, with its evidence, stands for the flag.
+		attn, attnShort, attnColour, agentBadge = " "+long, " "+short, agentColour, true
 	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)
 	title, whole := p.title(d, status, c.now, room-ansi.StringWidth(attn))
+	if agentBadge {
+		// The evidence is cut, a few cells at a time, before it goes.
+		for w := ansi.StringWidth(attn) - 4; !whole && w > ansi.StringWidth(attnShort)+4; w -= 4 {
+			cut := fitText(attn, w)
+			if title, whole = p.title(d, status, c.now, room-ansi.StringWidth(cut)); whole {
+				attn = cut
+			}
+		}
+	}
 	if !whole && attn != "" {
 		// The flag alone says the pane wants the human (the status bar
 		// counts why); the id and the badges need the room.
-		attn = fitText(" ⚑", room)
+		attn = fitText(attnShort, room)
 		title, _ = p.title(d, status, c.now, room-ansi.StringWidth(attn))
 	}
 	used := 1 + ansi.StringWidth(attn) + ansi.StringWidth(title)
-	top := paint(colour, b.tl+b.h) + paint(c.th.attn, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
+	top := paint(colour, b.tl+b.h) + paint(attnColour, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
 	if r.w < 2 {
 		top = fit(top, r.w)
 	}

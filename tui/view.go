@@ -321,11 +321,11 @@ func (m *Model) barCounts() (long, short string) {
 	now := m.opts.Now()
 	attn := 0
 	for _, p := range m.panes {
-		if p.attention(now, m.plan.AttentionAfter) != "" {
+		if p.agentRow() == nil && p.attention(now, m.plan.AttentionAfter) != "" {
 			attn++
 		}
 	}
-	var extra, extraShort string
+	extra, extraShort := m.agentBar()
 	if attn > 0 {
 		extra += "  " + paint(m.th.attn, " ⚑ "+strconv.Itoa(attn)+" attention ") + paint(m.th.dim, " "+keyOf(m.keys.flat, "attention")+" jumps")
 		extraShort += " " + paint(m.th.attn, "⚑"+strconv.Itoa(attn))

@@ -232,16 +232,30 @@ func runStop(args []string, stdout, stderr io.Writer) int {
 	return request("stop", stopUsage, server.OpStop, false, args, stdout, stderr)
 }
 
-const waitUsage = `usage: rostra wait [--run PATH]
+const waitUsage = `usage: rostra wait [--run PATH] [--until needs-you [WORKER...]]
 
 Waits until the run has finished (or was stopped) and exits with its code:
 0 every worker completed, 1 some did not, 130 stopped while workers ran.
+
+--until needs-you returns as soon as the agent of one of the WORKERs (every
+worker when none is named) waits for the human: a permission prompt or its
+prompt after its turn (docs/agents.md). It prints which and why and exits
+0; 1 when the run ends first.
 `
 
 func runWait(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("wait", waitUsage, stderr)
-	if _, code, ok := c.parse(args, 0); !ok {
+	until := c.fs.String("until", "", "needs-you: return once an agent waits for the human")
+	workers, code, ok := c.parseFlags(args)
+	if !ok {
 		return code
+	}
+	switch {
+	case *until == "" && len(workers) > 0, *until != "" && *until != server.UntilNeedsYou:
+		c.fs.Usage()
+		return 2
+	case *until != "":
+		return waitNeedsYou(c, workers, stdout, stderr)
 	}
 	r, code, ok := c.run()
 	if !ok {
@@ -289,6 +303,36 @@ func runWait(args []string, stdout, stderr io.Writer) int {
 	if exited != nil && !serverStays(r.stateDir) && !exited(stopExitWait) {
 		fmt.Fprintf(stderr, "rostra wait: the run ended, but its server has not exited after %s (its log: %s)\n",
 			stopExitWait, filepath.Join(r.stateDir, serverLogFile))
+	}
+	return rep.Code
+}
+
+// waitNeedsYou is `rostra wait --until needs-you`: it needs the run's
+// server, which hears the agents.
+func waitNeedsYou(c *controlCmd, workers []string, stdout, stderr io.Writer) int {
+	r, code, ok := c.run()
+	if !ok {
+		return code
+	}
+	cc, err := server.Control(r.stateDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra wait: %v\n", err)
+		if errors.Is(err, server.ErrNoServer) {
+			fmt.Fprint(stderr, r.noServerHint())
+		}
+		return 2
+	}
+	defer cc.Close()
+	rep, err := cc.Do(server.Request{Op: server.OpWait, Until: server.UntilNeedsYou, Workers: workers})
+	if err != nil {
+		fmt.Fprintf(stderr, "rostra wait: %v\n", err)
+		return 1
+	}
+	if rep.Error != "" {
+		fmt.Fprintf(stderr, "rostra wait: %s\n", rep.Error)
+	}
+	if rep.Note != "" {
+		fmt.Fprintln(stdout, printable.String(rep.Note))
 	}
 	return rep.Code
 }

@@ -71,6 +71,9 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	require.Len(t, plan.Workers, 2)
 	assert.Equal(t, "claude", plan.Workers[0].Provider)
 	assert.Equal(t, "gemini", plan.Workers[1].Provider)
+	assert.Contains(t, text, `, agent: claude }`)
+	assert.Equal(t, "claude", plan.Providers["claude-live"].Agent)
+	assert.Equal(t, "gemini", plan.Workers[1].Agent)
 	assert.Equal(t, []string{"claude", "--permission-mode", "acceptEdits", "--", "{prompt}"}, plan.Providers["claude-live"].Command)
 	assert.Equal(t, []string{"gemini", "--skip-trust", "--approval-mode", "auto_edit", "--prompt-interactive={prompt}"}, plan.Providers["gemini-live"].Command)
 
@@ -80,7 +83,8 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	require.Equal(t, 0, run.code, run.stdout+run.stderr)
 	prompt := "Describe the task here. When you are done, write a short summary of what you did to out/%s/summary.md."
 	for cli, want := range map[string][]string{
-		"claude": {"-p", "--permission-mode", "acceptEdits", "--", strings.ReplaceAll(prompt, "%s", "claude-agent")},
+		// rostra gives claude its hooks for the attempt (docs/agents.md).
+		"claude": {"--settings", filepath.Join(ws, ".rostra", "my-project", "attempts", "claude-agent", "1", "claude-settings.json"), "-p", "--permission-mode", "acceptEdits", "--", strings.ReplaceAll(prompt, "%s", "claude-agent")},
 		"gemini": {"--skip-trust", "--approval-mode", "auto_edit", "--prompt=" + strings.ReplaceAll(prompt, "%s", "gemini-agent")},
 	} {
 		argv, err := os.ReadFile(filepath.Join(ws, "argv-"+cli))

@@ -472,12 +472,12 @@ func providersText(c agentCLI, indent string) string {
 	comment(&b, indent, c.note)
 	comment(&b, indent, c.name+"-live is its interactive session in the pane: you can type into\n"+
 		"it (i), it stays open, so a worker on it settles on its files.")
-	fmt.Fprintf(&b, "%s%s: { command: %s }\n", indent, c.name, yamlArgv(c.headless))
-	fmt.Fprintf(&b, "%s%s-live: { command: %s }\n", indent, c.name, yamlArgv(c.live))
+	fmt.Fprintf(&b, "%s%s: { command: %s, agent: %s }\n", indent, c.name, yamlArgv(c.headless), c.name)
+	fmt.Fprintf(&b, "%s%s-live: { command: %s, agent: %s }\n", indent, c.name, yamlArgv(c.live), c.name)
 	comment(&b, indent, c.name+"-yolo asks before nothing (its permission prompts off): its workers\n"+
 		"must have sandbox: writes, which has the kernel refuse their writes outside\n"+
 		"the worker's folders (docs/sandbox.md).")
-	fmt.Fprintf(&b, "%s%s-yolo: { command: %s, sandbox_required: true }\n", indent, c.name, yamlArgv(c.yolo))
+	fmt.Fprintf(&b, "%s%s-yolo: { command: %s, agent: %s, sandbox_required: true }\n", indent, c.name, yamlArgv(c.yolo), c.name)
 	return b.String()
 }
 

@@ -55,11 +55,12 @@ func init() {
 		{"send", "[--run PATH] [--enter] WORKER TEXT...", "type TEXT into the worker's pane", groupControl, runSend},
 		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
-		{"wait", "[--run PATH]", "wait for the run to end; exit with its code", groupControl, runWait},
+		{"wait", "[--run PATH] [--until needs-you [WORKER...]]", "wait for the run to end (exit with its code), or until an agent waits for you", groupControl, runWait},
 		{"ls", "[ssh://[user@]host]", "the runs with a live server of yours (on that host: its runs)", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},
 		{bridgeMode, "--run PATH", "joins stdin/stdout to the run's socket, for ssh:// addresses", groupHidden, runBridge},
+		{"hook", "", "an agent CLI's hook: posts the call on stdin to the run's server (docs/agents.md)", groupHidden, runHook},
 	}
 }
 

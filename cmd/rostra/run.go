@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -236,6 +237,10 @@ func startRun(plan *runfile.Plan, resume bool, stderr io.Writer, opts engine.Opt
 	}
 	opts.Resumed = prep.Resumed
 	opts.Isolation = iso
+	if exe, err := os.Executable(); err == nil && !strings.HasSuffix(exe, ".test") {
+		// An agent's hooks run this rostra's `rostra hook` (docs/agents.md).
+		opts.HookCommand = exe
+	}
 	eng := engine.New(plan, opts)
 	return eng, prep, 0
 }

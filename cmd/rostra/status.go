@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -52,9 +53,12 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	esc := printable.String
 	fmt.Fprintf(stdout, "run %s: %s (%s %d, started %s)\n\n", esc(st.Run), esc(st.Status), how, st.Pid, st.StartedAt.Local().Format(time.DateTime))
 	tw := newTable(stdout)
-	fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tREASON")
+	fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tSTATE\tSINCE\tWHY\tREASON")
+	now := time.Now()
 	for _, w := range st.Workers {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", esc(w.WorkerID), esc(w.Role), esc(w.Provider), esc(w.Status), w.Attempts, esc(w.Reason))
+		state, since, why := agentColumns(st, w.WorkerID, now)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", esc(w.WorkerID), esc(w.Role), esc(w.Provider), esc(w.Status), w.Attempts,
+			esc(state), since, esc(why), esc(w.Reason))
 	}
 	tw.Flush()
 	fmt.Fprintln(stdout)
@@ -94,6 +98,46 @@ func sandboxCell(d statedir.DispatchRow) string {
 		return "-"
 	}
 	return d.Sandbox
+}
+
+// agentColumns are the STATE, SINCE and WHY of a worker: its latest
+// attempt's agent state (docs/agents.md), how long it has held, and its
+// evidence; "-" for a worker that runs no known agent.
+func agentColumns(st *statedir.TeamState, worker string, now time.Time) (state, since, why string) {
+	var row *statedir.DispatchRow
+	for i := range st.Dispatches {
+		if d := &st.Dispatches[i]; d.WorkerID == worker && (row == nil || d.Attempt > row.Attempt) {
+			row = d
+		}
+	}
+	if row == nil || row.AgentState == "" {
+		return "-", "-", "-"
+	}
+	since, why = "-", row.AgentStateEvidence
+	if row.AgentStateSince != nil {
+		since = agoText(now.Sub(*row.AgentStateSince))
+	}
+	if row.AgentStateSource != "" {
+		why = strings.TrimSuffix(row.AgentStateSource+": "+why, ": ")
+	}
+	if why == "" {
+		why = "-"
+	}
+	return row.AgentState, since, why
+}
+
+// agoText is a duration as the status and the UI show an age: 45s, 2m,
+// 3h, 2d.
+func agoText(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", max(0, int(d/time.Second)))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d/time.Minute))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d/time.Hour))
+	}
+	return fmt.Sprintf("%dd", int(d/(24*time.Hour)))
 }
 
 // readStatus asks the run's server for its state, or reads it from the

@@ -7,6 +7,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 	"syscall"
 
 	"golang.org/x/sys/unix"
@@ -94,21 +95,61 @@ func toLaunch(l engine.LaunchSpec) panes.Launch {
 		sb = &panes.Sandbox{Writable: l.Sandbox.Writable, WritableFiles: l.Sandbox.WritableFiles, TempDir: l.Sandbox.TempDir}
 	}
 	return panes.Launch{
-		Sandbox:    sb,
-		Argv:       l.Argv,
-		Dir:        l.Dir,
-		Env:        l.Env,
-		EnvSet:     l.EnvSet,
-		OutputLog:  l.OutputLog,
-		Log:        l.Output,
-		Stdin:      l.Stdin,
-		TypePrompt: l.TypePrompt,
-		TypeQuiet:  l.TypeQuiet,
-		PromptFile: l.PromptFile,
-		StopGrace:  l.StopGrace,
-		Cols:       l.Cols,
-		Rows:       l.Rows,
+		Sandbox:      sb,
+		Argv:         l.Argv,
+		Dir:          l.Dir,
+		Env:          l.Env,
+		EnvSet:       l.EnvSet,
+		OutputLog:    l.OutputLog,
+		Log:          l.Output,
+		Stdin:        l.Stdin,
+		TypePrompt:   l.TypePrompt,
+		TypeQuiet:    l.TypeQuiet,
+		PromptFile:   l.PromptFile,
+		StopGrace:    l.StopGrace,
+		Cols:         l.Cols,
+		Rows:         l.Rows,
+		OnNotify:     onNotify(l.OnNotification),
+		OnAgentState: onAgentState(l.OnProgramStatus),
+		OnTitle:      l.OnTitle,
 	}
+}
+
+// A pane's screen is matched against its agent's screen rules.
+var _ engine.AgentScreen = ptyHandle{}
+
+// ScreenRows are the visible rows of the pane's screen, as text.
+func (h ptyHandle) ScreenRows() []string {
+	t, ok := h.Screen().(*vt.Terminal)
+	if !ok {
+		return nil
+	}
+	return strings.Split(strings.TrimRight(t.Text(false), "\n"), "\n")
+}
+
+// Bells counts the bells the pane's child rang.
+func (h ptyHandle) Bells() int64 {
+	if t, ok := h.Screen().(*vt.Terminal); ok {
+		return t.Bells()
+	}
+	return 0
+}
+
+// onNotify and onAgentState hand the engine, as plain strings, what a
+// pane's emulator parsed (docs/agents.md); nil when the engine listens
+// to none.
+func onNotify(f func(title, body string)) func(vt.Notification) {
+	if f == nil {
+		return nil
+	}
+	return func(n vt.Notification) { f(n.Title, n.Body) }
+}
+
+func onAgentState(f func(state, kind, msg string)) func(vt.AgentState) {
+	if f == nil {
+		return nil
+	}
+	return func(s vt.AgentState) { f(s.State, s.Kind, s.Msg) }
 }
 
 // toExit names a signal the way people write it (SIGKILL), not the way

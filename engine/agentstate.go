@@ -291,15 +291,12 @@ func hooksFor(agent agents.Agent, argv, env []string, dir, hook string) hookSetu
 		s.files = map[string][]byte{path: mustJSON(map[string]any{"hooks": hooks})}
 		s.argv = slices.Insert(slices.Clone(argv), at, "--settings", path)
 	case agents.Codex:
-		if at < 0 {
-			s.why = "the command does not name codex itself (a wrapper?): its -c overrides cannot be placed"
-			return s
-		}
-		args := []string{"--dangerously-bypass-hook-trust", "-c", "features.hooks=true"}
-		for _, ev := range hookEvents[agent] {
-			args = append(args, "-c", "hooks."+ev+`=[{matcher="",hooks=[{type="command",command=`+tomlString(hook)+`}]}]`)
-		}
-		s.argv = slices.Insert(slices.Clone(argv), at, args...)
+		// codex runs only hooks whose hash the user trusted; the one way
+		// to have it run rostra's, --dangerously-bypass-hook-trust, would
+		// run every untrusted hook, a repository's included. Its state
+		// comes from its own OSC 7501 program status (docs/agents.md).
+		s.why = "codex runs only the hooks its user trusted, and rostra does not bypass that trust (it would run a repository's untrusted hooks too): its state comes from its own terminal status (OSC 7501) and its screen"
+		return s
 	case agents.Gemini, agents.Qwen:
 		name := systemSettingsEnv[agent]
 		for _, kv := range env {

@@ -196,10 +196,8 @@ func TestEachAgentIsGivenItsHooksForOneAttempt(t *testing.T) {
 			assert.Equal(t, "command", s.Hooks["Stop"][0].Hooks[0].Type)
 		}},
 		{"codex", []string{"npx", "-y", "@openai/codex@0.171.0", "exec", "{prompt}"}, func(t *testing.T, l LaunchSpec, dir string) {
-			require.Greater(t, len(l.Argv), 6)
-			assert.Equal(t, []string{"npx", "-y", "@openai/codex@0.171.0", "--dangerously-bypass-hook-trust", "-c", "features.hooks=true", "-c"}, l.Argv[:7])
-			assert.Contains(t, l.Argv, `hooks.PermissionRequest=[{matcher="",hooks=[{type="command",command="'/opt/rostra'\\''s/rostra' hook"}]}]`)
-			assert.Equal(t, []string{"exec", "do it"}, l.Argv[len(l.Argv)-2:])
+			assert.Equal(t, []string{"npx", "-y", "@openai/codex@0.171.0", "exec", "do it"}, l.Argv, "codex is given no hooks: rostra never bypasses its hook trust")
+			assert.NotContains(t, l.Argv, "--dangerously-bypass-hook-trust")
 		}},
 		{"qwen", []string{"qwen", "{prompt}"}, func(t *testing.T, l LaunchSpec, dir string) {
 			path := filepath.Join(dir, "qwen-system-settings.json")
@@ -260,6 +258,7 @@ func (h *fakeHandle) draw(bells int64, rows ...string) {
 	h.rows = rows
 	h.bellCount += bells
 	h.mu.Unlock()
+	h.waitListening()
 	h.output(int64(len(strings.Join(rows, "\n")) + 1))
 }
 

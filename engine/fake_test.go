@@ -33,11 +33,32 @@ type fakeHandle struct {
 	closed     bool
 	out        atomic.Int64
 	outWake    atomic.Pointer[func()]
-	rows       []string // its screen (agentstate_test.go)
+	listening  chan struct{} // a NotifyOutput came (cap 1)
+	rows       []string      // its screen (agentstate_test.go)
 	bellCount  int64
 }
 
-func (h *fakeHandle) NotifyOutput(f func()) { h.outWake.Store(&f) }
+func (h *fakeHandle) NotifyOutput(f func()) {
+	h.outWake.Store(&f)
+	select {
+	case h.listening <- struct{}{}:
+	default:
+	}
+}
+
+// waitListening waits (a few seconds at most) until the engine listens
+// for the handle's output: it arms the wake on a goroutine of its own
+// after the attempt opened, and output before that wakes nobody.
+func (h *fakeHandle) waitListening() {
+	deadline := time.After(5 * time.Second)
+	for h.outWake.Load() == nil {
+		select {
+		case <-h.listening:
+		case <-deadline:
+			return
+		}
+	}
+}
 
 // output is the child writing n bytes.
 func (h *fakeHandle) output(n int64) {
@@ -141,7 +162,7 @@ func (s *fakeSurface) Open(l LaunchSpec) (Handle, error) {
 		return nil, s.fail
 	}
 	s.nextPid++
-	h := &fakeHandle{spec: l, kind: s.kind, pid: s.nextPid, done: make(chan struct{})}
+	h := &fakeHandle{spec: l, kind: s.kind, pid: s.nextPid, done: make(chan struct{}), listening: make(chan struct{}, 1)}
 	if s.setup != nil {
 		s.setup(h)
 	}

@@ -15,7 +15,11 @@
 //     evidence stay those of the first, most telling, report).
 //  4. A hook is the most trusted: it always applies.
 //  5. working, from any source, applies: the agent is busy again (after an
-//     approval no hook speaks until the tool is done).
+//     approval no hook speaks until the tool is done). Except: working from
+//     the screen, the bell or quiet does not end a wait the agent itself
+//     declared (a hook, its program status) less than declaredGrace
+//     before: a hook fires as its prompt is being drawn, and a screen
+//     read in that moment still shows the busy line of before.
 //  6. A waiting state from a less trusted source applies only when no
 //     more trusted source has spoken since the last working signal: when
 //     the agent's hooks (or codex's own state) are heard for a turn, they
@@ -25,7 +29,8 @@
 //  7. Except: the screen may move waiting-permission to waiting-input. A
 //     refused permission prompt ends the turn with no hook; the idle
 //     prompt on screen is then the only word that the agent waits for
-//     its next prompt.
+//     its next prompt. Not within declaredGrace of a wait the agent
+//     itself declared, as in 5.
 //  8. starting is only the first state: no observation goes back to it.
 package agents
 
@@ -145,6 +150,18 @@ func (c *Combiner) noteSpoke(o Observation) {
 	}
 }
 
+// declaredGrace is how long a wait the agent declared holds against the
+// screen's working (rule 5).
+const declaredGrace = time.Second
+
+// justDeclared: o comes from the screen, the bell or quiet less than
+// declaredGrace after the agent itself (a hook, its program status)
+// declared the wait it is in.
+func (c *Combiner) justDeclared(o Observation) bool {
+	return o.Source.Trust() < SourceNotification.Trust() && c.cur.State.Waiting() &&
+		c.cur.Source.Trust() >= SourceNotification.Trust() && o.At.Sub(c.cur.Since) < declaredGrace
+}
+
 // applies is the rules of the file's comment.
 func (c *Combiner) applies(o Observation) bool {
 	switch {
@@ -160,6 +177,8 @@ func (c *Combiner) applies(o Observation) bool {
 		return true
 	case o.Source == SourceHook || o.Source == SourceProcess: // 4
 		return true
+	case c.justDeclared(o) && (o.State == Working || o.State == WaitingInput): // 5 and 7, except
+		return false
 	case o.State == Working: // 5
 		return true
 	}

@@ -149,25 +149,33 @@ func watchCompletion(workspace string, targets []string, notify func()) (*fileWa
 }
 
 // refresh adds watches for folders that now exist on the way to a target.
-// It is called from the engine loop after each change.
+// It is called from the engine loop after each change. A folder made
+// inside one before its watch was added (mkdir -p out/a, whose out/a came
+// between the event for out and the watch on it) sends no event of its
+// own, so after each new watch the way is walked again until no folder is
+// added.
 func (fw *fileWatch) refresh() {
-	for _, t := range fw.targets {
-		dir := filepath.Dir(filepath.Join(fw.root, t))
-		for {
-			if fw.watched[dir] {
-				break
-			}
-			if info, err := os.Stat(dir); err == nil && info.IsDir() {
-				if fw.w.Add(dir) == nil {
-					fw.watched[dir] = true
+	for added := true; added; {
+		added = false
+		for _, t := range fw.targets {
+			dir := filepath.Dir(filepath.Join(fw.root, t))
+			for {
+				if fw.watched[dir] {
+					break
 				}
-				break
+				if info, err := os.Stat(dir); err == nil && info.IsDir() {
+					if fw.w.Add(dir) == nil {
+						fw.watched[dir] = true
+						added = true
+					}
+					break
+				}
+				parent := filepath.Dir(dir)
+				if parent == dir || !strings.HasPrefix(parent, fw.root) {
+					break
+				}
+				dir = parent
 			}
-			parent := filepath.Dir(dir)
-			if parent == dir || !strings.HasPrefix(parent, fw.root) {
-				break
-			}
-			dir = parent
 		}
 	}
 }

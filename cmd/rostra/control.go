@@ -314,16 +314,13 @@ func waitNeedsYou(c *controlCmd, workers []string, stdout, stderr io.Writer) int
 	if !ok {
 		return code
 	}
-	cc, err := server.Control(r.stateDir)
-	if err != nil {
-		fmt.Fprintf(stderr, "rostra wait: %v\n", err)
-		if errors.Is(err, server.ErrNoServer) {
-			fmt.Fprint(stderr, r.noServerHint())
-		}
+	req := server.Request{Op: server.OpWait, Until: server.UntilNeedsYou, Workers: workers}
+	cc, ok := c.dial(r, req)
+	if !ok {
 		return 2
 	}
 	defer cc.Close()
-	rep, err := cc.Do(server.Request{Op: server.OpWait, Until: server.UntilNeedsYou, Workers: workers})
+	rep, err := cc.Do(req)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra wait: %v\n", err)
 		return 1

@@ -270,17 +270,7 @@ func (h *held) started(cmd *exec.Cmd) error {
 	_ = h.ns.statusW.Close() // the init has it; EOF must come when it dies
 	h.ns.statusW = nil
 	lines := bufio.NewReader(h.ns.status)
-	first := make(chan string, 1)
-	go func() {
-		line, _ := lines.ReadString('\n')
-		first <- strings.TrimSpace(line)
-	}()
-	var line string
-	select {
-	case line = <-first:
-	case <-time.After(initStartLimit):
-		line = "error the PID namespace's init did not start within " + initStartLimit.String()
-	}
+	line := firstStatusLine(lines, "the PID namespace's init did not start")
 	if line != "started" {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()
@@ -626,5 +616,23 @@ func removeStaleCgroups(own string) {
 			continue // its rostra lives
 		}
 		_ = emptyCgroupTree(filepath.Join(own, e.Name()), time.Second)
+	}
+}
+
+// firstStatusLine is the first line a helper (the namespace's init, the
+// sandbox helper) writes on its status pipe, "" when the pipe closed
+// first, or an error line saying late when nothing came within
+// initStartLimit.
+func firstStatusLine(r *bufio.Reader, late string) string {
+	got := make(chan string, 1)
+	go func() {
+		line, _ := r.ReadString('\n')
+		got <- strings.TrimSpace(line)
+	}()
+	select {
+	case line := <-got:
+		return line
+	case <-time.After(initStartLimit):
+		return "error " + late + " within " + initStartLimit.String()
 	}
 }

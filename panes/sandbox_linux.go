@@ -39,7 +39,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -385,17 +384,7 @@ func (h *held) sandboxStarted(cmd *exec.Cmd) error {
 	_ = s.statusW.Close()
 	s.statusW = nil
 	defer s.status.Close()
-	got := make(chan string, 1)
-	go func() {
-		line, _ := bufio.NewReader(s.status).ReadString('\n')
-		got <- strings.TrimSpace(line)
-	}()
-	var line string
-	select {
-	case line = <-got:
-	case <-time.After(initStartLimit):
-		line = "error the sandbox helper did not exec the worker within " + initStartLimit.String()
-	}
+	line := firstStatusLine(bufio.NewReader(s.status), "the sandbox helper did not exec the worker")
 	if line == "" {
 		return nil // exec'd: the pipe closed with it
 	}

@@ -206,6 +206,18 @@ func (s *Server) record(r Request) (Turn, int) {
 	return turn, idx
 }
 
+// take records r as a main request when it offers a shell tool (and
+// gives it the script's next turn), else as a side request answered with
+// the side text.
+func (s *Server) take(r Request, tool shellTool, main bool) (Turn, int) {
+	r.Main, r.ShellTool = main, tool.Name
+	turn, idx := s.record(r)
+	if !main {
+		turn = Turn{Text: s.sideText()}
+	}
+	return turn, idx
+}
+
 func (s *Server) sideText() string {
 	if s.script.SideText != "" {
 		return s.script.SideText
@@ -233,29 +245,17 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	case req.Method == http.MethodPost && strings.HasSuffix(path, "/messages"):
 		r.API = Anthropic
 		tool, ok := findShellTool(probe.Tools)
-		r.Main, r.ShellTool = ok, tool.Name
-		turn, idx := s.record(r)
-		if !ok {
-			turn = Turn{Text: s.sideText()}
-		}
+		turn, idx := s.take(r, tool, ok)
 		s.anthropic(w, probe.Model, probe.Stream, tool, turn, idx)
 	case req.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
 		r.API = Responses
 		tool, ok := findShellTool(probe.Tools)
-		r.Main, r.ShellTool = ok, tool.Name
-		turn, idx := s.record(r)
-		if !ok {
-			turn = Turn{Text: s.sideText()}
-		}
+		turn, idx := s.take(r, tool, ok)
 		s.responses(w, probe.Model, tool, turn, idx)
 	case req.Method == http.MethodPost && strings.HasSuffix(path, "/chat/completions"):
 		r.API = Chat
 		tool, ok := findShellTool(probe.Tools)
-		r.Main, r.ShellTool = ok, tool.Name
-		turn, idx := s.record(r)
-		if !ok {
-			turn = Turn{Text: s.sideText()}
-		}
+		turn, idx := s.take(r, tool, ok)
 		s.chat(w, probe.Model, probe.Stream, tool, turn, idx)
 	case req.Method == http.MethodPost && strings.Contains(path, "/models/") && strings.Contains(path, ":"):
 		r.API = Gemini
@@ -279,11 +279,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 			writeJSON(w, map[string]any{"totalTokens": 10})
 			return
 		}
-		r.Main, r.ShellTool = ok, tool.Name
-		turn, idx := s.record(r)
-		if !ok {
-			turn = Turn{Text: s.sideText()}
-		}
+		turn, idx := s.take(r, tool, ok)
 		s.gemini(w, method == "streamGenerateContent", tool, turn, idx)
 	case req.Method == http.MethodGet && strings.HasSuffix(path, "/models"):
 		s.record(r)

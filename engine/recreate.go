@@ -148,6 +148,16 @@ func (e *Engine) guardStateDir(state []byte) (bool, error) {
 		time.Sleep(deletedPause)
 	}
 	r, err := e.recreateStateDir(state)
+	for try := 0; errors.Is(err, fs.ErrNotExist) && try < deletedRetries; try++ {
+		// The rm -rf took the folder while it was being filled again (it
+		// was still under way when the guard looked): let it finish, and
+		// make the folder again from the start.
+		if r.relock != nil {
+			r.relock.Release()
+		}
+		time.Sleep(deletedPause)
+		r, err = e.recreateStateDir(state)
+	}
 	if err != nil {
 		return false, err
 	}

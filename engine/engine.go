@@ -685,6 +685,12 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	if res.sandboxDegraded != "" {
 		d.Sandbox, d.SandboxDegradedReason = runfile.SandboxNone, res.sandboxDegraded
 	}
+	if a.repoBefore != nil && d.Sandbox == runfile.SandboxWrites {
+		// The repository check leaves to their owner the refs and files
+		// the sandbox kept the agent out of (docs/isolation.md §The
+		// record of an attempt).
+		a.repoBefore.Sandboxed = true
+	}
 	e.dirty = true
 	e.emit(statedir.Event{Type: statedir.EventWorkerDispatched, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, Surface: a.surface, Pid: d.Pid, Manual: a.manual})
 	if d.DegradedFrom != "" {

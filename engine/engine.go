@@ -687,8 +687,8 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	}
 	if a.repoBefore != nil && d.Sandbox == runfile.SandboxWrites {
 		// The repository check leaves to their owner the refs and files
-		// the sandbox kept the agent out of (docs/isolation.md §The
-		// record of an attempt).
+		// the sandbox kept the agent out of
+		// (docs/isolation.md §The record of an attempt).
 		a.repoBefore.Sandboxed = true
 	}
 	e.dirty = true

@@ -106,8 +106,15 @@ func (e *Engine) maybeNotify(ev statedir.Event) {
 	if !ok || e.shuttingDown || !e.plan.Notify.Enabled(kind) || ev.WorkerID == "" {
 		return
 	}
-	now := e.clock.Now()
 	nt := &e.notify
+	nt.mu.Lock()
+	announce := nt.announce
+	nt.mu.Unlock()
+	cfg := e.plan.Notify
+	if announce == nil && len(cfg.Command) == 0 {
+		return // no UI can be attached and no command runs: no one to tell
+	}
+	now := e.clock.Now()
 	if last, seen := nt.lastNotified[ev.WorkerID]; seen && now.Sub(last) < notifyEvery {
 		return
 	}
@@ -116,10 +123,6 @@ func (e *Engine) maybeNotify(ev statedir.Event) {
 	}
 	nt.lastNotified[ev.WorkerID] = now
 	n := Notification{Run: e.plan.Name, Worker: ev.WorkerID, Attempt: ev.Attempt, Kind: kind, State: state, Why: ev.Reason, Method: e.plan.Notify.Method}
-	nt.mu.Lock()
-	announce := nt.announce
-	nt.mu.Unlock()
-	cfg := e.plan.Notify
 	nt.running.Add(1)
 	go func() {
 		defer nt.running.Done()

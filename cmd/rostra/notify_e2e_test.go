@@ -1,7 +1,7 @@
 // notify_e2e_test.go checks that a worker waiting for the human reaches
 // the human's terminal (docs/agents.md §Notifications), with the real
-// binary in a tmux of its own, served (rostra run --detach, then rostra
-// attach in a terminal that says it is kitty) and direct (rostra run
+// binary in a tmux of its own, served (rostra run --detach, then two
+// rostra attach, in terminals that say they are kitty and WezTerm) and direct (rostra run
 // --no-server with notify.method: osc9). Scripted children emit OSC 9,
 // OSC 777, OSC 99 and OSC 7501 (codex's program status) in their panes;
 // the bytes rostra writes to its terminal, recorded with pipe-pane, must
@@ -18,6 +18,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -62,19 +64,35 @@ workers:
 `
 
 func TestNotificationsReachTheTerminalInTmux(t *testing.T) {
-	t.Run("served, kitty behind tmux", func(t *testing.T) {
+	t.Run("served, to two clients: kitty and WezTerm behind tmux", func(t *testing.T) {
 		ws := notifyWorkspace(t, "auto")
 		detachedRun(t, ws)
-		notifyInTmux(t, ws, "env KITTY_WINDOW_ID=7 "+rostraBin+" attach", func(worker, body string) *regexp.Regexp {
+		kitty := func(worker, body string) *regexp.Regexp {
 			return regexp.MustCompile(regexp.QuoteMeta("\x1bPtmux;\x1b\x1b]99;i=rostra-") + `\d+` + regexp.QuoteMeta(":d=0;rostra: "+worker+"\x1b\x1b\\\x1b\x1b]99;i=rostra-") + `\d+` + regexp.QuoteMeta(":d=1:p=body;"+body+"\x1b\x1b\\\x1b\\"))
-		}, "osc99 in tmux")
+		}
+		wezterm := func(worker, body string) *regexp.Regexp {
+			return regexp.MustCompile(regexp.QuoteMeta("\x1bPtmux;\x1b\x1b]9;rostra: " + worker + ": " + body + "\a\x1b\\"))
+		}
+		notifyInTmux(t, ws, []notifyClient{
+			{"env KITTY_WINDOW_ID=7 " + rostraBin + " attach", kitty, "osc99 in tmux"},
+			{"env WEZTERM_PANE=3 " + rostraBin + " attach", wezterm, "osc9 in tmux"},
+		})
 	})
 	t.Run("direct, osc9 from the run file", func(t *testing.T) {
 		ws := notifyWorkspace(t, "osc9")
-		notifyInTmux(t, ws, rostraBin+" run --no-server", func(worker, body string) *regexp.Regexp {
+		notifyInTmux(t, ws, []notifyClient{{rostraBin + " run --no-server", func(worker, body string) *regexp.Regexp {
 			return regexp.MustCompile(regexp.QuoteMeta("\x1bPtmux;\x1b\x1b]9;rostra: " + worker + ": " + body + "\a\x1b\\"))
-		}, "osc9 in tmux")
+		}, "osc9 in tmux"}})
 	})
+}
+
+// notifyClient is one UI of the run in a terminal: the command that
+// runs it, the pattern of rostra's notification of a worker there, and
+// how events.jsonl names that sequence.
+type notifyClient struct {
+	command string
+	seq     func(worker, body string) *regexp.Regexp
+	via     string
 }
 
 func notifyWorkspace(t *testing.T, method string) string {
@@ -83,27 +101,39 @@ func notifyWorkspace(t *testing.T, method string) string {
 	return ws
 }
 
-// notifyInTmux runs command (a UI of the run in ws) in a tmux that
-// allows passthrough, sets the children off and checks what reached the
-// terminal: seq makes the pattern of rostra's notification of a worker,
-// via is how events.jsonl names it.
-func notifyInTmux(t *testing.T, ws, command string, seq func(worker, body string) *regexp.Regexp, via string) {
-	raw := filepath.Join(ws, "terminal.bin")
+// notifyInTmux runs each client (a UI of the run in ws) in a session of
+// one tmux that allows passthrough, the first one typed into, sets the
+// children off and checks what reached each terminal.
+func notifyInTmux(t *testing.T, ws string, clients []notifyClient) {
 	s := newTmux(t, "notify")
 	s.run("start-server", ";", "set", "-g", "exit-empty", "off", ";", "set", "-g", "allow-passthrough", "on")
-	exitFile := filepath.Join(ws, "exit-code")
-	s.run("new-session", "-d", "-s", "ui", "-x", "200", "-y", "50", "-c", ws,
-		command+" 2>"+filepath.Join(ws, "stderr")+"; echo $? > "+exitFile+"; sleep 60")
-	t.Cleanup(func() {
-		shell := strings.TrimSpace(s.run("list-panes", "-t", "ui", "-F", "#{pane_pid}"))
-		_ = exec.Command("pkill", "-TERM", "-P", shell).Run()
+	raws := make([]string, len(clients))
+	exits := make([]string, len(clients))
+	for i, c := range clients {
+		name := "ui"
+		if i > 0 {
+			name = "ui" + strconv.Itoa(i)
+		}
+		raws[i] = filepath.Join(ws, name+".bin")
+		exits[i] = filepath.Join(ws, name+".exit")
+		s.run("new-session", "-d", "-s", name, "-x", "200", "-y", "50", "-c", ws,
+			c.command+" 2>"+filepath.Join(ws, name+".stderr")+"; echo $? > "+exits[i]+"; sleep 60")
+		exit := exits[i]
+		t.Cleanup(func() {
+			shell := strings.TrimSpace(s.run("list-panes", "-t", name, "-F", "#{pane_pid}"))
+			_ = exec.Command("pkill", "-TERM", "-P", shell).Run()
+			require.Eventually(t, func() bool {
+				_, err := os.Stat(exit)
+				return err == nil
+			}, 30*time.Second, 20*time.Millisecond, "rostra did not exit after SIGTERM")
+		})
+		s.run("pipe-pane", "-O", "-t", name, "cat >> "+raws[i])
+		// Each UI up before the children speak: screen shows the panes.
 		require.Eventually(t, func() bool {
-			_, err := os.Stat(exitFile)
-			return err == nil
-		}, 30*time.Second, 20*time.Millisecond, "rostra did not exit after SIGTERM")
-	})
-	s.run("pipe-pane", "-O", "-t", "ui", "cat >> "+raw)
-	s.waitScreen("the panes open", "type to me", "nine", "seven", "kitty", "status")
+			sc := s.run("capture-pane", "-p", "-t", name)
+			return strings.Contains(sc, "type to me") && strings.Contains(sc, "status")
+		}, 15*time.Second, 50*time.Millisecond, "client %d never drew the panes", i)
+	}
 	stateDir := filepath.Join(ws, ".rostra", "notify")
 	events := func() []statedir.Event {
 		evs, _ := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
@@ -134,7 +164,7 @@ func notifyInTmux(t *testing.T, ws, command string, seq func(worker, body string
 	ev := waitNotified("w-typed")
 	assert.Equal(t, 1, ev.Quiet, "the human types into it")
 	require.NotNil(t, ev.Clients)
-	assert.Equal(t, 0, *ev.Clients)
+	assert.Equal(t, len(clients)-1, *ev.Clients, "the other clients are alerted")
 
 	// The other children, at once; the human still types into w-typed.
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "go"), nil, 0o644))
@@ -145,19 +175,31 @@ func notifyInTmux(t *testing.T, ws, command string, seq func(worker, body string
 		"w-7501":   {"permission", "waiting-permission", "blocked: permission"},
 	}
 	verbs := map[string]string{"permission": "asks permission", "input": "waits for you"}
+	var vias []string
+	for _, c := range clients {
+		vias = append(vias, c.via)
+	}
+	slices.Sort(vias)
+	sortedVia := func(via string) []string {
+		v := strings.Split(via, ", ")
+		slices.Sort(v)
+		return v
+	}
 	for worker, w := range want {
 		ev := waitNotified(worker)
 		assert.Equal(t, w.kind, ev.Notify, worker)
 		assert.Equal(t, w.state, ev.AgentState, worker)
 		assert.Equal(t, w.why, ev.Reason, worker)
 		require.NotNil(t, ev.Clients, worker)
-		assert.Equal(t, 1, *ev.Clients, worker)
-		assert.Equal(t, via, ev.Via, worker)
-		pattern := seq(worker, verbs[w.kind]+": "+w.why)
-		require.Eventually(t, func() bool {
-			b, _ := os.ReadFile(raw)
-			return pattern.Match(b)
-		}, 10*time.Second, 50*time.Millisecond, "%s: rostra never wrote %q", worker, pattern)
+		assert.Equal(t, len(clients), *ev.Clients, worker)
+		assert.Equal(t, vias, sortedVia(ev.Via), worker)
+		for i, c := range clients {
+			pattern := c.seq(worker, verbs[w.kind]+": "+w.why)
+			require.Eventually(t, func() bool {
+				b, _ := os.ReadFile(raws[i])
+				return pattern.Match(b)
+			}, 10*time.Second, 50*time.Millisecond, "%s: rostra never wrote %q to client %d", worker, pattern, i)
+		}
 		require.Eventually(t, func() bool {
 			b, _ := os.ReadFile(filepath.Join(ws, "calls", worker))
 			return string(b) == worker+"\n"+w.state+"\n"+w.why+"\nnotify\n"
@@ -176,7 +218,7 @@ func notifyInTmux(t *testing.T, ws, command string, seq func(worker, body string
 	}, 10*time.Second, 50*time.Millisecond, "w-7501 never went on to waiting-input")
 
 	// Stop the run: every event is written once it has ended.
-	if strings.Contains(command, "attach") {
+	if strings.Contains(clients[0].command, "attach") {
 		stop := exec.Command(rostraBin, "stop")
 		stop.Dir = ws
 		out, _ := stop.CombinedOutput()
@@ -185,10 +227,12 @@ func notifyInTmux(t *testing.T, ws, command string, seq func(worker, body string
 		shell := strings.TrimSpace(s.run("list-panes", "-t", "ui", "-F", "#{pane_pid}"))
 		_ = exec.Command("pkill", "-TERM", "-P", shell).Run()
 	}
-	require.Eventually(t, func() bool {
-		_, err := os.Stat(exitFile)
-		return err == nil
-	}, 30*time.Second, 20*time.Millisecond, "rostra did not exit")
+	for _, exit := range exits {
+		require.Eventually(t, func() bool {
+			_, err := os.Stat(exit)
+			return err == nil
+		}, 30*time.Second, 20*time.Millisecond, "rostra did not exit")
+	}
 	assert.Len(t, notified("w-7501"), 1, "two states within 10 s: one notification")
 	assert.Len(t, notified("w-typed"), 1)
 	for worker := range want {
@@ -199,10 +243,16 @@ func notifyInTmux(t *testing.T, ws, command string, seq func(worker, body string
 	b, _ := os.ReadFile(filepath.Join(ws, "calls", "w-7501"))
 	assert.Equal(t, 4, strings.Count(string(b), "\n"), "notify.command ran once for w-7501: %q", b)
 
-	out, err := os.ReadFile(raw)
-	require.NoError(t, err)
-	assert.NotContains(t, string(out), "rostra: w-typed", "the pane typed into raised nothing")
-	for _, childs := range []string{"]9;child-secret", "]777;notify;child-secret", "]99;;child-secret", "]7501;"} {
-		assert.NotContains(t, string(out), childs, "a child's own sequence reached the terminal")
+	for i, c := range clients {
+		out, err := os.ReadFile(raws[i])
+		require.NoError(t, err)
+		if i == 0 {
+			assert.NotContains(t, string(out), "rostra: w-typed", "the pane typed into raised nothing where it is typed into")
+		} else {
+			assert.Regexp(t, c.seq("w-typed", "asks permission: blocked: permission"), string(out), "client %d, not typing, is alerted", i)
+		}
+		for _, childs := range []string{"]9;child-secret", "]777;notify;child-secret", "]99;;child-secret", "]7501;"} {
+			assert.NotContains(t, string(out), childs, "a child's own sequence reached terminal %d", i)
+		}
 	}
 }

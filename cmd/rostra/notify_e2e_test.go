@@ -238,6 +238,19 @@ func notifyInTmux(t *testing.T, ws string, clients []notifyClient) {
 	for worker := range want {
 		assert.Len(t, notified(worker), 1, worker)
 	}
+	// How long each took from its state to its notified event (the UIs'
+	// answers included), for docs/agents.md's figures.
+	for worker := range want {
+		var stateAt time.Time
+		for _, ev := range events() {
+			if ev.WorkerID == worker && ev.Type == statedir.EventAgentState && stateAt.IsZero() && ev.AgentState == want[worker].state {
+				stateAt = ev.TS
+			}
+		}
+		if n := notified(worker); len(n) == 1 && !stateAt.IsZero() {
+			t.Logf("%s: state to notified %v (%d client(s))", worker, n[0].TS.Sub(stateAt), *n[0].Clients)
+		}
+	}
 	_, err := os.Stat(filepath.Join(ws, "calls", "w-typed"))
 	assert.True(t, os.IsNotExist(err), "no notify.command while the human types into the pane")
 	b, _ := os.ReadFile(filepath.Join(ws, "calls", "w-7501"))

@@ -108,6 +108,7 @@ type Engine struct {
 	dirty        bool
 	afterBatch   []chan struct{}  // do() callers waiting for the batch to be saved
 	unsent       []statedir.Event // emitted in this batch, for the subscribers
+	notify       notifier         // notifications of the human (notify.go)
 	finishNow    bool             // close finished after this batch's view is published
 	worktreesEnd bool             // the run's end for the worktrees (commit, remove or keep) has begun
 	// commitsDue counts settled attempts whose work is being committed on
@@ -369,6 +370,7 @@ func (e *Engine) emit(ev statedir.Event) {
 	// Subscribers get it once the batch's view is published, so a reader
 	// that hears of a change and then takes a Snapshot sees it.
 	e.unsent = append(e.unsent, ev)
+	e.maybeNotify(ev)
 }
 
 // startAttempt records the next attempt of w and has it opened, off the

@@ -238,6 +238,8 @@ const (
 	EventAgentState             = "agent-state"             // an attempt's agent state changed (AgentState, AgentStateSource, Reason: the evidence)
 	EventAgentHookIgnored       = "agent-hook-ignored"      // a hook of an attempt that is not current (Reason says why)
 	EventAgentHooksUnavailable  = "agent-hooks-unavailable" // an attempt's agent could not be given rostra's hooks (Reason says why)
+	EventNotified               = "notified"                // the human was told of a worker (Notify, AgentState, Reason, Clients, Via, Quiet)
+	EventNotifyFailed           = "notify-failed"           // notify.command could not be run or failed (Reason says how)
 )
 
 // Event is one line of events.jsonl, and what subscribers receive.
@@ -267,4 +269,12 @@ type Event struct {
 	AgentState       string `json:"agentState,omitempty"`
 	AgentStateSource string `json:"agentStateSource,omitempty"`
 	Hook             string `json:"hook,omitempty"`
+	// Notify, Clients, Via and Quiet: a notified event's kind, how many
+	// attached clients were alerted, by which sequence each ("osc9,
+	// bell"), and how many were not because the human types into that
+	// worker's pane there (docs/agents.md §Notifications).
+	Notify  string `json:"notify,omitempty"`
+	Clients *int   `json:"clients,omitempty"`
+	Via     string `json:"via,omitempty"`
+	Quiet   int    `json:"quiet,omitempty"`
 }

@@ -227,6 +227,7 @@ func (m *Model) typeKey(k tea.Key) (changed bool) {
 	changed = !p.live() || p.bell
 	p.goLive()
 	p.touch()
+	m.alerts.typed(p.spec.ID, m.opts.Now())
 	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil && !kw.send(b) {
 		m.note = p.spec.ID + " is not reading its input: keys dropped"
 		return true
@@ -265,6 +266,7 @@ func (m *Model) onPaste(text string) tea.Cmd {
 	case m.mode == modeInput:
 		p := m.focused()
 		if kw := p.writer(); kw != nil && p.term != nil {
+			m.alerts.typed(p.spec.ID, m.opts.Now())
 			if !kw.send(vt.EncodePaste(text, p.term.Modes())) {
 				m.note = p.spec.ID + " is not reading its input: paste dropped"
 			}

@@ -127,6 +127,7 @@ type Model struct {
 	closed   chan struct{} // closed by Close: the program has ended
 	detached bool          // the human detached (attach.go)
 	blurred  bool          // the outer terminal lost the focus (tea.BlurMsg)
+	alerts   alerts        // what alerts this UI's terminal (notify.go)
 }
 
 // Messages.
@@ -192,7 +193,7 @@ func (m *Model) Interrupted() bool { return m.interrupted }
 // time later, and a claim then would take the ptys from a client used in
 // between.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
+	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors(), tea.RequestTerminalVersion)
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -336,6 +337,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case detachMsg:
 		return m.detach()
+	case tea.EnvMsg:
+		m.alerts.env = msg
+		return nil
+	case tea.TerminalVersionMsg:
+		m.alerts.version = msg.Name
+		return nil
+	case notifyMsg:
+		return m.onNotify(msg)
 	case takeSizesMsg:
 		if m.opts.Sizes != nil && m.opts.Sizes.vacant() {
 			return m.claimSizes()

@@ -53,7 +53,7 @@ func runAttach(args []string, stdout, stderr io.Writer) int {
 
 // attach relays this terminal to run's server and says how it ended.
 func attach(run runRef, stderr io.Writer) int {
-	bye, err := server.Attach(run.stateDir, os.Stdin, os.Stdout, os.Environ())
+	bye, err := server.Attach(run.stateDir, os.Stdin, os.Stdout, notifyEnviron(os.Environ()))
 	switch {
 	case errors.Is(err, server.ErrNoServer):
 		fmt.Fprintf(stderr, "rostra attach: %v\n%s", err, run.noServerHint())

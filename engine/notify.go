@@ -106,6 +106,25 @@ func (e *Engine) maybeNotify(ev statedir.Event) {
 	if !ok || e.shuttingDown || !e.plan.Notify.Enabled(kind) || ev.WorkerID == "" {
 		return
 	}
+	if kind == runfile.NotifyFailed {
+		// A failure is the human's when no retry follows: the settlement
+		// that emitted it decides that next, so it is looked at once the
+		// loop has done so (a flaky worker's first attempt tells no one).
+		e.post(func() {
+			w := e.byID[ev.WorkerID]
+			if w == nil || e.shuttingDown || statedir.Unsettled(e.st.Workers[w.idx].Status) {
+				return
+			}
+			e.sendNotification(ev, kind, state)
+		})
+		return
+	}
+	e.sendNotification(ev, kind, state)
+}
+
+// sendNotification sends the notification of ev unless its worker was
+// notified in the last notifyEvery.
+func (e *Engine) sendNotification(ev statedir.Event, kind, state string) {
 	nt := &e.notify
 	nt.mu.Lock()
 	announce := nt.announce

@@ -133,7 +133,9 @@ func TestNotifyKindsAndTheirDefaults(t *testing.T) {
 	t.Run("input off, exited off by default, failed on", func(t *testing.T) {
 		n := runfile.DefaultNotify()
 		n.On[runfile.NotifyInput] = false
-		h := startHarness(t, notifyPlan(t, n))
+		p := notifyPlan(t, n)
+		p.Workers[0].MaxAttempts = 1
+		h := startHarness(t, p)
 		a := &announced{}
 		h.eng.SetAnnouncer(a.announce)
 		fh := h.opened(h.pane)
@@ -148,6 +150,25 @@ func TestNotifyKindsAndTheirDefaults(t *testing.T) {
 		assert.Equal(t, "failed", got[0].Kind)
 		assert.Equal(t, "error", got[0].State)
 		assert.Contains(t, got[0].Why, "exited with code 1")
+	})
+	t.Run("a failure with a retry to come tells no one", func(t *testing.T) {
+		p := notifyPlan(t, runfile.DefaultNotify())
+		p.Workers[0].MaxAttempts = 2
+		h := startHarness(t, p)
+		a := &announced{}
+		h.eng.SetAnnouncer(a.announce)
+		h.opened(h.pane).finish(1)
+		h.event(statedir.EventWorkerRetry)
+		h.settled()
+		assert.Empty(t, a.list(), "attempt 1 of 2 failed: the retry is rostra's to make")
+		h.clock.Advance(p.Workers[0].RetryBackoff + time.Second)
+		h.opened(h.pane).finish(1)
+		h.event(statedir.EventWorkerFailed)
+		h.settled()
+		got := a.list()
+		require.Len(t, got, 1, "the last attempt failed: the human is told")
+		assert.Equal(t, "failed", got[0].Kind)
+		assert.Equal(t, 2, got[0].Attempt)
 	})
 	t.Run("exited on", func(t *testing.T) {
 		n := runfile.DefaultNotify()

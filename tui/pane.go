@@ -51,6 +51,11 @@ type pane struct {
 
 	diff diffView // an isolated worker's diff, shown over its screen (D)
 
+	// link is what the pane's run's link says while it is not up ("link
+	// lost · reconnecting (3 s)"), from an engine over many runs
+	// (multirun.go); it stands in the title for the flag and the badge.
+	link string
+
 	lastGen    uint64
 	lastChange time.Time
 	bellSeen   int64
@@ -239,6 +244,9 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	if long, short, agentColour := p.agentBadge(c.now, c.th); long != "" && p.view == 0 {
 		// The agent's state, with its evidence, stands for the flag.
 		attn, attnShort, attnColour, agentBadge = " "+long, " "+short, agentColour, true
+	}
+	if p.link != "" {
+		attn, attnShort, attnColour, agentBadge = " ⚠ "+p.link+" ", " ⚠", c.th.warn, false
 	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)

@@ -1,0 +1,274 @@
+// view.go serves a client in ModeView: `rostra attach RUN...` draws many
+// runs in one UI of its own, so instead of a UI drawn here it is given
+// the run as data (docs/remote.md §Many runs in one UI). The first View
+// holds the plan, the state and every worker's screen whole; each later
+// one what changed since: the state when it moved, the engine's events,
+// and for each worker whose screen moved the rows that differ (after the
+// lines that scrolled off its top). At most FPS Views a second, each
+// taken against what was last sent, so a slow link gets fewer and larger
+// Views, never a queue. Requests come the other way: input and resize
+// get no answer; retry, cancel and stop a Reply, in order, between Views.
+//
+// Data model: sentPane is what the client was last told of a worker's
+// screen (its emulator, generation, size, rows as ANSI, cursor, modes,
+// bells); a View is the difference between that and the screen now.
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/rostra-dev/rostra/panes/vt"
+	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/tui"
+)
+
+// View is one FrameView: what changed in the run since the last View.
+type View struct {
+	Plan   *runfile.Plan       `json:"plan,omitempty"` // the first View's
+	State  *statedir.TeamState `json:"state,omitempty"`
+	Events []statedir.Event    `json:"events,omitempty"`
+	Panes  []PaneView          `json:"panes,omitempty"`
+}
+
+// PaneView is what changed on one worker's screen. A client applies
+// Scrolled first (that many lines go off the top into the scrollback),
+// then Lines, then the cursor and modes.
+type PaneView struct {
+	Worker  string `json:"worker"`
+	Attempt int    `json:"attempt"`
+	Cols    int    `json:"cols"`
+	Rows    int    `json:"rows"`
+	// Full: Lines holds every row, and the client draws the screen anew
+	// (a new attempt, a new size, the alternate screen entered or left).
+	Full     bool           `json:"full,omitempty"`
+	Scrolled int            `json:"scrolled,omitempty"`
+	Lines    map[int]string `json:"lines,omitempty"` // row → the row in ANSI, exactly Cols cells
+	CursorX  int            `json:"cx"`
+	CursorY  int            `json:"cy"`
+	Cursor   bool           `json:"cursor"`
+	Modes    vt.Modes       `json:"modes"`
+	Bells    int64          `json:"bells,omitempty"` // rung since the last View
+}
+
+type sentPane struct {
+	term       *vt.Terminal
+	attempt    int
+	gen        uint64
+	cols, rows int
+	sb         int
+	lines      []string
+	cx, cy     int
+	cursor     bool
+	modes      vt.Modes
+	bells      int64
+}
+
+// viewIdle is how often a View is taken with nothing having woken the
+// loop: the elapsed times in the state move without an event.
+const viewIdle = time.Second
+
+func (s *Server) view(c net.Conn, fr *FrameReader) {
+	var wmu sync.Mutex
+	write := func(t FrameType, v any) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		return WriteJSON(c, t, v)
+	}
+	if err := write(FrameWelcome, s.welcome()); err != nil {
+		return
+	}
+	sub := s.eng.Subscribe()
+	defer sub.Close()
+	kick := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case kick <- struct{}{}:
+		default:
+		}
+	}
+	var emu sync.Mutex
+	var events []statedir.Event
+	go func() {
+		for {
+			ev, ok := sub.Next()
+			if !ok {
+				return
+			}
+			emu.Lock()
+			events = append(events, ev)
+			emu.Unlock()
+			poke()
+		}
+	}()
+	var wake <-chan struct{}
+	if s.cfg.Activity != nil {
+		w, stop := s.cfg.Activity.Listen()
+		defer stop()
+		wake = w
+	}
+	gone := make(chan struct{})
+	go func() {
+		defer close(gone)
+		s.viewRequests(fr, write)
+	}()
+
+	plan := s.eng.Plan()
+	sent := map[string]*sentPane{}
+	var lastState []byte
+	var lastSent time.Time
+	interval := time.Second / time.Duration(s.cfg.FPS)
+	idle := time.NewTicker(viewIdle)
+	defer idle.Stop()
+	for first := true; ; first = false {
+		var v View
+		if first {
+			v.Plan = plan
+		}
+		st := s.eng.Snapshot()
+		if b, _ := json.Marshal(st); !bytes.Equal(b, lastState) {
+			v.State, lastState = &st, b
+		}
+		emu.Lock()
+		v.Events, events = events, nil
+		emu.Unlock()
+		for i := range plan.Workers {
+			if pv, ok := s.paneView(plan.Workers[i].ID, sent); ok {
+				v.Panes = append(v.Panes, pv)
+			}
+		}
+		// An empty View at least every viewIdle tells the client the
+		// link is up: a cut link is silence, not an error.
+		if first || v.State != nil || len(v.Events) > 0 || len(v.Panes) > 0 || time.Since(lastSent) >= viewIdle {
+			if err := write(FrameView, v); err != nil {
+				return
+			}
+			lastSent = time.Now()
+		}
+		pause := time.NewTimer(interval)
+		select {
+		case <-pause.C:
+		case <-gone:
+			pause.Stop()
+			return
+		case <-s.over:
+			pause.Stop()
+			return
+		}
+		select {
+		case <-wake:
+		case <-kick:
+		case <-idle.C:
+		case <-gone:
+			return
+		case <-s.over:
+			return
+		}
+	}
+}
+
+// viewRequests reads a view client's requests until it goes.
+func (s *Server) viewRequests(fr *FrameReader, write func(FrameType, any) error) {
+	for {
+		f, err := fr.ReadFrame()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				fmt.Fprintf(s.log, "rostra server: a view client: %v\n", err)
+			}
+			return
+		}
+		var req Request
+		if f.Type != FrameRequest {
+			err = fmt.Errorf("%w: a view client may not send a %s frame", ErrFrame, f.Type)
+		} else {
+			err = DecodeJSON(f.Payload, &req)
+		}
+		if err != nil {
+			fmt.Fprintf(s.log, "rostra server: dropped a view client: %v\n", err)
+			_ = write(FrameBye, Bye{Reason: ByeDropped, Code: 2, Message: err.Error()})
+			return
+		}
+		switch req.Op {
+		case OpInput:
+			h, _ := s.eng.Handle(req.Worker)
+			if w, ok := h.(interface{ Write([]byte) (int, error) }); ok && h != nil {
+				_, _ = w.Write(req.Data)
+			}
+			continue
+		case OpResize:
+			h, _ := s.eng.Handle(req.Worker)
+			if r, ok := h.(interface{ Resize(cols, rows int) error }); ok && h != nil && req.Cols > 0 && req.Rows > 0 {
+				_ = r.Resize(clampSize(req.Cols), clampSize(req.Rows))
+			}
+			continue
+		}
+		var rep Reply
+		switch req.Op {
+		case OpRetry, OpCancel, OpStatus, OpInfo:
+			rep = s.answer(req)
+		case OpStop:
+			s.Stop("stopped from a client attached to many runs")
+			rep = Reply{Note: "stopping every worker"}
+		default:
+			rep = Reply{Code: 2, Error: fmt.Sprintf("a view client may not send %q", req.Op)}
+		}
+		if write(FrameReply, rep) != nil {
+			return
+		}
+	}
+}
+
+// paneView is what changed on worker's screen since sent[worker], and
+// records it as sent; false when nothing did (or the worker has no
+// screen here: the client keeps the one it has).
+func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, bool) {
+	h, attempt := s.eng.Handle(worker)
+	t := tui.TerminalOf(h)
+	if t == nil {
+		return PaneView{}, false
+	}
+	sp := sent[worker]
+	full := sp == nil || sp.term != t
+	if full {
+		sp = &sentPane{term: t}
+		sent[worker] = sp
+	}
+	gen, bells, modes := t.Generation(), t.Bells(), t.Modes()
+	cx, cy, cursor := t.Cursor()
+	if !full && gen == sp.gen && bells == sp.bells && modes == sp.modes && cx == sp.cx && cy == sp.cy && cursor == sp.cursor {
+		return PaneView{}, false
+	}
+	cols, rows := t.Size()
+	sb := t.ScrollbackLen()
+	lines := t.Window(sb, true)
+	rows = len(lines)
+	pv := PaneView{Worker: worker, Attempt: attempt, Cols: cols, Rows: rows,
+		CursorX: cx, CursorY: cy, Cursor: cursor, Modes: modes, Bells: bells - sp.bells}
+	if !full && (cols != sp.cols || rows != sp.rows || modes.AltScreen != sp.modes.AltScreen || sb < sp.sb || sb-sp.sb >= rows) {
+		full = true
+	}
+	if !full && sb > sp.sb {
+		pv.Scrolled = sb - sp.sb
+		sp.lines = append(sp.lines[pv.Scrolled:], make([]string, pv.Scrolled)...)
+	}
+	pv.Full = full
+	pv.Lines = map[int]string{}
+	for i, l := range lines {
+		if full || sp.lines[i] != l {
+			pv.Lines[i] = l
+		}
+	}
+	if full {
+		pv.Bells = 0
+	}
+	*sp = sentPane{term: t, attempt: attempt, gen: gen, cols: cols, rows: rows, sb: sb, lines: lines,
+		cx: cx, cy: cy, cursor: cursor, modes: modes, bells: bells}
+	return pv, true
+}

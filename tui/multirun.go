@@ -17,6 +17,11 @@ type RunGroup struct {
 	Workers []string
 }
 
+// linkTitleMin is the room a lost link's note leaves for the title at
+// least (the run and the worker, cut): the note goes to its flag only in
+// panes narrower than that.
+const linkTitleMin = 12
+
 type (
 	runGroups interface{ Groups() []RunGroup }
 	runLinks  interface{ LinkNote(worker string) string }

@@ -260,7 +260,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 			}
 		}
 	}
-	if !whole && attn != "" {
+	if !whole && attn != "" && (p.link == "" || room-ansi.StringWidth(attn) < linkTitleMin) {
 		// The flag alone says the pane wants the human (the status bar
 		// counts why); the id and the badges need the room.
 		attn = fitText(attnShort, room)

@@ -632,10 +632,17 @@ func paneSeq(t *vt.Terminal, pv PaneView) []byte {
 		if pv.Modes.AltScreen != t.Modes().AltScreen {
 			b.WriteString(setMode(1049, pv.Modes.AltScreen))
 		}
-		b.WriteString("\x1b[0m\x1b[H\x1b[2J")
+		// Lines holds every row: nothing is cleared, which would put
+		// the screen in the scrollback.
 	}
 	if pv.Scrolled > 0 {
-		b.WriteString("\x1b[0m\x1b[" + strconv.Itoa(pv.Rows) + ";1H" + strings.Repeat("\n", pv.Scrolled))
+		bottom := "\x1b[0m\x1b[" + strconv.Itoa(pv.Rows) + ";1H\n"
+		for i := range pv.Scrolled {
+			if i < len(pv.Off) && pv.Off[i] != "" {
+				b.WriteString("\x1b[1;1H\x1b[0m" + pv.Off[i])
+			}
+			b.WriteString(bottom)
+		}
 	}
 	for row, line := range pv.Lines {
 		b.WriteString("\x1b[" + strconv.Itoa(row+1) + ";1H\x1b[0m" + line)

@@ -50,6 +50,10 @@ type PaneView struct {
 	// (a new attempt, a new size, the alternate screen entered or left).
 	Full     bool           `json:"full,omitempty"`
 	Scrolled int            `json:"scrolled,omitempty"`
+	// Off are the Scrolled lines that went into the scrollback, oldest
+	// first, each as it was when it went; "" for one still as the
+	// client's row of that number has it.
+	Off []string `json:"off,omitempty"`
 	Lines    map[int]string `json:"lines,omitempty"` // row → the row in ANSI, exactly Cols cells
 	CursorX  int            `json:"cx"`
 	CursorY  int            `json:"cy"`
@@ -127,6 +131,7 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 	interval := time.Second / time.Duration(s.cfg.FPS)
 	idle := time.NewTicker(viewIdle)
 	defer idle.Stop()
+	final := false // the run is over: one last View says how it ended
 	for first := true; ; first = false {
 		var v View
 		if first {
@@ -152,6 +157,9 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 			}
 			lastSent = time.Now()
 		}
+		if final {
+			return
+		}
 		pause := time.NewTimer(interval)
 		select {
 		case <-pause.C:
@@ -160,7 +168,8 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 			return
 		case <-s.over:
 			pause.Stop()
-			return
+			final = true
+			continue
 		}
 		select {
 		case <-wake:
@@ -169,7 +178,7 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		case <-gone:
 			return
 		case <-s.over:
-			return
+			final = true
 		}
 	}
 }
@@ -251,12 +260,27 @@ func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, b
 	rows = len(lines)
 	pv := PaneView{Worker: worker, Attempt: attempt, Cols: cols, Rows: rows,
 		CursorX: cx, CursorY: cy, Cursor: cursor, Modes: modes, Bells: bells - sp.bells}
-	if !full && (cols != sp.cols || rows != sp.rows || modes.AltScreen != sp.modes.AltScreen || sb < sp.sb || sb-sp.sb >= rows) {
+	if !full && (cols != sp.cols || rows != sp.rows || modes.AltScreen != sp.modes.AltScreen || sb < sp.sb) {
 		full = true
 	}
-	if !full && sb > sp.sb {
-		pv.Scrolled = sb - sp.sb
-		sp.lines = append(sp.lines[pv.Scrolled:], make([]string, pv.Scrolled)...)
+	if k := sb - sp.sb; !full && k > maxOffLines {
+		full = true
+	} else if !full && k > 0 {
+		// The client scrolls its rows off as the run's went, each line
+		// as it was when it went: a row the client has right already is
+		// sent as "".
+		pv.Scrolled = k
+		pv.Off = offLines(t, sp.sb, k)
+		for i := range min(k, len(sp.lines)) {
+			if pv.Off[i] == sp.lines[i] {
+				pv.Off[i] = ""
+			}
+		}
+		if k < rows {
+			sp.lines = append(sp.lines[k:], make([]string, k)...)
+		} else {
+			clear(sp.lines)
+		}
 	}
 	pv.Full = full
 	pv.Lines = map[int]string{}
@@ -271,4 +295,22 @@ func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, b
 	*sp = sentPane{term: t, attempt: attempt, gen: gen, cols: cols, rows: rows, sb: sb, lines: lines,
 		cx: cx, cy: cy, cursor: cursor, modes: modes, bells: bells}
 	return pv, true
+}
+
+// maxOffLines bounds the lines a View carries for the scrollback: a
+// screen that scrolled by more since the last is sent whole instead.
+const maxOffLines = 2000
+
+// offLines is n lines of t from absolute line top, in ANSI.
+func offLines(t *vt.Terminal, top, n int) []string {
+	_, rows := t.Size()
+	var out []string
+	for len(out) < n {
+		w := t.Window(top+len(out), true)
+		out = append(out, w[:min(len(w), n-len(out), rows)]...)
+		if len(w) == 0 {
+			break
+		}
+	}
+	return out
 }

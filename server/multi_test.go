@@ -1,0 +1,139 @@
+// multi_test.go checks ModeView and Multi against real servers over the
+// fake pane surface: two runs joined under their names, screens mirrored
+// row by row (colours, scrolling, the cursor), keys, sizes, retry and
+// cancel reaching the pane's own run, events prefixed, and a run that
+// finishes while attached saying so with its panes kept.
+package server
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/tui"
+)
+
+func openMulti(t *testing.T, runs ...RunAddr) *Multi {
+	t.Helper()
+	m, err := OpenMulti(runs)
+	require.NoError(t, err)
+	t.Cleanup(m.Close)
+	return m
+}
+
+func mirrorOf(t *testing.T, m *Multi, worker string) (*mirrorHandle, int) {
+	t.Helper()
+	var h engine.Handle
+	var n int
+	require.Eventually(t, func() bool { h, n = m.Handle(worker); return h != nil }, 10*time.Second, 5*time.Millisecond, "%s has a mirror", worker)
+	return h.(*mirrorHandle), n
+}
+
+func TestMultiMirrorsEachRunUnderItsName(t *testing.T) {
+	a, b := startServer(t, 1, ""), startServer(t, 2, "")
+	m := openMulti(t, RunAddr{Ref: a.plan.StateDir}, RunAddr{Ref: b.plan.StateDir, Host: "box"})
+	var ids []string
+	for _, w := range m.Plan().Workers {
+		ids = append(ids, w.ID)
+	}
+	assert.Equal(t, []string{"srv/w00", "box:srv/w00", "box:srv/w01"}, ids)
+	assert.Equal(t, []tui.RunGroup{{Name: "srv", Workers: []string{"srv/w00"}}, {Name: "box:srv", Workers: []string{"box:srv/w00", "box:srv/w01"}}}, m.Groups())
+	st := m.Snapshot()
+	require.Len(t, st.Workers, 3)
+	assert.Equal(t, "box:srv/w01", st.Workers[2].WorkerID)
+	for _, d := range st.Dispatches {
+		assert.Empty(t, d.OutputLogPath, "a log is on its run's machine")
+	}
+
+	// The screen, row by row: colours, lines scrolled off, the cursor.
+	remote := b.surf.handle("w01")
+	mh, n := mirrorOf(t, m, "box:srv/w01")
+	assert.Equal(t, 1, n)
+	for i := range 60 {
+		fmt.Fprintf(remote.screen, "\x1b[3%dmline %d\x1b[m\r\n", i%7+1, i)
+	}
+	fmt.Fprint(remote.screen, "\x1b[1;31mprompt> \x1b[m")
+	require.Eventually(t, func() bool { return mh.term.ANSI(false) == remote.screen.ANSI(false) }, 10*time.Second, 5*time.Millisecond,
+		"the mirror:\n%s\nthe run's:\n%s", mh.term.Text(false), remote.screen.Text(false))
+	rx, ry, _ := remote.screen.Cursor()
+	mx, my, _ := mh.term.Cursor()
+	assert.Equal(t, [2]int{rx, ry}, [2]int{mx, my}, "the cursor")
+	assert.Equal(t, remote.screen.ANSI(true), mh.term.ANSI(true), "the lines scrolled off the run's screen are in the mirror's scrollback")
+
+	// The alternate screen and its modes.
+	fmt.Fprint(remote.screen, "\x1b[?1049h\x1b[?1h\x1b[?2004h\x1b[Hfull screen app")
+	require.Eventually(t, func() bool { return mh.term.Text(false) == remote.screen.Text(false) && mh.term.Modes() == remote.screen.Modes() },
+		10*time.Second, 5*time.Millisecond, "the mirror in the alternate screen: %+v vs %+v", mh.term.Modes(), remote.screen.Modes())
+
+	// Keys and sizes go to the pane's own run.
+	_, err := mh.Write([]byte("typed\r"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return remote.Typed() == "typed\r" }, 10*time.Second, 5*time.Millisecond)
+	assert.Empty(t, a.surf.handle("w00").Typed(), "not to the other run's")
+	require.NoError(t, mh.Resize(70, 12))
+	require.Eventually(t, func() bool { c, r := mh.term.Size(); return c == 70 && r == 12 }, 10*time.Second, 5*time.Millisecond,
+		"the mirror follows the run's new size")
+
+	// Cancel and retry act on the pane's own run; their events come back
+	// prefixed.
+	require.NoError(t, m.Cancel("box:srv/w00"))
+	require.Eventually(t, func() bool {
+		for _, w := range b.eng.Snapshot().Workers {
+			if w.WorkerID == "w00" {
+				return w.Status == statedir.StatusCancelled
+			}
+		}
+		return false
+	}, 10*time.Second, 5*time.Millisecond)
+	assert.Equal(t, statedir.StatusRunning, a.eng.Snapshot().Workers[0].Status, "the other run's w00 runs on")
+	err = m.Cancel("srv/nobody")
+	assert.Error(t, err)
+	require.NoError(t, m.Retry("box:srv/w00"))
+	require.Eventually(t, func() bool { _, n := m.Handle("box:srv/w00"); return n == 2 }, 10*time.Second, 5*time.Millisecond, "attempt 2, mirrored")
+	seen := map[string]bool{}
+	deadline := time.After(10 * time.Second)
+	for !seen[statedir.EventWorkerCancelled] {
+		got := make(chan statedir.Event, 1)
+		go func() {
+			ev, _ := m.Next()
+			got <- ev
+		}()
+		select {
+		case ev := <-got:
+			if ev.WorkerID == "box:srv/w00" {
+				seen[ev.Type] = true
+			}
+			assert.False(t, ev.WorkerID == "w00", "an event's worker is prefixed")
+		case <-deadline:
+			t.Fatalf("no cancel event of box:srv/w00; saw %v", seen)
+		}
+	}
+	_, _, err = m.Diff("box:srv/w00", false)
+	assert.ErrorContains(t, err, "rostra diff --run "+b.plan.StateDir+" w00")
+	assert.Empty(t, m.LinkNote("box:srv/w00"), "the link is up")
+}
+
+// A run that finishes while attached: its server ends (no client is
+// attached to it: a view is not one), its panes keep their screens and
+// say so; the other run goes on.
+func TestMultiRunThatFinishesSaysSo(t *testing.T) {
+	a, b := startServer(t, 1, ""), startServer(t, 1, "")
+	m := openMulti(t, RunAddr{Ref: a.plan.StateDir, Host: "one"}, RunAddr{Ref: b.plan.StateDir, Host: "two"})
+	mh, _ := mirrorOf(t, m, "one:srv/w00")
+	fmt.Fprint(a.surf.handle("w00").screen, "the last words\r\n")
+	require.Eventually(t, func() bool { return strings.Contains(mh.term.Text(false), "the last words") }, 10*time.Second, 5*time.Millisecond)
+	a.surf.handle("w00").end(0, "")
+	assert.Equal(t, 0, a.wait())
+	require.Eventually(t, func() bool { return m.LinkNote("one:srv/w00") == "the run finished; its server has ended" }, 10*time.Second, 5*time.Millisecond,
+		"the note: %q", m.LinkNote("one:srv/w00"))
+	assert.Contains(t, mh.term.Text(false), "the last words", "its screen stays")
+	assert.Empty(t, m.LinkNote("two:srv/w00"), "the other run goes on")
+	assert.Equal(t, statedir.StatusCompleted, m.Snapshot().Workers[0].Status)
+	assert.ErrorContains(t, m.Retry("one:srv/w00"), "the run finished; its server has ended")
+}

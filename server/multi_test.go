@@ -68,7 +68,9 @@ func TestMultiMirrorsEachRunUnderItsName(t *testing.T) {
 
 	// The alternate screen and its modes.
 	fmt.Fprint(remote.screen, "\x1b[?1049h\x1b[?1h\x1b[?2004h\x1b[Hfull screen app")
-	require.Eventually(t, func() bool { return mh.term.Text(false) == remote.screen.Text(false) && mh.term.Modes() == remote.screen.Modes() },
+	require.Eventually(t, func() bool {
+		return mh.term.Text(false) == remote.screen.Text(false) && mh.term.Modes() == remote.screen.Modes()
+	},
 		10*time.Second, 5*time.Millisecond, "the mirror in the alternate screen: %+v vs %+v", mh.term.Modes(), remote.screen.Modes())
 
 	// Keys and sizes go to the pane's own run.

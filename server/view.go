@@ -48,18 +48,18 @@ type PaneView struct {
 	Rows    int    `json:"rows"`
 	// Full: Lines holds every row, and the client draws the screen anew
 	// (a new attempt, a new size, the alternate screen entered or left).
-	Full     bool           `json:"full,omitempty"`
-	Scrolled int            `json:"scrolled,omitempty"`
+	Full     bool `json:"full,omitempty"`
+	Scrolled int  `json:"scrolled,omitempty"`
 	// Off are the Scrolled lines that went into the scrollback, oldest
 	// first, each as it was when it went; "" for one still as the
 	// client's row of that number has it.
-	Off []string `json:"off,omitempty"`
-	Lines    map[int]string `json:"lines,omitempty"` // row → the row in ANSI, exactly Cols cells
-	CursorX  int            `json:"cx"`
-	CursorY  int            `json:"cy"`
-	Cursor   bool           `json:"cursor"`
-	Modes    vt.Modes       `json:"modes"`
-	Bells    int64          `json:"bells,omitempty"` // rung since the last View
+	Off     []string       `json:"off,omitempty"`
+	Lines   map[int]string `json:"lines,omitempty"` // row → the row in ANSI, exactly Cols cells
+	CursorX int            `json:"cx"`
+	CursorY int            `json:"cy"`
+	Cursor  bool           `json:"cursor"`
+	Modes   vt.Modes       `json:"modes"`
+	Bells   int64          `json:"bells,omitempty"` // rung since the last View
 }
 
 type sentPane struct {

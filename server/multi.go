@@ -1,6 +1,6 @@
 // multi.go is the client's side of ModeView: Multi, the engine a UI over
-// many runs draws (`rostra attach RUN...`, docs/remote.md §Many runs in
-// one UI). Each run is a link: one view connection to its server (its
+// many runs draws (`rostra attach RUN...`,
+// docs/remote.md §Many runs in one UI). Each run is a link: one view connection to its server (its
 // socket, or a transport such as ssh to its bridge), kept up. A link
 // mirrors its run: the plan, the latest state, and for each worker an
 // emulator here that its PaneViews are painted into, so the UI reads

@@ -1,8 +1,9 @@
 // attachmany.go wires `rostra attach RUN RUN...`: one UI here over many
-// runs, on this machine and on others (docs/remote.md §Many runs in one
-// UI). Unlike the attach of one run, whose UI is drawn in its server, this
-// UI is drawn here, over server.Multi: each run a view connection to its
-// server (its socket, or ssh to its bridge) that says what changed.
+// runs, on this machine and on others
+// (docs/remote.md §Many runs in one UI). Unlike the attach of one run,
+// whose UI is drawn in its server, this UI is drawn here, over
+// server.Multi: each run a view connection to its server (its socket, or
+// ssh to its bridge) that says what changed.
 //
 // Exit codes: a detach (d, q then d) exits 0 and every run goes on; the
 // leave dialog's stop asks every run to stop and exits 0 once each has

@@ -160,17 +160,8 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		if final {
 			return
 		}
-		pause := time.NewTimer(interval)
-		select {
-		case <-pause.C:
-		case <-gone:
-			pause.Stop()
-			return
-		case <-s.over:
-			pause.Stop()
-			final = true
-			continue
-		}
+		// Wait for a change, then keep to FPS: output after a quiet
+		// spell goes at once, so a key's echo is not held back.
 		select {
 		case <-wake:
 		case <-kick:
@@ -179,6 +170,19 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 			return
 		case <-s.over:
 			final = true
+			continue
+		}
+		if d := interval - time.Since(lastSent); d > 0 {
+			pause := time.NewTimer(d)
+			select {
+			case <-pause.C:
+			case <-gone:
+				pause.Stop()
+				return
+			case <-s.over:
+				pause.Stop()
+				final = true
+			}
 		}
 	}
 }

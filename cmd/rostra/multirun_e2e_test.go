@@ -55,7 +55,7 @@ workers:
 // sshToHosts writes an ssh command that reaches each named test host: it
 // takes the destination after "--" as the host's name and runs that
 // host's own ssh (testhost.Host.SSHCommand) to it. ROSTRA_SSH names it.
-func sshToHosts(t *testing.T, hosts map[string]*testhost.Host) string {
+func sshToHosts(t testing.TB, hosts map[string]*testhost.Host) string {
 	var cases strings.Builder
 	for name, h := range hosts {
 		cases.WriteString("  " + name + ") exec " + h.SSHCommand() + ` "${args[@]}";;` + "\n")

@@ -79,11 +79,16 @@ type sentPane struct {
 // loop: the elapsed times in the state move without an event.
 const viewIdle = time.Second
 
+// viewWriteWait bounds one View's write: a client that takes no bytes for
+// that long (its link cut, unnoticed by TCP) is let go, and dials again.
+const viewWriteWait = 30 * time.Second
+
 func (s *Server) view(c net.Conn, fr *FrameReader) {
 	var wmu sync.Mutex
 	write := func(t FrameType, v any) error {
 		wmu.Lock()
 		defer wmu.Unlock()
+		_ = c.SetWriteDeadline(time.Now().Add(viewWriteWait))
 		return WriteJSON(c, t, v)
 	}
 	if err := write(FrameWelcome, s.welcome()); err != nil {

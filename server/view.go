@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rostra-dev/rostra/panes/vt"
@@ -79,6 +80,10 @@ type sentPane struct {
 // loop: the elapsed times in the state move without an event.
 const viewIdle = time.Second
 
+// viewEchoWindow is how long after a key Views go out on every change,
+// not at most FPS a second: the key's echo is drawn at once.
+const viewEchoWindow = 100 * time.Millisecond
+
 // viewWriteWait bounds one View's write: a client that takes no bytes for
 // that long (its link cut, unnoticed by TCP) is let go, and dials again.
 const viewWriteWait = 30 * time.Second
@@ -123,10 +128,12 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		defer stop()
 		wake = w
 	}
+	var typedAt atomic.Int64 // when the client last typed (UnixNano)
+	typed := func() { typedAt.Store(time.Now().UnixNano()) }
 	gone := make(chan struct{})
 	go func() {
 		defer close(gone)
-		s.viewRequests(fr, write)
+		s.viewRequests(fr, write, typed)
 	}()
 
 	plan := s.eng.Plan()
@@ -177,7 +184,10 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 			final = true
 			continue
 		}
-		if d := interval - time.Since(lastSent); d > 0 {
+		// Right after a key the pane's echo goes as soon as it is there,
+		// not in the next frame's turn.
+		echoing := time.Since(time.Unix(0, typedAt.Load())) < viewEchoWindow
+		if d := interval - time.Since(lastSent); d > 0 && !echoing {
 			pause := time.NewTimer(d)
 			select {
 			case <-pause.C:
@@ -193,7 +203,7 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 }
 
 // viewRequests reads a view client's requests until it goes.
-func (s *Server) viewRequests(fr *FrameReader, write func(FrameType, any) error) {
+func (s *Server) viewRequests(fr *FrameReader, write func(FrameType, any) error, typed func()) {
 	for {
 		f, err := fr.ReadFrame()
 		if err != nil {
@@ -215,6 +225,7 @@ func (s *Server) viewRequests(fr *FrameReader, write func(FrameType, any) error)
 		}
 		switch req.Op {
 		case OpInput:
+			typed()
 			h, _ := s.eng.Handle(req.Worker)
 			if w, ok := h.(interface{ Write([]byte) (int, error) }); ok && h != nil {
 				_, _ = w.Write(req.Data)

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/statedir"
 )
@@ -104,8 +105,16 @@ func TestGoldenManyRunsLinkLost(t *testing.T) {
 	assert.Equal(t, 2, strings.Count(screen, "link lost"), "only the lost run's two panes")
 	assert.Contains(t, ansi.Strip(m.statusBar()), "build-box:api ⚠ ●2")
 
+	// A key typed into a lost run's pane is not sent, and the note says so.
+	m.focus = 1
+	press(m, "i", "x")
+	assert.Equal(t, "build-box:api/codex-tester: link lost · reconnecting (3 s): keys are not sent", m.note)
+	assert.Empty(t, f.handles["build-box:api/codex-tester"].Typed())
+
 	// The link back: the titles are the run's again.
 	delete(f.lost, "build-box:api")
 	m.refresh()
 	assert.NotContains(t, ansi.Strip(m.Render()), "link lost")
+	press(m, "y")
+	require.Eventually(t, func() bool { return f.handles["build-box:api/codex-tester"].Typed() == "y" }, 5*time.Second, time.Millisecond, "keys go again")
 }

@@ -43,6 +43,13 @@ func attachMany(refs []string, stdout, stderr io.Writer) int {
 				return 2
 			}
 			ra.Host = a.host
+			if remoteInstall {
+				// Once, here: the links dial again after a drop.
+				if err := installOn(a); err != nil {
+					fmt.Fprintf(stderr, "rostra attach: %v\n", err)
+					return 2
+				}
+			}
 		}
 		runs = append(runs, ra)
 		shown = append(shown, r.cmd("attach"))
@@ -52,7 +59,7 @@ func attachMany(refs []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	// Links dial again while the UI has the terminal: ssh must not ask.
-	remoteInteractive = false
+	remoteInteractive, remoteInstall = false, false
 	multi, err := server.OpenMulti(runs)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra attach: %v\n", err)

@@ -6,8 +6,11 @@
 package server
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -138,4 +141,75 @@ func TestMultiRunThatFinishesSaysSo(t *testing.T) {
 	assert.Empty(t, m.LinkNote("two:srv/w00"), "the other run goes on")
 	assert.Equal(t, statedir.StatusCompleted, m.Snapshot().Workers[0].Status)
 	assert.ErrorContains(t, m.Retry("one:srv/w00"), "the run finished; its server has ended")
+}
+
+// cutStream is a connection to a run's socket through a proxy that a test
+// can cut: while cut, nothing passes either way (a link that drops
+// packets, not one that closes).
+type cutStream struct {
+	net.Conn
+}
+
+func (cutStream) CloseWrite() error { return nil }
+
+// A link that falls silent is lost: its panes say so and it dials again
+// (refused while the link is cut) until it is back; the first view then
+// repaints what the run printed meanwhile. The run never notices.
+func TestMultiLinkLostReconnectsAndRepaints(t *testing.T) {
+	h := startServer(t, 1, "")
+	var cut atomic.Bool
+	dialled := atomic.Int32{}
+	saved := DialAddress
+	t.Cleanup(func() { DialAddress = saved })
+	DialAddress = func(string) (Stream, error) {
+		if cut.Load() {
+			return nil, errors.New("network is unreachable")
+		}
+		dialled.Add(1)
+		sc, err := Dial(h.plan.StateDir)
+		if err != nil {
+			return nil, err
+		}
+		ours, theirs := net.Pipe()
+		pass := func(dst, src net.Conn) {
+			buf := make([]byte, 32<<10)
+			for {
+				n, err := src.Read(buf)
+				if n > 0 && !cut.Load() {
+					if _, werr := dst.Write(buf[:n]); werr != nil {
+						return
+					}
+				}
+				if err != nil {
+					_ = dst.Close()
+					return
+				}
+			}
+		}
+		go pass(theirs, sc)
+		go pass(sc, theirs)
+		return cutStream{ours}, nil
+	}
+	m := openMulti(t, RunAddr{Ref: "test://box/run", Host: "box"})
+	mh, _ := mirrorOf(t, m, "box:srv/w00")
+	require.Eventually(t, func() bool { return strings.Contains(mh.term.Text(false), "hello from w00") }, 10*time.Second, 5*time.Millisecond)
+
+	cut.Store(true)
+	fmt.Fprint(h.surf.handle("w00").screen, "printed while cut off\r\n")
+	require.Eventually(t, func() bool { return strings.HasPrefix(m.LinkNote("box:srv/w00"), "link lost · reconnecting") }, 15*time.Second, 10*time.Millisecond,
+		"the note: %q", m.LinkNote("box:srv/w00"))
+	assert.NotContains(t, mh.term.Text(false), "printed while cut off", "nothing passed")
+	assert.ErrorContains(t, m.Retry("box:srv/w00"), "the link is lost; reconnecting")
+	assert.Equal(t, statedir.RunRunning, h.eng.Snapshot().Status, "the run never noticed")
+
+	cut.Store(false)
+	require.Eventually(t, func() bool { return m.LinkNote("box:srv/w00") == "" }, 15*time.Second, 10*time.Millisecond, "back: %q", m.LinkNote("box:srv/w00"))
+	require.Eventually(t, func() bool { return strings.Contains(mh.term.Text(false), "printed while cut off") }, 10*time.Second, 5*time.Millisecond,
+		"repainted: %s", mh.term.Text(false))
+	h2, _ := m.Handle("box:srv/w00")
+	assert.Same(t, mh, h2.(*mirrorHandle), "the same attempt keeps its mirror (and its scrollback)")
+	assert.GreaterOrEqual(t, dialled.Load(), int32(2))
+	_, err := mh.Write([]byte("after\r"))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool { return strings.Contains(h.surf.handle("w00").Typed(), "after\r") }, 10*time.Second, 5*time.Millisecond, "keys go again")
 }

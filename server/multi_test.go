@@ -6,6 +6,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -18,6 +19,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/statedir"
 	"github.com/rostra-dev/rostra/tui"
 )
@@ -212,4 +214,54 @@ func TestMultiLinkLostReconnectsAndRepaints(t *testing.T) {
 	_, err := mh.Write([]byte("after\r"))
 	require.NoError(t, err)
 	require.Eventually(t, func() bool { return strings.Contains(h.surf.handle("w00").Typed(), "after\r") }, 10*time.Second, 5*time.Millisecond, "keys go again")
+}
+
+// A View heavier than a frame goes in parts that each fit one, and the
+// parts, applied in turn, paint what the whole would have.
+func TestAViewHeavierThanAFrameGoesInParts(t *testing.T) {
+	const cols, rows = 400, 300
+	line := func(r int) string {
+		var b strings.Builder
+		for c := 0; b.Len() < 2400 && c < cols/4; c++ {
+			fmt.Fprintf(&b, "\x1b[3%dm<%02d>", (r+c)%7+1, c%100)
+		}
+		return b.String() + "\x1b[m"
+	}
+	var panes []PaneView
+	for w := range 3 {
+		pv := PaneView{Worker: fmt.Sprintf("w%d", w), Attempt: 1, Cols: cols, Rows: rows, Full: true, Lines: map[int]string{}, Cursor: true, CursorX: 3, CursorY: 7}
+		for r := range rows {
+			pv.Lines[r] = line(r + w)
+		}
+		panes = append(panes, pv)
+	}
+	st := statedir.TeamState{Run: "big"}
+	whole := View{State: &st, Panes: panes}
+	parts := splitView(whole, viewFrameBudget)
+	require.Greater(t, len(parts), 3, "cut")
+	assert.Equal(t, &st, parts[0].State)
+	for i, p := range parts {
+		data, err := json.Marshal(p)
+		require.NoError(t, err)
+		assert.Less(t, len(data)+1, MaxFrame, "part %d fits a frame", i)
+	}
+	paint := func(views []View) map[string]string {
+		out := map[string]string{}
+		terms := map[string]*vt.Terminal{}
+		for _, v := range views {
+			for _, pv := range v.Panes {
+				t := terms[pv.Worker]
+				if t == nil {
+					t = vt.New(1, 1, vt.Options{})
+					terms[pv.Worker] = t
+				}
+				_, _ = t.Write(paneSeq(t, pv))
+			}
+		}
+		for w, t := range terms {
+			out[w] = t.ANSI(true)
+		}
+		return out
+	}
+	assert.Equal(t, paint([]View{whole}), paint(parts))
 }

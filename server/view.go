@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -164,8 +165,10 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		// An empty View at least every viewIdle tells the client the
 		// link is up: a cut link is silence, not an error.
 		if first || v.State != nil || len(v.Events) > 0 || len(v.Panes) > 0 || time.Since(lastSent) >= viewIdle {
-			if err := write(FrameView, v); err != nil {
-				return
+			for _, part := range splitView(v, viewFrameBudget) {
+				if err := write(FrameView, part); err != nil {
+					return
+				}
 			}
 			lastSent = time.Now()
 		}
@@ -319,7 +322,7 @@ func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, b
 
 // maxOffLines bounds the lines a View carries for the scrollback: a
 // screen that scrolled by more since the last is sent whole instead.
-const maxOffLines = 2000
+const maxOffLines = 1000
 
 // offLines is n lines of t from absolute line top, in ANSI.
 func offLines(t *vt.Terminal, top, n int) []string {
@@ -333,4 +336,103 @@ func offLines(t *vt.Terminal, top, n int) []string {
 		}
 	}
 	return out
+}
+
+// viewFrameBudget is the most a View's panes may weigh in one frame,
+// under MaxFrame with room for its JSON around them.
+const viewFrameBudget = MaxFrame / 2
+
+// splitView cuts v into Views that each fit a frame: the plan, state and
+// events first, then the panes, a pane whose rows weigh more than budget
+// in parts of its rows (the size, scroll and Full with the first). A
+// client applies them in turn to the same end as v.
+func splitView(v View, budget int) []View {
+	size := 0
+	for _, pv := range v.Panes {
+		size += paneWeight(pv)
+	}
+	if size <= budget {
+		return []View{v}
+	}
+	out := []View{{Plan: v.Plan, State: v.State, Events: v.Events}}
+	var cur View
+	curSize := 0
+	flush := func() {
+		if len(cur.Panes) > 0 {
+			out = append(out, cur)
+		}
+		cur, curSize = View{}, 0
+	}
+	for _, pv := range v.Panes {
+		for _, part := range splitPane(pv, budget) {
+			w := paneWeight(part)
+			if curSize+w > budget {
+				flush()
+			}
+			cur.Panes = append(cur.Panes, part)
+			curSize += w
+		}
+	}
+	flush()
+	return out
+}
+
+// splitPane cuts pv's rows into parts of at most budget bytes each.
+func splitPane(pv PaneView, budget int) []PaneView {
+	if paneWeight(pv) <= budget {
+		return []PaneView{pv}
+	}
+	first := pv
+	first.Lines = map[int]string{}
+	if paneWeight(first) > budget {
+		// The lines scrolled off weigh too much: the client scrolls its
+		// own rows off instead (its scrollback misses those lines).
+		first.Off = nil
+	}
+	parts := []PaneView{first}
+	size := paneWeight(first)
+	rows := make([]int, 0, len(pv.Lines))
+	for r := range pv.Lines {
+		rows = append(rows, r)
+	}
+	slices.Sort(rows)
+	for _, r := range rows {
+		l := pv.Lines[r]
+		if size+jsonLen(l)+16 > budget && len(parts[len(parts)-1].Lines) > 0 {
+			next := pv
+			next.Full, next.Scrolled, next.Off, next.Bells, next.Lines = false, 0, nil, 0, map[int]string{}
+			parts = append(parts, next)
+			size = 0
+		}
+		parts[len(parts)-1].Lines[r] = l
+		size += jsonLen(l) + 16
+	}
+	return parts
+}
+
+// paneWeight is at least what pv weighs as JSON.
+func paneWeight(pv PaneView) int {
+	n := 256 + jsonLen(pv.Modes.Title)
+	for _, l := range pv.Off {
+		n += jsonLen(l) + 8
+	}
+	for _, l := range pv.Lines {
+		n += jsonLen(l) + 16
+	}
+	return n
+}
+
+// jsonLen is at least s's length as a JSON string: control characters
+// and <, >, & take 6 bytes (\u001b), " and \ two.
+func jsonLen(s string) int {
+	n := len(s)
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c == '<' || c == '>' || c == '&':
+			n += 5
+		case c == '"' || c == '\\':
+			n++
+		}
+	}
+	return n
 }

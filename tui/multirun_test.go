@@ -89,6 +89,13 @@ func TestGoldenManyRunsGrouped(t *testing.T) {
 	requireGolden(t, m)
 	bar := ansi.Strip(m.statusBar())
 	assert.Contains(t, bar, "api ●1 · build-box:api ●2 · cloud:web ●1 ✓1", "each run counted apart")
+
+	// q over many runs: its stop is every run's.
+	m.opts.Attached = true
+	m.keys = keyMapFor(true)
+	press(m, "q")
+	require.NotNil(t, m.confirm)
+	assert.Contains(t, strings.Join(m.confirm.lines, "\n"), "s  stop every run (3): each worker is stopped gracefully")
 }
 
 func TestGoldenManyRunsLinkLost(t *testing.T) {

@@ -366,6 +366,9 @@ func (l *link) dial() (Stream, *FrameReader, View, error) {
 	switch {
 	case err != nil:
 		return fail(err)
+	case bye != nil && strings.Contains(bye.Message, `unknown mode "`+ModeView+`"`):
+		// A server of this protocol from before views.
+		return fail(fmt.Errorf("%w: %s: its rostra is older than this one and cannot show its run among others; use the same rostra version on both machines (or rostra attach that run alone)", ErrRefused, bye.Message))
 	case bye != nil:
 		return fail(fmt.Errorf("%w: %s", ErrRefused, bye.Message))
 	}

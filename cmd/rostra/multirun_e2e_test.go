@@ -212,3 +212,15 @@ func TestAttachManyRunsOverSSH(t *testing.T) {
 	require.Equal(t, 0, st.code, st.stderr)
 	assert.Regexp(t, `cat-echo\s+echo\s+shell\s+running`, st.stdout, "box1's run goes on")
 }
+
+// attach of many runs says which run it cannot find, and needs a terminal.
+func TestAttachManyRunsRefusals(t *testing.T) {
+	near := runWorkspace(t, nearRunFile)
+	dir := t.TempDir()
+	r := runBin(t, dir, "attach", near, filepath.Join(dir, "nowhere.yaml"))
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "rostra attach: "+filepath.Join(dir, "nowhere.yaml")+" does not exist")
+	r = runBin(t, dir, "attach", near, near)
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "stdin and stdout must be a terminal")
+}

@@ -383,6 +383,8 @@ func (s *Server) serveConn(c *net.UnixConn) {
 		s.attach(c, fr, h)
 	case ModeControl:
 		s.control(c, fr)
+	case ModeView:
+		s.view(c, fr)
 	default:
 		s.refuse(c, pid, fmt.Sprintf("unknown mode %q", h.Mode))
 	}

@@ -227,6 +227,10 @@ func (m *Model) typeKey(k tea.Key) (changed bool) {
 	changed = !p.live() || p.bell
 	p.goLive()
 	p.touch()
+	if p.link != "" {
+		m.note = p.spec.ID + ": " + p.link + ": keys are not sent" // multirun.go
+		return true
+	}
 	m.alerts.typed(p.spec.ID, m.opts.Now())
 	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil && !kw.send(b) {
 		m.note = p.spec.ID + " is not reading its input: keys dropped"

@@ -439,6 +439,7 @@ func (m *Model) refresh() {
 		p.setHandle(h, n, now)
 		p.observe(now)
 	}
+	m.readLinks()
 	if m.mode == modeInput && !m.focused().typeable() {
 		m.mode = modeNormal
 		m.note = m.focused().spec.ID + " has ended: keys are no longer sent to it"

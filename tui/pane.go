@@ -51,6 +51,11 @@ type pane struct {
 
 	diff diffView // an isolated worker's diff, shown over its screen (D)
 
+	// link is what the pane's run's link says while it is not up ("link
+	// lost · reconnecting (3 s)"), from an engine over many runs
+	// (multirun.go); it stands in the title for the flag and the badge.
+	link string
+
 	lastGen    uint64
 	lastChange time.Time
 	bellSeen   int64
@@ -240,6 +245,9 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 		// The agent's state, with its evidence, stands for the flag.
 		attn, attnShort, attnColour, agentBadge = " "+long, " "+short, agentColour, true
 	}
+	if p.link != "" {
+		attn, attnShort, attnColour, agentBadge = " ⚠ "+p.link+" ", " ⚠", c.th.warn, false
+	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)
 	title, whole := p.title(d, status, c.now, room-ansi.StringWidth(attn))
@@ -252,7 +260,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 			}
 		}
 	}
-	if !whole && attn != "" {
+	if !whole && attn != "" && (p.link == "" || room-ansi.StringWidth(attn) < linkTitleMin) {
 		// The flag alone says the pane wants the human (the status bar
 		// counts why); the id and the badges need the room.
 		attn = fitText(attnShort, room)

@@ -153,13 +153,12 @@ func (e *Engine) QueuePrompt(worker, text string) (statedir.QueuedPrompt, int, e
 	return p, n, err
 }
 
-// RemoveQueued takes the prompt numbered id off worker's queue, unsent.
-func (e *Engine) RemoveQueued(worker string, id int) (statedir.QueuedPrompt, error) {
+// RemoveQueued takes the prompt numbered id off worker's queue, unsent;
+// left is how many stay queued.
+func (e *Engine) RemoveQueued(worker string, id int) (p statedir.QueuedPrompt, left int, err error) {
 	if _, ok := e.plan.Worker(worker); !ok {
-		return statedir.QueuedPrompt{}, fmt.Errorf("%w %q", ErrUnknownWorker, worker)
+		return statedir.QueuedPrompt{}, 0, fmt.Errorf("%w %q", ErrUnknownWorker, worker)
 	}
-	var p statedir.QueuedPrompt
-	var err error
 	e.do(func() {
 		pq := e.byID[worker].queue
 		i := slices.IndexFunc(pq.q.Prompts, func(p statedir.QueuedPrompt) bool { return p.ID == id })
@@ -173,19 +172,20 @@ func (e *Engine) RemoveQueued(worker string, id int) (statedir.QueuedPrompt, err
 		}
 		p = pq.q.Prompts[i]
 		pq.q.Prompts = slices.Delete(pq.q.Prompts, i, i+1)
+		left = len(pq.q.Prompts)
 		e.queueChanged(e.byID[worker])
-		e.emit(statedir.Event{Type: statedir.EventPromptRemoved, WorkerID: worker, PromptID: p.ID, Prompt: cutPrompt(p.Text), Queued: len(pq.q.Prompts), Reason: "removed by a human"})
+		e.emit(statedir.Event{Type: statedir.EventPromptRemoved, WorkerID: worker, PromptID: p.ID, Prompt: cutPrompt(p.Text), Queued: left, Reason: "removed by a human"})
 	})
-	return p, err
+	return p, left, err
 }
 
 // ClearQueue takes every prompt off worker's queue, unsent, but the one
-// being typed now; it returns how many it removed.
-func (e *Engine) ClearQueue(worker string) (int, error) {
+// being typed now; it returns how many it removed and how many are left
+// (the one being typed, or none).
+func (e *Engine) ClearQueue(worker string) (removed, left int, err error) {
 	if _, ok := e.plan.Worker(worker); !ok {
-		return 0, fmt.Errorf("%w %q", ErrUnknownWorker, worker)
+		return 0, 0, fmt.Errorf("%w %q", ErrUnknownWorker, worker)
 	}
-	removed := 0
 	e.do(func() {
 		w := e.byID[worker]
 		pq := w.queue
@@ -202,8 +202,9 @@ func (e *Engine) ClearQueue(worker string) (int, error) {
 			pq.q.Prompts = keep
 			e.queueChanged(w)
 		}
+		left = len(pq.q.Prompts)
 	})
-	return removed, nil
+	return removed, left, nil
 }
 
 // Queue is worker's queued prompts, the next first. It never waits for the

@@ -158,6 +158,11 @@ type Request struct {
 	// worker when none is named) waits for the human, not for the run's end.
 	Until   string   `json:"until,omitempty"`
 	Workers []string `json:"workers,omitempty"`
+	// Queue, with OpSend: queue Text for the worker's agent, typed when it
+	// next waits for input (docs/agents.md §A queue of prompts), rather
+	// than type it now. Prompt, with OpQueueRemove: the prompt's number.
+	Queue  bool `json:"queue,omitempty"`
+	Prompt int  `json:"prompt,omitempty"`
 }
 
 // UntilNeedsYou is the Until of a wait that returns once an agent waits
@@ -183,6 +188,12 @@ const (
 	OpWait   = "wait"   // answered when the run has finished or stopped, with Code
 	OpFollow = "follow" // answered when the worker's attempt Attempt has ended
 	OpHook   = "hook"   // Hook: an agent's hook call for Worker's attempt Attempt; answered at once
+	// OpQueue lists the queued prompts of Worker (every worker's when
+	// none is named) in Reply.Queues; OpQueueRemove takes Worker's prompt
+	// Prompt off its queue, OpQueueClear every one.
+	OpQueue       = "queue"
+	OpQueueRemove = "queue-rm"
+	OpQueueClear  = "queue-clear"
 )
 
 // Reply answers one Request. Code is what the command exits with.
@@ -193,6 +204,8 @@ type Reply struct {
 	State  *statedir.TeamState `json:"state,omitempty"`
 	Screen string              `json:"screen,omitempty"`
 	Info   *Info               `json:"info,omitempty"`
+	// Queues answers OpQueue: the queued prompts by worker, the next first.
+	Queues map[string][]statedir.QueuedPrompt `json:"queues,omitempty"`
 }
 
 // Info describes a live server, for `rostra ls`.

@@ -17,7 +17,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
 
@@ -116,14 +115,4 @@ func ReadQueues(stateDir string) (map[string]PromptQueue, error) {
 		}
 	}
 	return out, errors.Join(errs...)
-}
-
-// SortedWorkers is the worker ids of qs in order.
-func SortedWorkers(qs map[string]PromptQueue) []string {
-	ids := make([]string, 0, len(qs))
-	for id := range qs {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	return ids
 }

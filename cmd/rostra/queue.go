@@ -6,8 +6,8 @@
 package main
 
 import (
-	"fmt"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strconv"

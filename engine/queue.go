@@ -1,6 +1,6 @@
-// queue.go keeps each worker's queue of prompts (docs/agents.md §A queue of
-// prompts): a person queues a prompt (`rostra send --queue`, Q in the UI)
-// and it is typed into the worker's agent the next time the agent waits for
+// queue.go keeps each worker's queue of prompts
+// (docs/agents.md §A queue of prompts): a person queues a prompt (`rostra
+// send --queue`, Q in the UI) and it is typed into the worker's agent the next time the agent waits for
 // input, never while it works or waits for a permission; one per turn, in
 // order, each followed by Enter.
 //

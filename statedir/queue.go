@@ -1,8 +1,9 @@
-// queue.go holds the prompt queues of a run's workers (docs/state.md §queue/):
-// one file per worker, queue/<worker>.json, replaced atomically below the
-// state dir's descriptor (FS.WriteAtomic) by the engine each time the queue
-// changes, and read back when a run is resumed. A worker with nothing
-// queued has no file.
+// queue.go holds the prompt queues of a run's workers
+// (docs/state.md §queue/<worker>.json): one file per worker, replaced
+// atomically below the state dir's descriptor (FS.WriteAtomic) by the
+// engine each time the queue changes, and read back when a run starts
+// (a resumed run finds its queues there). A worker whose queue never held
+// a prompt has no file.
 //
 // Data model: a PromptQueue is the worker's prompts in the order they are
 // to be typed, the first next; each has the number it was given when it

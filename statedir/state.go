@@ -272,7 +272,7 @@ type Event struct {
 	Hook             string `json:"hook,omitempty"`
 	// PromptID, Prompt and Queued: a prompt-… event's prompt (its number
 	// in the worker's queue, its text cut to 200 bytes) and how many
-	// prompts are queued after it (docs/state.md §queue/).
+	// prompts are queued after it (docs/state.md §queue/<worker>.json).
 	PromptID int    `json:"promptId,omitempty"`
 	Prompt   string `json:"prompt,omitempty"`
 	Queued   int    `json:"queued,omitempty"`

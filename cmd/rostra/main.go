@@ -53,7 +53,7 @@ func init() {
 		{"retry", "[--run PATH] WORKER", "start a manual attempt (cancels a running one)", groupControl, runRetry},
 		{"cancel", "[--run PATH] WORKER", "cancel the running attempt or pending retry", groupControl, runCancel},
 		{"send", "[--run PATH] [--enter | --queue] WORKER TEXT...", "type TEXT into the worker's pane (--queue: at its agent's next wait for input)", groupControl, runSend},
-		{"queue", "[--run PATH] [WORKER] | rm WORKER N | clear WORKER", "the prompts queued for the agents; rm or clear edits them", groupControl, runQueue},
+		{"queue", "[--run PATH] [WORKER | rm WORKER N | clear WORKER]", "the prompts queued for the agents; rm or clear edits them", groupControl, runQueue},
 		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH] [--until needs-you [WORKER...]]", "wait for the run to end (exit with its code), or until an agent waits for you", groupControl, runWait},

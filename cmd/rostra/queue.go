@@ -19,9 +19,7 @@ import (
 	"github.com/rostra-dev/rostra/statedir"
 )
 
-const queueUsage = `usage: rostra queue [--run PATH] [WORKER]
-       rostra queue [--run PATH] rm WORKER N
-       rostra queue [--run PATH] clear WORKER
+const queueUsage = `usage: rostra queue [--run PATH] [WORKER | rm WORKER N | clear WORKER]
 
 Lists the prompts queued for the workers' agents (rostra send --queue, Q
 in the UI), the next first: each is typed into its agent the next time it

@@ -1,5 +1,5 @@
-// queue_e2e_test.go checks the prompt queue (docs/agents.md §A queue of
-// prompts) through a real server and a real pty: a scripted agent that
+// queue_e2e_test.go checks the prompt queue through a real server and a
+// real pty (docs/agents.md §A queue of prompts): a scripted agent that
 // reports its state as codex does (OSC 7501 program status) and records
 // each line it reads is given the prompts queued with `rostra send
 // --queue` one per turn, in order, none while it asks for a permission;

@@ -130,8 +130,9 @@ func (e *Engine) QueuePrompt(worker, text string) (statedir.QueuedPrompt, int, e
 	}
 	var p statedir.QueuedPrompt
 	var n int
-	var err error
+	err := ErrShuttingDown // unless the loop runs it
 	e.do(func() {
+		err = nil
 		w := e.byID[worker]
 		switch {
 		case e.shuttingDown:
@@ -159,7 +160,9 @@ func (e *Engine) RemoveQueued(worker string, id int) (p statedir.QueuedPrompt, l
 	if _, ok := e.plan.Worker(worker); !ok {
 		return statedir.QueuedPrompt{}, 0, fmt.Errorf("%w %q", ErrUnknownWorker, worker)
 	}
+	err = ErrShuttingDown // unless the loop runs it
 	e.do(func() {
+		err = nil
 		pq := e.byID[worker].queue
 		i := slices.IndexFunc(pq.q.Prompts, func(p statedir.QueuedPrompt) bool { return p.ID == id })
 		switch {
@@ -186,7 +189,9 @@ func (e *Engine) ClearQueue(worker string) (removed, left int, err error) {
 	if _, ok := e.plan.Worker(worker); !ok {
 		return 0, 0, fmt.Errorf("%w %q", ErrUnknownWorker, worker)
 	}
+	err = ErrShuttingDown // unless the loop runs it
 	e.do(func() {
+		err = nil
 		w := e.byID[worker]
 		pq := w.queue
 		var keep []statedir.QueuedPrompt
@@ -204,7 +209,7 @@ func (e *Engine) ClearQueue(worker string) (removed, left int, err error) {
 		}
 		left = len(pq.q.Prompts)
 	})
-	return removed, left, nil
+	return removed, left, err
 }
 
 // Queue is worker's queued prompts, the next first. It never waits for the

@@ -39,6 +39,7 @@ type fakeHandle struct {
 	typed      []string      // the lines typed into it (queue_test.go)
 	typeGate   chan struct{} // when set, TypeLine waits for it to close
 	typing     chan string   // when set, receives each line TypeLine starts
+	afterEnter func()        // when set, runs as the child would once Enter is written
 }
 
 func (h *fakeHandle) NotifyOutput(f func()) {

@@ -30,10 +30,12 @@ import (
 
 // LineTyper is what a Handle may also do: type text into its child as a
 // person pastes it and presses Enter (bracketed when the child enabled
-// bracketed paste), returning how ("paste" or "keys"). It may block while
-// the child does not read, and fails once the attempt is over.
+// bracketed paste), returning how ("paste" or "keys"). beforeEnter, when
+// not nil, is called (it must not block) just before Enter is written:
+// what the child says after it is its answer to the line. It may block
+// while the child does not read, and fails once the attempt is over.
 type LineTyper interface {
-	TypeLine(text string) (how string, err error)
+	TypeLine(text string, beforeEnter func()) (how string, err error)
 }
 
 // ErrNoAgentState refuses a queued prompt for a worker that runs no known
@@ -46,7 +48,8 @@ var ErrNotQueued = errors.New("no such queued prompt")
 // promptQueue is a worker's queue, on the loop.
 type promptQueue struct {
 	q      statedir.PromptQueue
-	typing int // the ID of the prompt being typed now, 0 when none
+	typing int  // the ID of the prompt being typed now, 0 when none
+	enter  bool // its Enter is being written: the agent's states from now on answer it
 }
 
 // queueFeed is what an attempt's feeding of queued prompts waits on.
@@ -243,10 +246,10 @@ func (e *Engine) queueAgentState(a *attemptRT, st agents.State) {
 		return
 	}
 	if st != agents.WaitingInput {
-		if pq.typing == 0 {
+		if pq.typing == 0 || pq.enter {
 			// The agent works (or asks) on what it was given: its next wait
-			// for input is a new turn. A change while a prompt is still
-			// being typed is the typing's own echo, not the agent's turn.
+			// for input is a new turn. A change while the prompt's text is
+			// still going in is the typing's own echo, not the agent's turn.
 			a.feed.fed = false
 		}
 		return
@@ -276,7 +279,14 @@ func (e *Engine) feedQueue(w *workerRT) {
 	a.feed.fed = true
 	e.startBackground()
 	go func() {
-		how, err := t.TypeLine(p.Text)
+		how, err := t.TypeLine(p.Text, func() {
+			// Posted before Enter is written, so before any state the
+			// Enter makes the agent report.
+			e.post(func() {
+				pq.enter = true
+				a.feed.fed = true
+			})
+		})
 		e.post(func() {
 			e.promptTyped(a, p, how, err)
 			e.endBackground()
@@ -289,7 +299,7 @@ func (e *Engine) feedQueue(w *workerRT) {
 func (e *Engine) promptTyped(a *attemptRT, p statedir.QueuedPrompt, how string, err error) {
 	w := a.w
 	pq := w.queue
-	pq.typing = 0
+	pq.typing, pq.enter = 0, false
 	if err != nil {
 		a.feed.fed = false
 		return
@@ -300,6 +310,8 @@ func (e *Engine) promptTyped(a *attemptRT, p statedir.QueuedPrompt, how string, 
 	e.queueChanged(w)
 	e.emit(statedir.Event{Type: statedir.EventPromptSent, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, PromptID: p.ID,
 		Prompt: cutPrompt(p.Text), Delivery: how, Queued: len(pq.q.Prompts)})
+	// A quick agent may have worked on it and waited again already.
+	e.feedQueue(w)
 }
 
 // agentOf is the agent a worker's attempts run, "" for a plain command.

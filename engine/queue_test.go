@@ -19,7 +19,7 @@ import (
 )
 
 // TypeLine records the line, as a pane that took it would.
-func (h *fakeHandle) TypeLine(text string) (string, error) {
+func (h *fakeHandle) TypeLine(text string, beforeEnter func()) (string, error) {
 	if h.typing != nil {
 		h.typing <- text
 	}
@@ -32,6 +32,12 @@ func (h *fakeHandle) TypeLine(text string) (string, error) {
 	}
 	if h.exited() {
 		return "", os.ErrClosed
+	}
+	if beforeEnter != nil {
+		beforeEnter()
+	}
+	if h.afterEnter != nil {
+		h.afterEnter()
 	}
 	h.mu.Lock()
 	h.typed = append(h.typed, text)
@@ -284,4 +290,28 @@ func TestAQueuedPromptWaitsForTheNextAttemptWhenItsAttemptEnds(t *testing.T) {
 	assert.Empty(t, fh.lines())
 	status(h, fh2, "idle")
 	assert.Equal(t, []string{"later"}, fh2.lines())
+}
+
+func TestAQuickAgentThatAnswersBeforeTheTypingEndsGetsTheNextPrompt(t *testing.T) {
+	var fh *fakeHandle
+	h := startHarnessWith(t, testPlan(t, claudeWorker("a")), func(pane, _ *fakeSurface) {
+		pane.setup = func(h *fakeHandle) {
+			// The agent reads the line, works and waits again before
+			// TypeLine has even returned.
+			h.afterEnter = func() {
+				h.spec.OnProgramStatus("working", "", "")
+				h.spec.OnProgramStatus("idle", "", "")
+			}
+		}
+	})
+	fh = h.opened(h.pane)
+	status(h, fh, "working")
+	for _, p := range []string{"one", "two", "three"} {
+		_, _, err := h.eng.QueuePrompt("a", p)
+		require.NoError(t, err)
+	}
+	status(h, fh, "idle")
+	require.Eventually(t, func() bool { h.sync(); return len(fh.lines()) == 3 }, 5*time.Second, 10*time.Millisecond, "typed: %v", fh.lines())
+	assert.Equal(t, []string{"one", "two", "three"}, fh.lines())
+	assert.Empty(t, queueOnDisk(t, h, "a"))
 }

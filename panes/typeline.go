@@ -23,10 +23,10 @@ var errEndedTyping = errors.New("type into the pane: the attempt ended before it
 // a newline in it is a newline of the prompt, not its end; else as keys,
 // newlines as CR. Enter is its own write, once the child has echoed the
 // text and its output has been quiet for LineQuiet (as typePrompt does: a
-// CR that arrives with a paste can be read as part of it). It blocks while
-// the child does not read and returns how the text went in ("paste" or
-// "keys").
-func (p *PTYProcess) TypeLine(text string) (string, error) {
+// CR that arrives with a paste can be read as part of it); beforeEnter,
+// when not nil, is called just before. It blocks while the child does not
+// read and returns how the text went in ("paste" or "keys").
+func (p *PTYProcess) TypeLine(text string, beforeEnter func()) (string, error) {
 	how, modes := "keys", vt.Modes{}
 	if p.screenModes().BracketedPaste {
 		how, modes = "paste", vt.Modes{BracketedPaste: true}
@@ -37,6 +37,9 @@ func (p *PTYProcess) TypeLine(text string) (string, error) {
 	}
 	if !p.waitEcho(written, LineQuiet, 10*LineQuiet) {
 		return how, errEndedTyping
+	}
+	if beforeEnter != nil {
+		beforeEnter()
 	}
 	if _, err := p.master.Write([]byte("\r")); err != nil {
 		return how, fmt.Errorf("type into the pane: %w", err)

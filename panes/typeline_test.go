@@ -21,7 +21,7 @@ func TestTypeLineIsAPasteAndThenEnter(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	scr.waitFor(t, "ready", 5*time.Second)
-	how, err := p.TypeLine("two\nlines")
+	how, err := p.TypeLine("two\nlines", nil)
 	require.NoError(t, err)
 	assert.Equal(t, "paste", how)
 	// The line discipline cuts the paste at its CR; the child's read sees
@@ -36,8 +36,10 @@ func TestTypeLineAsKeysWithoutBracketedPaste(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = p.Close() })
 	scr.waitFor(t, "ready", 5*time.Second)
-	how, err := p.TypeLine("hello there")
+	entered := false
+	how, err := p.TypeLine("hello there", func() { entered = true })
 	require.NoError(t, err)
+	assert.True(t, entered, "told before Enter")
 	assert.Equal(t, "keys", how)
 	scr.waitFor(t, "got:hello there\r\n", 5*time.Second)
 
@@ -45,6 +47,6 @@ func TestTypeLineAsKeysWithoutBracketedPaste(t *testing.T) {
 	require.NoError(t, err)
 	waitDone(t, p, 5*time.Second)
 	require.NoError(t, p.Close())
-	_, err = p.TypeLine("late")
+	_, err = p.TypeLine("late", nil)
 	assert.ErrorIs(t, err, os.ErrClosed)
 }

@@ -128,6 +128,13 @@ func TestQueuedPromptsReachAScriptedAgentOnePerTurn(t *testing.T) {
 			seq = append(seq, "sent "+strconv.Itoa(ev.PromptID)+" "+ev.Delivery)
 		}
 	}
+	// The agent's "working" for a line may be heard before the engine
+	// records that the line's Enter was written: put it after.
+	for i := 0; i+1 < len(seq); i++ {
+		if seq[i] == "working" && strings.HasPrefix(seq[i+1], "sent ") {
+			seq[i], seq[i+1] = seq[i+1], seq[i]
+		}
+	}
 	assert.Equal(t, []string{
 		"working", "waiting-input", "sent 1 keys",
 		"working", "waiting-permission", "working", "waiting-input", "sent 2 keys",

@@ -315,3 +315,28 @@ func TestAQuickAgentThatAnswersBeforeTheTypingEndsGetsTheNextPrompt(t *testing.T
 	assert.Equal(t, []string{"one", "two", "three"}, fh.lines())
 	assert.Empty(t, queueOnDisk(t, h, "a"))
 }
+
+// TestAQueueIsWrittenAgainWhenTheStateDirIsMadeAgain: an rm -rf of the
+// state dir (docs/state.md) takes the queue files with it; the engine
+// holds the queue and writes it again.
+func TestAQueueIsWrittenAgainWhenTheStateDirIsMadeAgain(t *testing.T) {
+	plan := testPlan(t, claudeWorker("a"))
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	status(h, fh, "working")
+	_, _, err := h.eng.QueuePrompt("a", "still wanted")
+	require.NoError(t, err)
+	h.sync()
+	done := make(chan struct{})
+	h.eng.disk.barrier([]chan struct{}{done})
+	<-done
+	require.NoError(t, os.RemoveAll(plan.StateDir))
+	h.event(EventStateDirRecreated)
+	require.Eventually(t, func() bool {
+		q, err := statedir.ReadQueue(plan.StateDir, "a")
+		return err == nil && len(q.Prompts) == 1 && q.Prompts[0].Text == "still wanted"
+	}, 5*time.Second, 10*time.Millisecond)
+	status(h, fh, "idle")
+	assert.Equal(t, []string{"still wanted"}, fh.lines())
+	assert.Empty(t, queueOnDisk(t, h, "a"))
+}

@@ -81,9 +81,14 @@ workers:
 	events, err := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
 	require.NoError(t, err)
 	var seq []string
+	var idle time.Time
 	for _, ev := range events {
-		if ev.Type == statedir.EventPromptSent {
+		switch {
+		case ev.Type == statedir.EventAgentState && ev.AgentState == "waiting-input":
+			idle = ev.TS
+		case ev.Type == statedir.EventPromptSent:
 			seq = append(seq, fmt.Sprintf("%d %s", ev.PromptID, ev.Delivery))
+			t.Logf("prompt %d typed (Enter written) %v after claude waited for input", ev.PromptID, ev.TS.Sub(idle).Round(time.Millisecond))
 		}
 	}
 	assert.Equal(t, []string{"1 paste", "2 paste"}, seq, "claude enables bracketed paste")

@@ -114,6 +114,7 @@ type Engine struct {
 	// commitsDue counts settled attempts whose work is being committed on
 	// their worktree's branch: the run is not finished before they are.
 	commitsDue int
+	queueView  map[string][]statedir.QueuedPrompt // the queues as readers see them (queue.go); replaced, never changed
 }
 
 type workerRT struct {
@@ -125,6 +126,7 @@ type workerRT struct {
 	backoff     Timer
 	backoffSeq  int
 	iso         *isoRT // its worktree, when it is isolated
+	queue       *promptQueue
 }
 
 type attemptRT struct {
@@ -179,6 +181,7 @@ type attemptRT struct {
 	coRunning map[string]bool
 	// agent is its agent's state, for a worker of a known agent CLI.
 	agent *agentRT
+	feed  queueFeed // what typing its worker's queued prompts waits on (queue.go)
 }
 
 // New prepares an engine for plan. The state dir must exist and be locked
@@ -292,6 +295,10 @@ func (e *Engine) Start() error {
 		return err
 	}
 	e.log = log
+	if err := e.loadQueues(); err != nil {
+		log.Close()
+		return err
+	}
 	if err := e.persist(); err != nil {
 		log.Close()
 		return err
@@ -705,6 +712,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	e.watchAttempt(a)
 	e.measureWhileRunning(a)
 	e.watchAgentScreen(a)
+	e.queueAttemptOpened(a)
 	if a.cancelled || e.shuttingDown {
 		e.stop(a)
 	}
@@ -767,6 +775,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 				if ok {
 					e.post(func() {
 						e.emit(statedir.Event{Type: statedir.EventWorkerPromptDelivered, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delivery: how})
+						e.queuePromptIn(a)
 					})
 				}
 			case <-h.Done():

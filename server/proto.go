@@ -171,6 +171,11 @@ type Request struct {
 	// Cols and Rows, with OpResize, are the worker's pane size.
 	Cols int `json:"cols,omitempty"`
 	Rows int `json:"rows,omitempty"`
+	// Queue, with OpSend: queue Text for the worker's agent, typed when it
+	// next waits for input (docs/agents.md §A queue of prompts), rather
+	// than type it now. Prompt, with OpQueueRemove: the prompt's number.
+	Queue  bool `json:"queue,omitempty"`
+	Prompt int  `json:"prompt,omitempty"`
 }
 
 // UntilNeedsYou is the Until of a wait that returns once an agent waits
@@ -200,6 +205,12 @@ const (
 	// reply: Data typed into Worker's pty; its pty made Cols×Rows.
 	OpInput  = "input"
 	OpResize = "resize"
+	// OpQueue lists the queued prompts of Worker (every worker's when
+	// none is named) in Reply.Queues; OpQueueRemove takes Worker's prompt
+	// Prompt off its queue, OpQueueClear every one.
+	OpQueue       = "queue"
+	OpQueueRemove = "queue-rm"
+	OpQueueClear  = "queue-clear"
 )
 
 // Reply answers one Request. Code is what the command exits with.
@@ -210,6 +221,8 @@ type Reply struct {
 	State  *statedir.TeamState `json:"state,omitempty"`
 	Screen string              `json:"screen,omitempty"`
 	Info   *Info               `json:"info,omitempty"`
+	// Queues answers OpQueue: the queued prompts by worker, the next first.
+	Queues map[string][]statedir.QueuedPrompt `json:"queues,omitempty"`
 }
 
 // Info describes a live server, for `rostra ls`.

@@ -71,6 +71,12 @@ func (ev Event) Describe(role, stateDir string) string {
 		}
 	case EventNotifyFailed:
 		msg = id + " notify.command failed"
+	case EventPromptQueued:
+		msg = fmt.Sprintf("%s prompt %d queued (%d queued)", id, ev.PromptID, ev.Queued)
+	case EventPromptSent:
+		msg = fmt.Sprintf("%s prompt %d typed (%s; %d queued)", id, ev.PromptID, ev.Delivery, ev.Queued)
+	case EventPromptRemoved:
+		msg = fmt.Sprintf("%s prompt %d removed unsent (%d queued)", id, ev.PromptID, ev.Queued)
 	case EventWorktreeCommitted:
 		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, ShortCommit(ev.Commit))
 	default:

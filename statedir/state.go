@@ -240,6 +240,9 @@ const (
 	EventAgentHooksUnavailable  = "agent-hooks-unavailable" // an attempt's agent could not be given rostra's hooks (Reason says why)
 	EventNotified               = "notified"                // the human was told of a worker (Notify, AgentState, Reason, Clients, Via, Quiet)
 	EventNotifyFailed           = "notify-failed"           // notify.command could not be run or failed (Reason says how)
+	EventPromptQueued           = "prompt-queued"           // a prompt was queued for a worker (PromptID, Prompt, Queued: the queue's length after)
+	EventPromptSent             = "prompt-sent"             // a queued prompt was typed into the attempt's agent, waiting-input (Delivery: how)
+	EventPromptRemoved          = "prompt-removed"          // a queued prompt was taken off the queue unsent (Reason: rm or clear)
 )
 
 // Event is one line of events.jsonl, and what subscribers receive.
@@ -277,4 +280,10 @@ type Event struct {
 	Clients *int   `json:"clients,omitempty"`
 	Via     string `json:"via,omitempty"`
 	Quiet   int    `json:"quiet,omitempty"`
+	// PromptID, Prompt and Queued: a prompt-… event's prompt (its number
+	// in the worker's queue, its text cut to 200 bytes) and how many
+	// prompts are queued after it (docs/state.md §queue/<worker>.json).
+	PromptID int    `json:"promptId,omitempty"`
+	Prompt   string `json:"prompt,omitempty"`
+	Queued   int    `json:"queued,omitempty"`
 }

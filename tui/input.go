@@ -41,6 +41,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		cmd, _ := m.dispatch(m.confirmKeys(), k)
 		return cmd
 	}
+	if m.queueBox != nil {
+		return m.queueKey(k)
+	}
 	switch m.mode {
 	case modeInput:
 		cmd, _ := m.dispatch(m.keys.typing, k) // the keys rostra keeps while typing
@@ -263,6 +266,8 @@ func (m *Model) suspend() tea.Cmd { return tea.Suspend }
 
 func (m *Model) onPaste(text string) tea.Cmd {
 	switch {
+	case m.queueBox != nil:
+		return m.queuePaste(text)
 	case m.mode == modeSearch:
 		var cmd tea.Cmd
 		m.searchInput, cmd = m.searchInput.Update(tea.PasteMsg{Content: text})

@@ -102,6 +102,7 @@ type Model struct {
 	panel       viewport.Model // the open panel's lines (dialog.go)
 	panelBox    []string       // the open panel as drawn; nil: draw it again
 	confirm     *confirmDialog
+	queueBox    *queueDialog    // the Q dialog (queue.go), or nil
 	searchInput textinput.Model // the query being typed after / or f
 	searchScope searchScope     // what the prompt searches
 	searchRegex bool            // the prompt takes a regular expression
@@ -304,6 +305,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		resized := msg.Width != m.width || msg.Height != m.height
 		m.width, m.height = msg.Width, msg.Height
 		m.fillPanel(false)
+		m.sizeQueueArea()
 		if resized && m.opts.Sizes != nil {
 			m.opts.Sizes.claim(m)
 		}
@@ -440,6 +442,7 @@ func (m *Model) refresh() {
 		p.observe(now)
 	}
 	m.readLinks()
+	m.refreshQueues()
 	if m.mode == modeInput && !m.focused().typeable() {
 		m.mode = modeNormal
 		m.note = m.focused().spec.ID + " has ended: keys are no longer sent to it"

@@ -60,6 +60,7 @@ type pane struct {
 	lastChange time.Time
 	bellSeen   int64
 	bell       bool
+	queued     int // prompts waiting for its agent (queue.go)
 
 	cache bodyCache
 }
@@ -333,6 +334,9 @@ func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room
 		role = ""
 	}
 	status = printable.String(status)
+	if p.queued > 0 && p.view == 0 {
+		status += " · " + strconv.Itoa(p.queued) + " queued"
+	}
 	candidates := [][]string{
 		{id, role, prov, surface, "attempt " + kmax + manual, status, took},
 		{id, role, surface, "attempt " + kmax + manual, status, took},

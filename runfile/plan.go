@@ -75,6 +75,7 @@ type Plan struct {
 	PanesMax       int
 	AttentionAfter time.Duration
 	Theme          string // ui.theme: one of Themes
+	SSH            *UISSH // ui.ssh; nil: no SSH server
 	Providers      map[string]Provider
 	Workers        []WorkerSpec
 }

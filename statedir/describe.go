@@ -58,6 +58,10 @@ func (ev Event) Describe(role, stateDir string) string {
 		msg = fmt.Sprintf("%s hook %s ignored", id, ev.Hook)
 	case EventAgentHooksUnavailable:
 		msg = id + " runs without rostra's hooks"
+	case EventSSHSessionStarted:
+		return "ssh session of " + ev.Client.Describe() + " started"
+	case EventSSHSessionEnded:
+		msg = "ssh session of " + ev.Client.Describe() + " ended"
 	case EventWorktreeCommitted:
 		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, ShortCommit(ev.Commit))
 	default:

@@ -267,4 +267,6 @@ type Event struct {
 	AgentState       string `json:"agentState,omitempty"`
 	AgentStateSource string `json:"agentStateSource,omitempty"`
 	Hook             string `json:"hook,omitempty"`
+	// Client: an ssh-session event's client (uiclient.go).
+	Client *UIClient `json:"client,omitempty"`
 }

@@ -47,6 +47,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fresh := fs.Bool("fresh", false, "archive the run in the state dir and start over")
 	detach := fs.Bool("detach", false, "start the run's server and return")
 	noServer := fs.Bool("no-server", false, "draw the UI in this process, without a server")
+	fs.StringVar(&sshListen, "ssh", "", "serve the UI to SSH clients on ADDR too (docs/remote.md)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,6 +78,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	plan, err := runfile.Load(file)
 	if err == nil {
 		err = checkSandbox(plan)
+	}
+	if err == nil {
+		err = checkSSHRun(plan, *headless || *noServer || (!*detach && !isTerminal(stdout)))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

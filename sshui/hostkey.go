@@ -23,7 +23,7 @@ import (
 )
 
 // HostKeyFile is the host key's name in the state dir.
-const HostKeyFile = "ssh_host_ed25519_key"
+const HostKeyFile = statedir.SSHHostKeyFile
 
 // LoadHostKey reads the state dir's host key, making it first when there
 // is none. A key others may read (a mode other than 0600) is refused, as

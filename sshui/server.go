@@ -1,5 +1,5 @@
-// Package sshui serves a run's UI to any SSH client (docs/remote.md §The
-// SSH server): charmbracelet/wish is the SSH server, and each session is
+// Package sshui serves a run's UI to any SSH client
+// (docs/remote.md §The SSH server): charmbracelet/wish is the SSH server, and each session is
 // an attached client of the run's server as `rostra attach` is, relayed
 // over the run's Unix socket (server.AttachTerminal). The UI program runs
 // in the run's server with the session's own size (its pty request and

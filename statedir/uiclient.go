@@ -42,3 +42,8 @@ func (c *UIClient) Describe() string {
 	}
 	return s
 }
+
+// SSHHostKeyFile is the host key of the run's SSH server (package sshui):
+// made once, kept when the run is archived, so clients' known_hosts stay
+// right.
+const SSHHostKeyFile = "ssh_host_ed25519_key"

@@ -25,7 +25,7 @@ import (
 	"github.com/rostra-dev/rostra/workspace"
 )
 
-const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]
+const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [RUNFILE]
 
 Runs the roster of RUNFILE (default ./rostra.yaml) in a server of its own
 and attaches this terminal to it: d detaches, and the run goes on without
@@ -35,7 +35,8 @@ stays in this process and prints one line per event instead of the UI.
 --no-server draws the UI in this process, with no server to detach from.
 --resume continues the run whose state dir exists (after a quit or a crash).
 --fresh archives the run found there, finished or not, to previous/ and
-starts over.
+starts over. --ssh ADDR (127.0.0.1:2222) also serves the UI to SSH clients
+with a key of ~/.ssh/authorized_keys, while the run lasts (docs/remote.md).
 `
 
 func runRun(args []string, stdout, stderr io.Writer) int {

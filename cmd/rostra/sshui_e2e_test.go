@@ -17,6 +17,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -311,4 +312,56 @@ func TestSSHServeShowsTheUI(t *testing.T) {
 	require.Eventually(t, func() bool { return strings.Contains(s.said(), "cat-echo") }, 20*time.Second, 20*time.Millisecond,
 		"the known host key still holds after the restart: %q", s.said())
 	s.close()
+}
+
+var servedOverRx = regexp.MustCompile(`the UI is served over SSH on 127\.0\.0\.1:(\d+) \(host key SHA256:\S+\)`)
+
+// rostra run --ssh and the run file's ui.ssh start the SSH server with the
+// run's own server; it ends with the run.
+func TestRunSSHServesTheUI(t *testing.T) {
+	k := newSSHKeys(t)
+	for _, c := range []struct {
+		name, runFile string
+		args, env     []string
+	}{
+		{"ui.ssh in the run file", strings.Replace(serverRunFile, "workspace: .\n",
+			"workspace: .\nui: { ssh: { listen: \"127.0.0.1:0\", authorized_keys: "+k.authorized+" } }\n", 1), nil, nil},
+		{"run --ssh, the keys of ~/.ssh/authorized_keys", serverRunFile, []string{"--ssh", "127.0.0.1:0"}, []string{"HOME=" + k.dir}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if c.env != nil {
+				require.NoError(t, os.MkdirAll(filepath.Join(k.dir, ".ssh"), 0o700))
+				pub, err := os.ReadFile(k.authorized)
+				require.NoError(t, err)
+				require.NoError(t, os.WriteFile(filepath.Join(k.dir, ".ssh", "authorized_keys"), pub, 0o600))
+			}
+			ws := runWorkspace(t, c.runFile)
+			r := runBinEnv(t, ws, c.env, append([]string{"run", "--detach"}, c.args...)...)
+			require.Equal(t, 0, r.code, "run --detach: %s%s", r.stdout, r.stderr)
+			m := serverPidRx.FindStringSubmatch(r.stdout)
+			require.NotNil(t, m, r.stdout)
+			pid := 0
+			pid, _ = strconv.Atoi(m[1])
+			t.Cleanup(func() { stopServer(t, ws, pid) })
+			pm := servedOverRx.FindStringSubmatch(r.stderr)
+			require.NotNil(t, pm, "run --detach says where the SSH server listens: %s", r.stderr)
+			s := startSSHSession(t, k.sshArgs(pm[1], k.key, "-tt"))
+			require.Eventually(t, func() bool { return strings.Contains(s.said(), "cat is ready") }, 20*time.Second, 20*time.Millisecond,
+				"the UI over ssh: %q", s.said())
+			s.close()
+			stop := runBin(t, ws, "stop")
+			require.Equal(t, 130, stop.code, stop.stderr)
+			cmd := exec.Command(k.sshArgs(pm[1], k.key, "-tt")[0], k.sshArgs(pm[1], k.key, "-tt")[1:]...)
+			said, err := cmd.CombinedOutput()
+			require.Error(t, err)
+			assert.Contains(t, string(said), "Connection refused", "the SSH server ended with the run")
+		})
+	}
+	ws := runWorkspace(t, serverRunFile)
+	r := runBin(t, ws, "run", "--headless", "--ssh", "127.0.0.1:0")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, "serves the UI from the run's server: not with --headless")
+	r = runBin(t, ws, "run", "--detach", "--ssh", "build-box:22")
+	assert.Equal(t, 2, r.code)
+	assert.Contains(t, r.stderr, `--ssh build-box:22 has host "build-box"; use an IP address of this machine`)
 }

@@ -21,6 +21,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	"charm.land/ssh"
 	"charm.land/wish/v2"
@@ -32,6 +33,9 @@ import (
 
 // MaxSessions is how many SSH sessions one server serves at once.
 const MaxSessions = 8
+
+// handshakeTimeout bounds a connection's handshake and login.
+const handshakeTimeout = 30 * time.Second
 
 // Config is what a Server is given.
 type Config struct {
@@ -86,6 +90,9 @@ func Listen(cfg Config) (*Server, error) {
 	// unless asked, and with a key handler set the server never allows a
 	// login without one (ssh.Server.config).
 	srv.PasswordHandler, srv.KeyboardInteractiveHandler = nil, nil
+	// A connection that has not logged in within this is closed: one that
+	// never does holds nothing for long.
+	srv.HandshakeTimeout = handshakeTimeout
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return nil, fmt.Errorf("the SSH server cannot listen on %s: %w", cfg.Listen, err)

@@ -73,7 +73,7 @@ var servesRx = regexp.MustCompile(`serves run \S+ on 127\.0\.0\.1:(\d+) \(host k
 
 // serveSSH starts `rostra serve-ssh` for the run in ws on a free loopback
 // port and returns the port, the host key's fingerprint and a stop.
-func serveSSH(t *testing.T, ws string, k sshKeys, addr string) (port, hostKey string, stop func() string) {
+func serveSSH(t *testing.T, ws string, k sshKeys, addr string) (port, hostKey string, stop func() string, exited <-chan struct{}) {
 	t.Helper()
 	cmd := exec.Command(rostraBin, "serve-ssh", "--authorized-keys", k.authorized, addr)
 	cmd.Dir = ws
@@ -99,18 +99,23 @@ func serveSSH(t *testing.T, ws string, k sshKeys, addr string) (port, hostKey st
 	line := <-first
 	m := servesRx.FindStringSubmatch(line)
 	require.NotNil(t, m, "serve-ssh said %q", line)
-	var once sync.Once
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
 	stop = func() string {
-		once.Do(func() {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			_ = cmd.Wait()
-		})
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Errorf("serve-ssh did not end within 10 s of its SIGTERM")
+			_ = cmd.Process.Kill()
+			<-done
+		}
 		mu.Lock()
 		defer mu.Unlock()
 		return said.String()
 	}
 	t.Cleanup(func() { stop() })
-	return m[1], m[2], stop
+	return m[1], m[2], stop, done
 }
 
 // sshSession is an ssh -tt client whose terminal is a pipe: what it draws
@@ -180,7 +185,7 @@ func TestSSHServeShowsTheUI(t *testing.T) {
 	stateDir := filepath.Join(ws, ".rostra", "served")
 	detachedRun(t, ws)
 	k := newSSHKeys(t)
-	port, hostKey, stop := serveSSH(t, ws, k, "127.0.0.1:0")
+	port, hostKey, stop, _ := serveSSH(t, ws, k, "127.0.0.1:0")
 
 	// The host key: made once, 0600, an ed25519 key.
 	keyFile := filepath.Join(stateDir, sshui.HostKeyFile)
@@ -301,7 +306,7 @@ func TestSSHServeShowsTheUI(t *testing.T) {
 	assert.Contains(t, said2, "refused key", "serve-ssh logs the refused key")
 
 	// The host key is the same after a restart: known_hosts still holds.
-	port, hostKey2, _ := serveSSH(t, ws, k, "127.0.0.1:0")
+	port, hostKey2, stop, exited := serveSSH(t, ws, k, "127.0.0.1:0")
 	assert.Equal(t, hostKey, hostKey2)
 	again, err := os.ReadFile(keyFile)
 	require.NoError(t, err)
@@ -311,7 +316,18 @@ func TestSSHServeShowsTheUI(t *testing.T) {
 	s := startSSHSession(t, args)
 	require.Eventually(t, func() bool { return strings.Contains(s.said(), "cat-echo") }, 20*time.Second, 20*time.Millisecond,
 		"the known host key still holds after the restart: %q", s.said())
+
+	// The run's end ends its sessions (told why) and serve-ssh.
+	st = runBin(t, ws, "stop")
+	require.Equal(t, 130, st.code, st.stderr)
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("serve-ssh still runs after the run ended")
+	}
+	assert.Contains(t, stop(), "the run's server has ended; the SSH server stops")
 	s.close()
+	assert.Contains(t, s.said(), "rostra: the run stopped")
 }
 
 var servedOverRx = regexp.MustCompile(`the UI is served over SSH on 127\.0\.0\.1:(\d+) \(host key SHA256:\S+\)`)

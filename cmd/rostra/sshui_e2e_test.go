@@ -213,6 +213,16 @@ func TestSSHServeShowsTheUI(t *testing.T) {
 	require.Eventually(t, func() bool { return strings.Count(term.screen(), "typed over wish") == 2 }, 15*time.Second, 20*time.Millisecond,
 		"the line and cat's copy of it: %s", term.screen())
 
+	// Ctrl-Z cannot stop an SSH client: the UI gives the terminal back
+	// and takes it again at once.
+	term.keys("C-]")
+	term.keys("C-z")
+	term.waitScreen("back from a Ctrl-Z", "cat-echo", "typed over wish", "d detach")
+	_, err = os.Stat(exit)
+	assert.ErrorIs(t, err, os.ErrNotExist, "the ssh session goes on after a Ctrl-Z")
+	term.keys("i")
+	term.waitScreen("input mode again", "INPUT → cat-echo")
+
 	// A second session at another size is drawn at its own; a window
 	// change redraws the first at its new size.
 	other := newTmux(t, "sshui2")

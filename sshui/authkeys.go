@@ -71,3 +71,8 @@ func (a authorizedKeys) find(key gossh.PublicKey, warn func(string)) (comment st
 	}
 	return "", false
 }
+
+// CheckAuthorizedKeys says what is wrong with the file at path as an
+// authorized keys file (missing, not a regular file, writable by others);
+// nil when a server may use it.
+func CheckAuthorizedKeys(path string) error { return authorizedKeys{path: path}.check() }

@@ -148,8 +148,21 @@ func checkSSHRun(plan *runfile.Plan, noServer bool) error {
 			return fmt.Errorf("--ssh %s %s", sshListen, why)
 		}
 	}
-	if noServer && (sshListen != "" || plan.SSH != nil) {
+	if sshListen == "" && plan.SSH == nil {
+		return nil
+	}
+	if noServer {
 		return errors.New("the SSH server (--ssh, ui.ssh) serves the UI from the run's server: not with --headless or --no-server, nor without a terminal here unless --detach")
 	}
-	return nil
+	// The keys are read again when the server starts; a missing file is
+	// said before anything of the run is touched.
+	keys := ""
+	if plan.SSH != nil {
+		keys = plan.SSH.AuthorizedKeys
+	}
+	path, err := authorizedKeysPath(keys)
+	if err != nil {
+		return err
+	}
+	return sshui.CheckAuthorizedKeys(path)
 }

@@ -53,6 +53,9 @@ func (c *echoClient) readUntil(tb testing.TB, done func(string) bool) {
 	}
 }
 
+// typistGap is the pause before each timed key.
+const typistGap = 60 * time.Millisecond
+
 // socketKeys writes keys as Input frames.
 type socketKeys struct{ c server.Stream }
 
@@ -131,6 +134,11 @@ func BenchmarkSSHServeEcho(b *testing.B) {
 					c.readUntil(b, func(s string) bool { return strings.Count(s, done) == 2 })
 					newLine()
 				}
+				// A typist's pace, slower than a frame (30 FPS): the renderer
+				// draws a change at once when its last frame is a frame old,
+				// else at that frame's end (third_party/bubbletea's
+				// README.rostra.md), which keys typed back to back would time.
+				time.Sleep(typistGap)
 				key := string(rune('a' + len(echo)%26))
 				typed += key
 				start := time.Now()

@@ -189,28 +189,34 @@ func (s *Server) serveUI(sess ssh.Session, pty ssh.Pty, winch <-chan ssh.Window)
 		client.Key = gossh.FingerprintSHA256(key)
 		client.KeyName, _ = s.keys.find(key, func(string) {})
 	}
-	// The first window is the pty request's, already on winch.
-	size := server.Size{Cols: pty.Window.Width, Rows: pty.Window.Height}
+	// The first window is the pty request's, already on winch. A client
+	// without a terminal of its own (ssh -tt from a pipe) asks for 0×0.
+	asked := pty.Window
+	size := server.Size{Cols: asked.Width, Rows: asked.Height}
+	if size.Cols <= 0 || size.Rows <= 0 {
+		size = server.Size{Cols: 80, Rows: 24}
+	}
 	sizes := make(chan server.Size, 1)
+	// Ends with the session; the connection (and its context) may carry
+	// other sessions and outlive it.
+	ended := make(chan struct{})
+	defer close(ended)
 	go func() {
 		defer close(sizes)
 		first := true
 		for w := range winch {
-			if first && w.Width == size.Cols && w.Height == size.Rows {
+			if first && w.Width == asked.Width && w.Height == asked.Height {
 				first = false
 				continue
 			}
 			first = false
 			select {
 			case sizes <- server.Size{Cols: w.Width, Rows: w.Height}:
-			case <-sess.Context().Done():
+			case <-ended:
 				return
 			}
 		}
 	}()
-	if size.Cols <= 0 || size.Rows <= 0 {
-		size = server.Size{Cols: 80, Rows: 24}
-	}
 	env := append(sess.Environ(), "TERM="+pty.Term)
 	bye, err := server.AttachTerminal(s.cfg.StateDir, server.Terminal{
 		In: sess, Out: sess, Env: env, Size: size, Resizes: sizes, Client: client,

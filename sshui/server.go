@@ -77,7 +77,10 @@ func Listen(cfg Config) (*Server, error) {
 	if cfg.Version != "" {
 		version += "_" + strings.NewReplacer(" ", "_", "-", "_").Replace(cfg.Version)
 	}
+	// The host key goes in as an option: wish.NewServer writes a new key
+	// to ./id_ed25519 when none is set by its options.
 	srv, err := wish.NewServer(
+		func(srv *ssh.Server) error { srv.AddHostKey(signer); return nil },
 		wish.WithVersion(version),
 		wish.WithPublicKeyAuth(s.authorize),
 		wish.WithMiddleware(s.serveSession),
@@ -85,7 +88,6 @@ func Listen(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("make the SSH server: %w", err)
 	}
-	srv.AddHostKey(signer)
 	// No password, no keyboard-interactive: wish sets neither handler
 	// unless asked, and with a key handler set the server never allows a
 	// login without one (ssh.Server.config).

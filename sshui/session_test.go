@@ -124,8 +124,13 @@ func TestSessionsThroughTheSSHServer(t *testing.T) {
 	keys := filepath.Join(dir, "authorized_keys")
 	require.NoError(t, os.WriteFile(keys, append(bytes.TrimSpace(gossh.MarshalAuthorizedKey(signer.PublicKey())), " me@test\n"...), 0o600))
 	var log sessionOut
+	cwd := t.TempDir()
+	t.Chdir(cwd)
 	srv, err := Listen(Config{StateDir: dir, Listen: "127.0.0.1:0", AuthorizedKeys: keys, Log: &log})
 	require.NoError(t, err)
+	written, err := os.ReadDir(cwd)
+	require.NoError(t, err)
+	assert.Empty(t, written, "nothing is written outside the state dir (wish makes ./id_ed25519 when it is given no host key)")
 	go func() { _ = srv.Serve() }()
 	defer srv.Close()
 

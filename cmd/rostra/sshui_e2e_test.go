@@ -198,6 +198,7 @@ func TestSSHServeShowsTheUI(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), hostKey, "the host key the server names is the file's")
 	assert.Contains(t, string(out), "(ED25519)")
+	assert.NoFileExists(t, filepath.Join(ws, "id_ed25519"), "no key is written outside the state dir")
 
 	// The UI, in a real terminal (tmux) through a real ssh client.
 	term := newTmux(t, "sshui")
@@ -375,6 +376,7 @@ func TestRunSSHServesTheUI(t *testing.T) {
 			require.Eventually(t, func() bool { return strings.Contains(s.said(), "cat is ready") }, 20*time.Second, 20*time.Millisecond,
 				"the UI over ssh: %q", s.said())
 			s.close()
+			assert.NoFileExists(t, filepath.Join(ws, "id_ed25519"), "no key is written outside the state dir")
 			stop := runBin(t, ws, "stop")
 			require.Equal(t, 130, stop.code, stop.stderr)
 			cmd := exec.Command(k.sshArgs(pm[1], k.key, "-tt")[0], k.sshArgs(pm[1], k.key, "-tt")[1:]...)

@@ -76,6 +76,7 @@ type Plan struct {
 	AttentionAfter time.Duration
 	Theme          string // ui.theme: one of Themes
 	Notify         Notify // the notify section (notify.go)
+	SSH            *UISSH // ui.ssh; nil: no SSH server
 	Providers      map[string]Provider
 	Workers        []WorkerSpec
 }

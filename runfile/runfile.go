@@ -70,7 +70,7 @@ var (
 
 	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "notify", "providers", "defaults", "workers"}
 	panesKeys    = []string{"max"}
-	uiKeys       = []string{"theme"}
+	uiKeys       = []string{"theme", "ssh"}
 	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required", "agent"}
 	defaultsKeys = append([]string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"},
 		sandboxKeys...)
@@ -239,7 +239,9 @@ func (l *loader) run(root val) *Plan {
 		}
 	}
 
-	if s, v, ok := l.optStr(l.optFields(top, "ui", uiKeys), "theme"); ok {
+	ui := l.optFields(top, "ui", uiKeys)
+	l.uiSSH(p, ui)
+	if s, v, ok := l.optStr(ui, "theme"); ok {
 		if !slices.Contains(Themes, s) {
 			l.addAt(v, "unknown theme %q; use one of: %s", s, strings.Join(Themes, ", "))
 		} else {

@@ -117,6 +117,11 @@ type Hello struct {
 	// Profile is the colour profile the client detected on its terminal
 	// (as the direct UI does, terminfo included); nil: from Env.
 	Profile *colorprofile.Profile `json:"profile,omitempty"`
+	// Client is who a client relaying another machine's terminal serves
+	// (an SSH session, docs/remote.md §The SSH server): the server records
+	// the session's start and end in events.jsonl. nil: this user's own
+	// terminal.
+	Client *statedir.UIClient `json:"client,omitempty"`
 }
 
 // Welcome is the server's answer to an accepted Hello.

@@ -146,6 +146,7 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 	s.sessions[ss] = struct{}{}
 	s.mu.Unlock()
 	fmt.Fprintf(s.log, "rostra server: a client attached (%d×%d, TERM=%s); %d attached\n", h.Cols, h.Rows, envGet(env, "TERM"), s.attached())
+	s.recordClient(h.Client, true, "")
 
 	// The hello was read unbuffered: nothing of what follows it is lost
 	// by reading the rest through a buffer (a flood of small frames then
@@ -183,6 +184,7 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		why = " (" + bye.Message + ")"
 	}
 	fmt.Fprintf(s.log, "rostra server: a client %s%s; %d attached\n", bye.Reason, why, n)
+	s.recordClient(h.Client, false, bye.Reason+why)
 	select {
 	case s.left <- struct{}{}:
 	default:

@@ -77,6 +77,10 @@ func (ev Event) Describe(role, stateDir string) string {
 		msg = fmt.Sprintf("%s prompt %d typed (%s; %d queued)", id, ev.PromptID, ev.Delivery, ev.Queued)
 	case EventPromptRemoved:
 		msg = fmt.Sprintf("%s prompt %d removed unsent (%d queued)", id, ev.PromptID, ev.Queued)
+	case EventSSHSessionStarted:
+		return "ssh session of " + ev.Client.Describe() + " started"
+	case EventSSHSessionEnded:
+		msg = "ssh session of " + ev.Client.Describe() + " ended"
 	case EventWorktreeCommitted:
 		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, ShortCommit(ev.Commit))
 	default:

@@ -34,6 +34,10 @@ func TestDescribe(t *testing.T) {
 		{Event{Type: EventWorktreeArchived, Reason: "rostra/r/a renamed aside"}, "worktrees: rostra/r/a renamed aside"},
 		{Event{Type: EventWorktreeBase, Reason: "a, b branch from abc1234"}, "worktrees: a, b branch from abc1234"},
 		{Event{Type: "something-new", WorkerID: "a", Reason: "why"}, "something-new a: why"},
+		{Event{Type: EventSSHSessionStarted, Client: &UIClient{Via: "ssh", User: "me", Key: "SHA256:abc", KeyName: "me@phone", From: "10.0.0.2:50122"}},
+			"ssh session of me@phone (SHA256:abc) from 10.0.0.2:50122 started"},
+		{Event{Type: EventSSHSessionEnded, Client: &UIClient{Via: "ssh", User: "me", Key: "SHA256:abc", From: "10.0.0.2:50122"}, Reason: "detached"},
+			"ssh session of me (SHA256:abc) from 10.0.0.2:50122 ended: detached"},
 	}
 	for _, tc := range cases {
 		assert.Equal(t, tc.want, tc.ev.Describe("documenter", "/s"), tc.ev.Type)

@@ -55,12 +55,12 @@ const ReportsDir = "reports"
 
 // rostraName reports whether name, an entry of a state dir, is one rostra
 // writes there. The lock note, the marker, the .gitignore, the server's
-// socket, the isolated workers' git worktrees (registered in the
+// socket, the SSH host key, the isolated workers' git worktrees (registered in the
 // repository, which a move would break) and the archive are not part of a
 // run's record and stay when it is archived (rostraRunName).
 func rostraName(name string) bool {
 	switch name {
-	case LockFile, MarkerFile, PreviousDir, GitignoreFile, ReserveFile, SocketFile, runfile.WorktreesDir:
+	case LockFile, MarkerFile, PreviousDir, GitignoreFile, ReserveFile, SocketFile, SSHHostKeyFile, runfile.WorktreesDir:
 		return true
 	}
 	return rostraRunName(name)

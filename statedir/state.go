@@ -286,4 +286,6 @@ type Event struct {
 	PromptID int    `json:"promptId,omitempty"`
 	Prompt   string `json:"prompt,omitempty"`
 	Queued   int    `json:"queued,omitempty"`
+	// Client: an ssh-session event's client (uiclient.go).
+	Client *UIClient `json:"client,omitempty"`
 }

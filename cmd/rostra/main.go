@@ -39,7 +39,7 @@ func init() {
 	commands = []command{
 		{"init", "[--add] [RUNFILE]", "write a run file for the agent CLIs on PATH (default ./rostra.yaml); --add adds those it lacks", groupMain, runInit},
 		{"demo", "[--detach]", "run the built-in demo roster in a temp workspace", groupMain, runDemo},
-		{"run", "[--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
+		{"run", "[--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
 		{"attach", "[--run PATH] [PATH...]", "show the UI of a run whose server runs (d detaches); of many runs at once in one grid", groupMain, runAttach},
 		{"validate", "[RUNFILE]", "check a run file (default ./rostra.yaml) and list every problem", groupMain, runValidate},
 		{"status", "[--json] [--run PATH] [PATH]", "the roster and its attempts (live when a server runs)", groupMain, runStatus},
@@ -57,6 +57,7 @@ func init() {
 		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH] [--until needs-you [WORKER...]]", "wait for the run to end (exit with its code), or until an agent waits for you", groupControl, runWait},
+		{"serve-ssh", "[--run PATH] [--authorized-keys FILE] ADDR", "serve a live run's UI to SSH clients on ADDR (keys only; docs/remote.md)", groupControl, runServeSSH},
 		{"ls", "[ssh://[user@]host]", "the runs with a live server of yours (on that host: its runs)", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},

@@ -25,7 +25,7 @@ import (
 	"github.com/rostra-dev/rostra/workspace"
 )
 
-const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [RUNFILE]
+const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [RUNFILE]
 
 Runs the roster of RUNFILE (default ./rostra.yaml) in a server of its own
 and attaches this terminal to it: d detaches, and the run goes on without
@@ -35,7 +35,8 @@ stays in this process and prints one line per event instead of the UI.
 --no-server draws the UI in this process, with no server to detach from.
 --resume continues the run whose state dir exists (after a quit or a crash).
 --fresh archives the run found there, finished or not, to previous/ and
-starts over.
+starts over. --ssh ADDR (127.0.0.1:2222) also serves the UI to SSH clients
+with a key of ~/.ssh/authorized_keys, while the run lasts (docs/remote.md).
 `
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -47,6 +48,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fresh := fs.Bool("fresh", false, "archive the run in the state dir and start over")
 	detach := fs.Bool("detach", false, "start the run's server and return")
 	noServer := fs.Bool("no-server", false, "draw the UI in this process, without a server")
+	fs.StringVar(&sshListen, "ssh", "", "serve the UI to SSH clients on ADDR too (docs/remote.md)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -77,6 +79,9 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	plan, err := runfile.Load(file)
 	if err == nil {
 		err = checkSandbox(plan)
+	}
+	if err == nil {
+		err = checkSSHRun(plan, *headless || *noServer || (!*detach && !isTerminal(stdout)))
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

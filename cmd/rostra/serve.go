@@ -53,6 +53,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	stateDir := fs.String(strings.TrimPrefix(server.StateDirFlag, "--"), "", "")
 	resume := fs.Bool("resume", false, "")
 	size := fs.String("size", "", "")
+	fs.StringVar(&sshListen, strings.TrimPrefix(sshFlag, "--"), "", "")
 	rest, err := parseArgs(fs, args)
 	if err != nil || len(rest) != 1 {
 		fmt.Fprintf(stderr, "rostra %s: started by rostra run, not by hand\n", serverMode)
@@ -92,6 +93,19 @@ func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stde
 		ln.Close()
 		fmt.Fprintf(stderr, "rostra run: open the server's log: %v\n", err)
 		return 2
+	}
+
+	sshSrv, err := runSSH(plan, escaped(logf))
+	if err != nil {
+		ln.Close()
+		logf.Close()
+		fmt.Fprintf(stderr, "rostra run: %v\n", err)
+		return 2
+	}
+	if sshSrv != nil {
+		go func() { _ = sshSrv.Serve() }()
+		defer sshSrv.Close()
+		fmt.Fprintf(stderr, "rostra: the UI is served over SSH on %s (host key %s)\n", sshSrv.Addr(), sshSrv.HostKeyFingerprint())
 	}
 
 	// SIGINT, SIGTERM and SIGQUIT stop the run as a quit does. SIGHUP is
@@ -192,6 +206,9 @@ func startServer(runFile string, plan *runfile.Plan, resume bool, cols, rows int
 	}
 	if cols > 0 && rows > 0 {
 		args = append(args, "--size", fmt.Sprintf("%dx%d", cols, rows))
+	}
+	if sshListen != "" {
+		args = append(args, sshFlag, sshListen)
 	}
 	args = append(args, "--", abs)
 	r, w, err := os.Pipe()

@@ -208,6 +208,7 @@ func (e *Engine) Hook(worker string, attempt int, event string, payload map[stri
 			e.emit(statedir.Event{Type: statedir.EventAgentHookIgnored, WorkerID: worker, Attempt: attempt, Hook: event, Reason: why})
 			return
 		}
+		e.hookSession(a, payload)
 		st, ev, ok := agents.FromHook(a.agent.kind, event, payload)
 		if !ok {
 			return
@@ -240,14 +241,15 @@ func (e *Engine) agentSignals(a *attemptRT, l *LaunchSpec) {
 }
 
 // hookEvents are the hook events rostra listens to per agent: those
-// agents.FromHook reads (docs/agents.md lists what each fires). gemini's
+// agents.FromHook reads (docs/agents.md lists what each fires), and
+// SessionStart, whose session_id is the attempt's session (session.go). gemini's
 // per-request events (BeforeModel, AfterModel) carry the whole request
 // and are left out.
 var hookEvents = map[agents.Agent][]string{
-	agents.Claude: {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
+	agents.Claude: {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
 	agents.Codex:  {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"},
-	agents.Gemini: {"BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
-	agents.Qwen:   {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
+	agents.Gemini: {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
+	agents.Qwen:   {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
 }
 
 // systemSettingsEnv is the variable gemini and qwen read a system settings
@@ -322,23 +324,9 @@ func hooksFor(agent agents.Agent, argv, env []string, dir, hook string) hookSetu
 	return s
 }
 
-// programEnd is the index after the word of argv that names the agent
-// CLI (its program, past env and its assignments, or its package given
-// to a package runner), or -1 when none does: rostra's arguments go
-// there, before a subcommand.
-func programEnd(argv []string) int {
-	for i, arg := range argv {
-		if _, ok := agents.Detect([]string{arg}); ok {
-			return i + 1
-		}
-		if i > 0 && !strings.HasPrefix(arg, "-") {
-			if _, ok := agents.Detect([]string{"npx", arg}); ok {
-				return i + 1
-			}
-		}
-	}
-	return -1
-}
+// programEnd is where rostra's arguments go in an agent's argv
+// (agents.ProgramEnd).
+func programEnd(argv []string) int { return agents.ProgramEnd(argv) }
 
 // othersMayWrite is the first folder from dir up that a user other than
 // its owner may write to, or "".

@@ -48,8 +48,8 @@ func WithSessionID(a Agent, argv []string, id string) ([]string, bool) {
 // ResumeCommand is the built-in command that continues a session of a's
 // CLI, made from the command that started it: claude, gemini and qwen get
 // `--resume {session}` after their name; codex `resume {session}` as its
-// subcommand (after exec for `codex exec`). nil when argv does not name
-// the CLI.
+// subcommand, after its options, before its prompt. nil when argv does
+// not name the CLI.
 func ResumeCommand(a Agent, argv []string) []string {
 	at := ProgramEnd(argv)
 	if at < 0 {
@@ -59,10 +59,19 @@ func ResumeCommand(a Agent, argv []string) []string {
 	case Claude, Gemini, Qwen:
 		return slices.Insert(slices.Clone(argv), at, "--resume", SessionPlaceholder)
 	case Codex:
-		if i := slices.Index(argv[at:], "exec"); i >= 0 {
-			at += i + 1
+		// The resume subcommand takes fewer options than exec or the
+		// interactive codex (no --sandbox): the command's own options stay
+		// before it, where they are its parent's, and the prompt (after
+		// --, or the word holding {prompt}) after it. codex 0.171 parses
+		// `codex exec --sandbox workspace-write resume ID -- PROMPT`.
+		end := len(argv)
+		for i := at; i < len(argv); i++ {
+			if argv[i] == "--" || strings.Contains(argv[i], "{prompt") {
+				end = i
+				break
+			}
 		}
-		return slices.Insert(slices.Clone(argv), at, "resume", SessionPlaceholder)
+		return slices.Insert(slices.Clone(argv), end, "resume", SessionPlaceholder)
 	}
 	return nil
 }

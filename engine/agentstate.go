@@ -114,6 +114,11 @@ func (e *Engine) agentOutput(a *attemptRT) {
 	if ag == nil || a.exited || ag.pause != nil {
 		return
 	}
+	if _, ok := a.handle.(AgentScreen); !ok {
+		// An isolated attempt's output wakes the loop for its diff-stat
+		// too: a surface with no screen (the wrapper) has none to match.
+		return
+	}
 	if ag.quiet != nil {
 		ag.quiet.Stop()
 		ag.quiet = nil

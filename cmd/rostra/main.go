@@ -56,7 +56,7 @@ func init() {
 		{"logs", "[--run PATH] [-f] [--screen] [--raw] WORKER", "the latest attempt's output (or its screen); colours only on a terminal", groupControl, runLogs},
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH] [--until needs-you [WORKER...]]", "wait for the run to end (exit with its code), or until an agent waits for you", groupControl, runWait},
-		{"ls", "[ssh://[user@]host]", "the runs with a live server of yours (on that host: its runs)", groupControl, runLs},
+		{"ls", "[--all] [ssh://[user@]host]", "the runs with a live server of yours, and those a crash stopped (--all: every recent run; on that host: its runs)", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},
 		{bridgeMode, "--run PATH", "joins stdin/stdout to the run's socket, for ssh:// addresses", groupHidden, runBridge},

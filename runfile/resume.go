@@ -1,4 +1,4 @@
-// resume.go is a provider's `resume:` (docs/runfile.md §`providers`): the
+// resume.go is a provider's `resume:` (docs/runfile.md §providers): the
 // command that continues an agent's conversation by its session id, used
 // for the attempt that follows one a crash cut off (docs/state.md
 // §Resumed attempts). A provider of a known agent has one built in

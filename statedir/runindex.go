@@ -1,5 +1,5 @@
-// runindex.go is the user's index of recent runs (docs/state.md §The index
-// of runs): one small JSON file in the user's state home
+// runindex.go is the user's index of recent runs
+// (docs/state.md §The index of runs): one small JSON file in the user's state home
 // ($XDG_STATE_HOME/rostra/runs.json, else ~/.local/state/rostra/runs.json)
 // naming the state dir of each run this user started, newest first, so
 // `rostra ls --all` finds runs after a reboot, when no socket is left to

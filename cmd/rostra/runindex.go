@@ -1,5 +1,5 @@
-// runindex.go wires the user's index of runs (docs/state.md §The index of
-// runs) into the commands: a run adds itself as it starts (recordRun),
+// runindex.go wires the user's index of runs into the commands
+// (docs/state.md §The index of runs): a run adds itself as it starts (recordRun),
 // `rostra ls` lists the runs a crash stopped besides the live ones, `rostra
 // ls --all` every recent run, and `rostra status` says a crash stopped the
 // run it shows (crashLine).

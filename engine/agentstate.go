@@ -40,6 +40,8 @@ type agentRT struct {
 	pauseBytes int64 // the output counter when pause was armed
 	quiet      Timer // due attention_after after the output paused
 	bells      int64 // the bells heard so far
+
+	lookingForSession bool // codex's session files are being read (session.go)
 }
 
 // AgentScreen is what a Handle may also do: give its screen's visible
@@ -93,6 +95,9 @@ func (e *Engine) observeAgent(a *attemptRT, o agents.Observation) {
 	e.dirty = true
 	e.emit(statedir.Event{Type: statedir.EventAgentState, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt,
 		AgentState: string(st.State), AgentStateSource: string(st.Source), Reason: st.Evidence})
+	if st.State == agents.WaitingInput {
+		e.codexTurnEnded(a)
+	}
 }
 
 // watchAgentScreen follows an opened attempt's output for its pauses,

@@ -269,6 +269,34 @@ func TestACodexSessionIsFoundInItsFiles(t *testing.T) {
 	assert.Equal(t, &statedir.ResumedFrom{Attempt: 1, Session: id}, h.dispatch("c#2").ResumedFrom)
 }
 
+// writeRollout lays out a codex rollout file as codex 0.171 writes it
+// (internal/agenttest checks the layout with the real CLI).
+func writeRollout(t *testing.T, home, id, cwd string, at time.Time) {
+	t.Helper()
+	day := filepath.Join(home, "sessions", at.Format("2006"), at.Format("01"), at.Format("02"))
+	require.NoError(t, os.MkdirAll(day, 0o700))
+	body := `{"timestamp":"` + at.Format(time.RFC3339Nano) + `","type":"session_meta","payload":{"id":"` + id + `","timestamp":"` +
+		at.Format(time.RFC3339Nano) + `","cwd":"` + cwd + `","originator":"codex_exec"}}` + "\n"
+	require.NoError(t, os.WriteFile(filepath.Join(day, "rollout-"+at.Format("2006-01-02T15-04-05")+"-"+id+".jsonl"), []byte(body), 0o600))
+}
+
+func TestACodexSessionIsLearntWhenItsTurnEnds(t *testing.T) {
+	home := t.TempDir()
+	plan := testPlan(t, runfile.WorkerSpec{ID: "c", Agent: "codex", Command: []string{"codex", "{prompt}"}, Prompt: "do it",
+		Env: map[string]string{"CODEX_HOME": home}})
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	id := "019a0000-1111-7222-8333-777788889999"
+	writeRollout(t, home, id, plan.Workspace, t0.Add(time.Second))
+	fh.spec.OnProgramStatus("done", "", "")
+	ev := h.event(statedir.EventAgentSession)
+	assert.Equal(t, id, ev.Session)
+	assert.Equal(t, statedir.SessionFiles, ev.Reason)
+	d := h.dispatch("c#1")
+	assert.Equal(t, id, d.AgentSession)
+	assert.Equal(t, statedir.SessionFiles, d.AgentSessionSource)
+}
+
 func TestAPlainCommandIsNotResumed(t *testing.T) {
 	plan := testPlan(t, runfile.WorkerSpec{ID: "p", Prompt: "x"})
 	prev := crashed(t, plan)

@@ -8,7 +8,8 @@
 //   - hook: every hook payload carries session_id, which wins when it
 //     differs (a CLI that forked its conversation);
 //   - files: codex makes its own id and names its rollout file after it;
-//     codexSession finds the attempt's file under its CODEX_HOME.
+//     codexSession finds the attempt's file under its CODEX_HOME, once its
+//     first turn has ended (and again at a resume, resume.go).
 //
 // A resumed attempt (resume.go) is given the session it continues.
 package engine
@@ -18,8 +19,10 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -204,4 +207,31 @@ func mergeFiles(a, b map[string][]byte) map[string][]byte {
 		a[k] = v
 	}
 	return a
+}
+
+// codexTurnEnded looks, off the loop, for the session of a codex attempt
+// whose turn has ended and whose session is not known yet: its rollout
+// file is written by then.
+func (e *Engine) codexTurnEnded(a *attemptRT) {
+	d := e.st.Dispatches[a.idx]
+	if a.agent == nil || a.agent.kind != agents.Codex || d.AgentSession != "" || a.agent.lookingForSession {
+		return
+	}
+	a.agent.lookingForSession = true
+	env := slices.Clone(e.opts.Environ)
+	for _, k := range slices.Sorted(maps.Keys(a.plan.Env)) {
+		env = append(env, k+"="+a.plan.Env[k])
+	}
+	home, dir, start, end := codexHome(env), a.plan.Dir, d.StartedAt, e.clock.Now()
+	e.startBackground()
+	go func() {
+		id := codexSession(home, dir, start, end.Add(time.Minute))
+		e.post(func() {
+			a.agent.lookingForSession = false
+			if id != "" {
+				e.learnSession(a, id, statedir.SessionFiles)
+			}
+			e.endBackground()
+		})
+	}()
 }

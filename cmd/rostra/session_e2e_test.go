@@ -283,3 +283,27 @@ workers:
 	s := runBin(t, ws, "status")
 	assert.Contains(t, s.stdout, "not resumed: the session of attempt 1 was never learnt")
 }
+
+func TestLsAllListsTheRecentRunsWithoutAServer(t *testing.T) {
+	t.Parallel()
+	env := []string{"XDG_STATE_HOME=" + t.TempDir()} // an index of this test's own
+	ws := runWorkspace(t, `version: 1
+name: done-run
+providers:
+  shell: { command: ["bash", "-c", "{prompt}"] }
+workers:
+  - { id: w, provider: shell, prompt: "echo hi" }
+`)
+	r := runBinEnv(t, ws, env, "run", "--headless")
+	require.Equal(t, 0, r.code, r.stdout+r.stderr)
+	stateDir := filepath.Join(ws, ".rostra", "done-run")
+
+	ls := runBinEnv(t, ws, env, "ls")
+	assert.NotContains(t, ls.stdout, stateDir, "a finished run is listed by --all only")
+	ls = runBinEnv(t, ws, env, "ls", "--all")
+	assert.Regexp(t, `(?m)^`+stateDir+`\s+done-run\s+finished\s+1/1 completed\s`, ls.stdout, ls.stdout+ls.stderr)
+
+	require.NoError(t, os.RemoveAll(stateDir))
+	ls = runBinEnv(t, ws, env, "ls", "--all")
+	assert.NotContains(t, ls.stdout, stateDir, "a state dir that is gone is dropped")
+}

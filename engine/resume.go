@@ -12,7 +12,9 @@
 //   - fresh: anything else about an agent's attempt (no resume command, no
 //     session learnt, resumed maxResumesInARow times in a row already, a
 //     human had asked it to stop) starts fresh as before, the reason on
-//     the new row (notResumed) and in an attempt-not-resumed event.
+//     the new row (notResumed) and in an attempt-not-resumed event. So
+//     does the attempt after a resumed one that failed (the CLI did not
+//     know the session, say).
 //
 // A worker that runs no agent, or whose last attempt was not cut off by
 // the crash, starts fresh with nothing to say.
@@ -109,6 +111,14 @@ func (e *Engine) codexSessionOf(w *workerRT, d statedir.DispatchRow) string {
 func (e *Engine) expandAttempt(w *workerRT, n int) (runfile.AttemptPlan, *resumePlan, error) {
 	rp := w.resume
 	w.resume = nil
+	if i := e.lastRowOf(w); rp == nil && i >= 0 {
+		// A resume the CLI refused (a session it does not know) or that
+		// failed otherwise: the next attempt starts over, and says so.
+		if d := e.st.Dispatches[i]; d.ResumedFrom != nil && d.Status != statedir.StatusCompleted && d.FailureClass != statedir.FailureInterrupted {
+			rp = &resumePlan{from: d.Attempt, fresh: fmt.Sprintf("attempt %d, which resumed session %s, ended %s (%s): the conversation starts over",
+				d.Attempt, d.ResumedFrom.Session, d.Status, d.Reason)}
+		}
+	}
 	if rp != nil && rp.fresh == "" {
 		ap, err := e.plan.ExpandResume(w.spec, n, rp.session)
 		return ap, rp, err

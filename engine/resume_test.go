@@ -230,6 +230,23 @@ func TestAResumedAttemptDoesNotCountAgainstMaxAttempts(t *testing.T) {
 	assert.Equal(t, statedir.StatusError, h.worker("a").Status)
 }
 
+func TestAFailedResumeIsFollowedByAFreshStartThatSaysWhy(t *testing.T) {
+	plan := testPlan(t, claudeWorker("a"))
+	prev := crashed(t, plan)
+	h := resumeHarness(t, plan, prev)
+	fh := h.opened(h.pane)
+	require.NotNil(t, h.dispatch("a#2").ResumedFrom)
+	fh.finish(1) // "No conversation found with session ID: …"
+	h.event(statedir.EventWorkerRetry)
+	h.advance(2 * time.Second)
+	fh = h.opened(h.pane)
+	require.Equal(t, 3, fh.spec.Attempt)
+	assert.NotContains(t, fh.spec.Argv, "--resume")
+	d := h.dispatch("a#3")
+	assert.Nil(t, d.ResumedFrom)
+	assert.Equal(t, "attempt 2, which resumed session "+prev.Dispatches[0].AgentSession+", ended error (exited with code 1): the conversation starts over", d.NotResumed)
+}
+
 func TestACLIThatCannotResumeStartsFresh(t *testing.T) {
 	w := claudeWorker("a")
 	w.Resume, w.ResumeBuiltIn = []string{}, false // resume: []

@@ -119,8 +119,9 @@ func TestAnAgentsConversationSurvivesACrashOfItsRun(t *testing.T) {
 		// prompt suggestion, "[SUGGESTION MODE: …").
 		afterTurn bool
 		// replaysAnswer: its resumed conversation holds the model's
-		// closing text of the turn; qwen 0.24.4 replays the prompt, the
-		// tool call and its result, not that text (docs/agents.md).
+		// closing text of the turn for sure; qwen 0.24.4 replays the
+		// prompt, the tool call and its result, and that text in some
+		// runs only (docs/agents.md).
 		replaysAnswer bool
 	}{
 		{agenttest.Claude, []string{"--allowedTools", "Bash", "--"}, false, true},
@@ -225,7 +226,11 @@ workers:
 			resumed := srv.WaitMain(mainsBefore+1, 3*time.Minute)
 			assert.True(t, resumed.Contains("do step one, then wait"), "the first prompt")
 			assert.True(t, resumed.Contains("marker-step-one"), "the tool's result of the first turn")
-			assert.Equal(t, c.replaysAnswer, resumed.Contains("Step one is done."), "the model's closing text of the first turn")
+			if c.replaysAnswer {
+				assert.True(t, resumed.Contains("Step one is done."), "the model's closing text of the first turn")
+			} else {
+				t.Logf("%s's resumed conversation holds the first turn's closing text: %v", c.kind, resumed.Contains("Step one is done."))
+			}
 			assert.True(t, resumed.Contains(runfile.ResumePrompt), "the prompt that says it was resumed")
 
 			agenttest.WaitFile(t, filepath.Join(ws, "result.txt"), 3*time.Minute)

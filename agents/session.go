@@ -47,17 +47,33 @@ func WithSessionID(a Agent, argv []string, id string) ([]string, bool) {
 
 // ResumeCommand is the built-in command that continues a session of a's
 // CLI, made from the command that started it: claude, gemini and qwen get
-// `--resume {session}` after their name; codex `resume {session}` as its
-// subcommand, after its options, before its prompt. nil when argv does
-// not name the CLI.
+// `--resume {session}` after their name (gemini without its interactive
+// prompt); codex `resume {session}` as its subcommand, after its options,
+// before its prompt. nil when argv does not name the CLI.
 func ResumeCommand(a Agent, argv []string) []string {
 	at := ProgramEnd(argv)
 	if at < 0 {
 		return nil
 	}
 	switch a {
-	case Claude, Gemini, Qwen:
+	case Claude, Qwen:
 		return slices.Insert(slices.Clone(argv), at, "--resume", SessionPlaceholder)
+	case Gemini:
+		// gemini 0.61 runs a --prompt-interactive prompt before it has
+		// loaded the resumed conversation, which the model then never
+		// sees (checked): the prompt is left out, and rostra types it
+		// once gemini is ready (a resume command without {prompt}).
+		out := slices.Insert(slices.Clone(argv[:at]), at, "--resume", SessionPlaceholder)
+		for i := at; i < len(argv); i++ {
+			switch {
+			case argv[i] == "-i" || argv[i] == "--prompt-interactive":
+				i++ // and its value
+			case strings.HasPrefix(argv[i], "--prompt-interactive="), strings.HasPrefix(argv[i], "-i="):
+			default:
+				out = append(out, argv[i])
+			}
+		}
+		return out
 	case Codex:
 		// The resume subcommand takes fewer options than exec or the
 		// interactive codex (no --sandbox): the command's own options stay

@@ -15,6 +15,8 @@ func TestResumeCommandOfEachAgent(t *testing.T) {
 		{Claude, []string{"claude", "-p", "--permission-mode", "acceptEdits", "--", "{prompt}"},
 			[]string{"claude", "--resume", "{session}", "-p", "--permission-mode", "acceptEdits", "--", "{prompt}"}},
 		{Gemini, []string{"env", "A=1", "gemini", "--prompt={prompt}"}, []string{"env", "A=1", "gemini", "--resume", "{session}", "--prompt={prompt}"}},
+		{Gemini, []string{"gemini", "--skip-trust", "--prompt-interactive={prompt}"}, []string{"gemini", "--resume", "{session}", "--skip-trust"}},
+		{Gemini, []string{"gemini", "-i", "{prompt}", "-m", "x"}, []string{"gemini", "--resume", "{session}", "-m", "x"}},
 		{Qwen, []string{"npx", "@qwen-code/qwen-code@0.24.4", "-i", "{prompt}"}, []string{"npx", "@qwen-code/qwen-code@0.24.4", "--resume", "{session}", "-i", "{prompt}"}},
 		{Codex, []string{"codex", "exec", "--sandbox", "workspace-write", "--skip-git-repo-check", "--", "{prompt}"},
 			[]string{"codex", "exec", "--sandbox", "workspace-write", "--skip-git-repo-check", "resume", "{session}", "--", "{prompt}"}},

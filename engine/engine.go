@@ -439,6 +439,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		}
 	}
 	launch := e.launchSpec(w.spec, &ap)
+	typeResumePrompt(w.spec, rp, &ap, &launch)
 	hookFiles, noHooks := e.applyHooks(a, &launch)
 	if f := e.giveSession(a, &launch); f != nil {
 		hookFiles = mergeFiles(hookFiles, f)

@@ -24,6 +24,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/rostra-dev/rostra/agents"
 	"github.com/rostra-dev/rostra/runfile"
@@ -183,4 +184,22 @@ func (e *Engine) noteStopAsked(a *attemptRT, what string) {
 		d.StopAsked = what
 		e.dirty = true
 	}
+}
+
+// typeResumePrompt has a resumed attempt's prompt typed into its pane
+// when its resume command does not pass it ({prompt}, {prompt_file}): a
+// CLI resumed without a prompt waits at its own for one.
+func typeResumePrompt(spec *runfile.WorkerSpec, rp *resumePlan, ap *runfile.AttemptPlan, l *LaunchSpec) {
+	if rp == nil || rp.fresh != "" || spec.Delivery == runfile.DeliveryType {
+		return
+	}
+	for _, word := range spec.Resume {
+		if strings.Contains(word, "{prompt}") || strings.Contains(word, "{prompt_file}") {
+			return
+		}
+	}
+	l.Stdin = []byte(ap.Prompt)
+	l.TypePrompt = []byte(ap.Prompt)
+	l.TypeQuiet = TypeQuiet
+	l.PromptFile = ap.PromptFile
 }

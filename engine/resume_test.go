@@ -314,6 +314,17 @@ func TestACodexSessionIsLearntWhenItsTurnEnds(t *testing.T) {
 	assert.Equal(t, statedir.SessionFiles, d.AgentSessionSource)
 }
 
+func TestAResumeCommandWithoutItsPromptHasItTyped(t *testing.T) {
+	w := runfile.WorkerSpec{ID: "g", Agent: "gemini", Command: []string{"gemini", "--prompt-interactive={prompt}"}, Prompt: "do it",
+		Resume: []string{"gemini", "--resume", "{session}"}, ResumeBuiltIn: true}
+	plan := testPlan(t, w)
+	prev := crashed(t, plan)
+	h := resumeHarness(t, plan, prev)
+	fh := h.opened(h.pane)
+	assert.Equal(t, []string{"gemini", "--resume", prev.Dispatches[0].AgentSession}, fh.spec.Argv)
+	assert.Equal(t, runfile.ResumePrompt, string(fh.spec.TypePrompt), "typed once gemini is ready")
+}
+
 func TestAPlainCommandIsNotResumed(t *testing.T) {
 	plan := testPlan(t, runfile.WorkerSpec{ID: "p", Prompt: "x"})
 	prev := crashed(t, plan)

@@ -72,7 +72,8 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	assert.Equal(t, "claude", plan.Workers[0].Provider)
 	assert.Equal(t, "gemini", plan.Workers[1].Provider)
 	assert.Contains(t, text, `, agent: claude,`+"\n"+`    resume: ["claude", "--resume", "{session}", "-p", `)
-	assert.Equal(t, []string{"gemini", "--resume", "{session}", "--skip-trust", "--approval-mode", "auto_edit", "--prompt-interactive={prompt}"}, plan.Providers["gemini-live"].Resume)
+	assert.Equal(t, []string{"gemini", "--resume", "{session}", "--skip-trust", "--approval-mode", "auto_edit"}, plan.Providers["gemini-live"].Resume,
+		"its prompt typed, not --prompt-interactive (docs/agents.md §Sessions)")
 	assert.Equal(t, "claude", plan.Providers["claude-live"].Agent)
 	assert.Equal(t, "gemini", plan.Workers[1].Agent)
 	assert.Equal(t, []string{"claude", "--permission-mode", "acceptEdits", "--", "{prompt}"}, plan.Providers["claude-live"].Command)

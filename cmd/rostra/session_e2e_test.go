@@ -126,6 +126,9 @@ func TestAnAgentsConversationSurvivesACrashOfItsRun(t *testing.T) {
 	}{
 		{agenttest.Claude, []string{"--allowedTools", "Bash", "--"}, false, true},
 		{agenttest.Qwen, []string{"--approval-mode", "yolo", "--prompt-interactive"}, true, false},
+		// As rostra init's gemini-live: the prompt as --prompt-interactive,
+		// which the resume leaves out and types instead.
+		{agenttest.Gemini, []string{"--approval-mode", "yolo", "--prompt-interactive"}, false, true},
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
@@ -151,10 +154,10 @@ func TestAnAgentsConversationSurvivesACrashOfItsRun(t *testing.T) {
 			for _, arg := range append(append([]string{}, a.Args...), c.command...) {
 				argv = append(argv, jsonString(arg))
 			}
-			if c.kind == agenttest.Qwen {
-				argv[len(argv)-1] = jsonString("--prompt-interactive={prompt}")
-			} else {
+			if c.kind == agenttest.Claude {
 				argv = append(argv, `"{prompt}"`)
+			} else {
+				argv[len(argv)-1] = jsonString("--prompt-interactive={prompt}")
 			}
 			// max_attempts: 1: the resumed attempt is not counted.
 			require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1

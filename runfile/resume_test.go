@@ -32,7 +32,7 @@ workers:
 		"c": {},
 		"d": {"codex", "exec", "--sandbox", "workspace-write", "resume", "{session}", "--", "{prompt}"},
 		"e": nil,
-		"f": {"gemini", "--resume", "{session}", "-i", "{prompt}"}, // its own command: the built-in one
+		"f": {"gemini", "--resume", "{session}"}, // its own command: the built-in one (its prompt typed)
 	}
 	for _, w := range p.Workers {
 		assert.Equal(t, want[w.ID], w.Resume, w.ID)

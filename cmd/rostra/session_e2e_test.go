@@ -1,10 +1,10 @@
-// session_e2e_test.go runs real agent CLIs (pinned, testdata/agents/install.sh)
-// in a served rostra against the scripted model server, kills the server
-// and every worker as a reboot would, and resumes the run: the agent is
-// started on its session and its first request to the model carries the
-// turns before the crash (docs/state.md §Resumed attempts, docs/agents.md
-// §Sessions). And a resume whose session was never learnt starts fresh,
-// saying why.
+// session_e2e_test.go runs each real agent CLI (pinned,
+// testdata/agents/install.sh) in a served rostra against the scripted model
+// server, kills the server and every worker as a reboot would, and resumes
+// the run: the agent is started on its session and its first request to
+// the model carries the turns before the crash
+// (docs/state.md §Resumed attempts; docs/agents.md §Sessions). And a
+// resume whose session was never learnt starts fresh, saying why.
 package main
 
 import (
@@ -129,6 +129,9 @@ func TestAnAgentsConversationSurvivesACrashOfItsRun(t *testing.T) {
 		// As rostra init's gemini-live: the prompt as --prompt-interactive,
 		// which the resume leaves out and types instead.
 		{agenttest.Gemini, []string{"--approval-mode", "yolo", "--prompt-interactive"}, false, true},
+		// codex makes its own session id: rostra reads it from its
+		// rollout file once the turn ends (OSC 7501 done).
+		{agenttest.Codex, []string{"--dangerously-bypass-approvals-and-sandbox"}, false, true},
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
@@ -154,7 +157,7 @@ func TestAnAgentsConversationSurvivesACrashOfItsRun(t *testing.T) {
 			for _, arg := range append(append([]string{}, a.Args...), c.command...) {
 				argv = append(argv, jsonString(arg))
 			}
-			if c.kind == agenttest.Claude {
+			if c.kind == agenttest.Claude || c.kind == agenttest.Codex {
 				argv = append(argv, `"{prompt}"`)
 			} else {
 				argv[len(argv)-1] = jsonString("--prompt-interactive={prompt}")
@@ -194,7 +197,11 @@ workers:
 				return d.AgentState == "waiting-input" && d.AgentSession != ""
 			})
 			first := *rowOf(st, "agent", 1)
-			assert.Equal(t, statedir.SessionGiven, first.AgentSessionSource, "given at start")
+			if c.kind == agenttest.Codex {
+				assert.Equal(t, statedir.SessionFiles, first.AgentSessionSource, "found in its files")
+			} else {
+				assert.Equal(t, statedir.SessionGiven, first.AgentSessionSource, "given at start")
+			}
 			require.FileExists(t, filepath.Join(ws, "step1.txt"))
 			require.NoFileExists(t, filepath.Join(ws, "result.txt"))
 
@@ -222,7 +229,11 @@ workers:
 			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", second.Pid))
 			require.NoError(t, err)
 			args := strings.Split(strings.TrimSuffix(string(cmdline), "\x00"), "\x00")
-			assert.Contains(t, strings.Join(args, " "), "--resume "+first.AgentSession, "started on its session: %q", args)
+			resumeWord := "--resume "
+			if c.kind == agenttest.Codex {
+				resumeWord = " resume " // its subcommand
+			}
+			assert.Contains(t, strings.Join(args, " "), resumeWord+first.AgentSession, "started on its session: %q", args)
 			assert.NotContains(t, args, "--session-id")
 
 			// Its first request to the model carries the turns before the crash.

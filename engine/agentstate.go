@@ -40,6 +40,8 @@ type agentRT struct {
 	pauseBytes int64 // the output counter when pause was armed
 	quiet      Timer // due attention_after after the output paused
 	bells      int64 // the bells heard so far
+
+	lookingForSession bool // codex's session files are being read (session.go)
 }
 
 // AgentScreen is what a Handle may also do: give its screen's visible
@@ -94,6 +96,9 @@ func (e *Engine) observeAgent(a *attemptRT, o agents.Observation) {
 	e.emit(statedir.Event{Type: statedir.EventAgentState, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt,
 		AgentState: string(st.State), AgentStateSource: string(st.Source), Reason: st.Evidence})
 	e.queueAgentState(a, st.State)
+	if st.State == agents.WaitingInput {
+		e.codexTurnEnded(a)
+	}
 }
 
 // watchAgentScreen follows an opened attempt's output for its pauses,
@@ -113,6 +118,11 @@ func (e *Engine) watchAgentScreen(a *attemptRT) {
 func (e *Engine) agentOutput(a *attemptRT) {
 	ag := a.agent
 	if ag == nil || a.exited || ag.pause != nil {
+		return
+	}
+	if _, ok := a.handle.(AgentScreen); !ok {
+		// An isolated attempt's output wakes the loop for its diff-stat
+		// too: a surface with no screen (the wrapper) has none to match.
 		return
 	}
 	if ag.quiet != nil {
@@ -209,6 +219,7 @@ func (e *Engine) Hook(worker string, attempt int, event string, payload map[stri
 			e.emit(statedir.Event{Type: statedir.EventAgentHookIgnored, WorkerID: worker, Attempt: attempt, Hook: event, Reason: why})
 			return
 		}
+		e.hookSession(a, payload)
 		st, ev, ok := agents.FromHook(a.agent.kind, event, payload)
 		if !ok {
 			return
@@ -241,14 +252,15 @@ func (e *Engine) agentSignals(a *attemptRT, l *LaunchSpec) {
 }
 
 // hookEvents are the hook events rostra listens to per agent: those
-// agents.FromHook reads (docs/agents.md lists what each fires). gemini's
+// agents.FromHook reads (docs/agents.md lists what each fires), and
+// SessionStart, whose session_id is the attempt's session (session.go). gemini's
 // per-request events (BeforeModel, AfterModel) carry the whole request
 // and are left out.
 var hookEvents = map[agents.Agent][]string{
-	agents.Claude: {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
+	agents.Claude: {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
 	agents.Codex:  {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "Stop"},
-	agents.Gemini: {"BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
-	agents.Qwen:   {"UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
+	agents.Gemini: {"SessionStart", "BeforeAgent", "BeforeTool", "AfterTool", "Notification", "AfterAgent", "SessionEnd"},
+	agents.Qwen:   {"SessionStart", "UserPromptSubmit", "PreToolUse", "PermissionRequest", "PostToolUse", "PostToolUseFailure", "Notification", "Stop", "StopFailure", "SessionEnd"},
 }
 
 // systemSettingsEnv is the variable gemini and qwen read a system settings
@@ -323,23 +335,9 @@ func hooksFor(agent agents.Agent, argv, env []string, dir, hook string) hookSetu
 	return s
 }
 
-// programEnd is the index after the word of argv that names the agent
-// CLI (its program, past env and its assignments, or its package given
-// to a package runner), or -1 when none does: rostra's arguments go
-// there, before a subcommand.
-func programEnd(argv []string) int {
-	for i, arg := range argv {
-		if _, ok := agents.Detect([]string{arg}); ok {
-			return i + 1
-		}
-		if i > 0 && !strings.HasPrefix(arg, "-") {
-			if _, ok := agents.Detect([]string{"npx", arg}); ok {
-				return i + 1
-			}
-		}
-	}
-	return -1
-}
+// programEnd is where rostra's arguments go in an agent's argv
+// (agents.ProgramEnd).
+func programEnd(argv []string) int { return agents.ProgramEnd(argv) }
 
 // othersMayWrite is the first folder from dir up that a user other than
 // its owner may write to, or "".

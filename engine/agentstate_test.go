@@ -181,7 +181,9 @@ func TestEachAgentIsGivenItsHooksForOneAttempt(t *testing.T) {
 	}{
 		{"claude", []string{"env", "FOO=1", "claude", "--permission-mode", "default", "{prompt}"}, func(t *testing.T, l LaunchSpec, dir string) {
 			path := filepath.Join(dir, "claude-settings.json")
-			assert.Equal(t, []string{"env", "FOO=1", "claude", "--settings", path, "--permission-mode", "default", "do it"}, l.Argv)
+			require.Len(t, l.Argv, 10)
+			assert.Equal(t, []string{"env", "FOO=1", "claude", "--session-id", l.Argv[4], "--settings", path, "--permission-mode", "default", "do it"}, l.Argv)
+			assert.Regexp(t, `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`, l.Argv[4], "a UUID")
 			var s struct {
 				Hooks map[string][]struct {
 					Matcher string
@@ -201,7 +203,8 @@ func TestEachAgentIsGivenItsHooksForOneAttempt(t *testing.T) {
 		}},
 		{"qwen", []string{"qwen", "{prompt}"}, func(t *testing.T, l LaunchSpec, dir string) {
 			path := filepath.Join(dir, "qwen-system-settings.json")
-			assert.Equal(t, []string{"qwen", "do it"}, l.Argv)
+			require.Len(t, l.Argv, 4)
+			assert.Equal(t, []string{"qwen", "--session-id", l.Argv[2], "do it"}, l.Argv)
 			assert.Contains(t, l.Env, "QWEN_CODE_SYSTEM_SETTINGS_PATH="+path)
 			b, err := os.ReadFile(path)
 			require.NoError(t, err)

@@ -127,6 +127,10 @@ type workerRT struct {
 	backoffSeq  int
 	iso         *isoRT // its worktree, when it is isolated
 	queue       *promptQueue
+	// resume is what its first attempt of a resumed run does, resumed
+	// how many of its attempts continued a crashed one (resume.go).
+	resume  *resumePlan
+	resumed int
 }
 
 type attemptRT struct {
@@ -281,6 +285,9 @@ func (e *Engine) Start() error {
 		e.workers = append(e.workers, w)
 		e.byID[spec.ID] = w
 	}
+	if prev != nil {
+		e.planResumes(prev)
+	}
 	if err := writeGitignore(e.plan); err != nil {
 		return err
 	}
@@ -388,7 +395,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	w.lastAttempt = n
 	w.backoff = nil
 	now := e.clock.Now()
-	ap, expandErr := e.plan.Expand(w.spec, n)
+	ap, rp, expandErr := e.expandAttempt(w, n)
 	a := &attemptRT{w: w, plan: ap, manual: manual, lastOutput: now}
 	row := statedir.DispatchRow{
 		DispatchID:        ap.DispatchID,
@@ -415,6 +422,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, w.iso.wt.Path, w.iso.wt.Branch, w.iso.wt.Base
 	}
 	e.startAgent(a, &row)
+	e.noteResume(a, &row, rp)
 	prevIdx := e.lastRowOf(w)
 	a.idx = len(e.st.Dispatches)
 	e.st.Dispatches = append(e.st.Dispatches, row)
@@ -440,7 +448,11 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 		}
 	}
 	launch := e.launchSpec(w.spec, &ap)
+	typeResumePrompt(w.spec, rp, &ap, &launch)
 	hookFiles, noHooks := e.applyHooks(a, &launch)
+	if f := e.giveSession(a, &launch); f != nil {
+		hookFiles = mergeFiles(hookFiles, f)
+	}
 	if noHooks != "" {
 		e.emit(statedir.Event{Type: statedir.EventAgentHooksUnavailable, WorkerID: w.spec.ID, Attempt: n, Reason: noHooks})
 	}
@@ -1182,16 +1194,16 @@ func (e *Engine) afterSettle(a *attemptRT, status string, final bool) {
 	case a.afterward == afterManual:
 		e.emit(statedir.Event{Type: statedir.EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Manual: true})
 		e.startAttempt(w, true)
-	case a.afterward == afterNoRetry && status == statedir.StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
+	case a.afterward == afterNoRetry && status == statedir.StatusError && !final && e.attemptsLeft(a):
 		wr := &e.st.Workers[w.idx]
 		wr.Status, wr.Reason = statedir.StatusCancelled, "cancelled by a human before its retry"
 		e.emit(statedir.Event{Type: statedir.EventWorkerCancelled, WorkerID: spec.ID, Attempt: a.plan.Attempt, Status: statedir.StatusCancelled, Reason: wr.Reason})
-	case status == statedir.StatusError && !final && a.plan.Attempt < spec.MaxAttempts:
+	case status == statedir.StatusError && !final && e.attemptsLeft(a):
 		e.st.Workers[w.idx].Status = statedir.StatusRetrying
 		w.backoffSeq++
 		seq := w.backoffSeq
 		e.emit(statedir.Event{Type: statedir.EventWorkerRetry, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delay: spec.RetryBackoff.String(),
-			Reason: fmt.Sprintf("attempt %d of %d in %s", a.plan.Attempt+1, spec.MaxAttempts, spec.RetryBackoff)})
+			Reason: fmt.Sprintf("attempt %d of %d in %s", a.plan.Attempt+1-w.resumed, spec.MaxAttempts, spec.RetryBackoff)})
 		w.backoff = e.clock.AfterFunc(spec.RetryBackoff, func() {
 			e.post(func() {
 				if w.backoffSeq != seq || w.backoff == nil || e.shuttingDown {
@@ -1330,6 +1342,7 @@ func (e *Engine) Retry(worker string) error {
 		case w.cur != nil && !w.cur.phase.atLeast(phaseSettling):
 			a := w.cur
 			a.afterward = afterManual
+			e.noteStopAsked(a, statedir.StopAskedRetry)
 			if !a.cancelled {
 				a.cancelled = true
 				a.cancelReason = "cancelled for a manual retry"
@@ -1367,6 +1380,7 @@ func (e *Engine) Cancel(worker string) error {
 		case w.cur != nil && !w.cur.phase.atLeast(phaseSettling):
 			a := w.cur
 			a.afterward = afterPolicy
+			e.noteStopAsked(a, statedir.StopAskedCancel)
 			if !a.cancelled {
 				a.cancelled = true
 				a.cancelReason = "cancelled by a human"

@@ -51,7 +51,8 @@ func (h *fakeHandle) lines() []string {
 	return append([]string(nil), h.typed...)
 }
 
-func claudeWorker(id string) runfile.WorkerSpec {
+// queuedClaudeWorker is a claude worker for the queue tests.
+func queuedClaudeWorker(id string) runfile.WorkerSpec {
 	return runfile.WorkerSpec{ID: id, Agent: "claude", Command: []string{"claude", "{prompt}"}}
 }
 
@@ -86,7 +87,7 @@ func queueOnDisk(t *testing.T, h *harness, worker string) []string {
 }
 
 func TestQueuedPromptsAreTypedOnePerTurnInOrder(t *testing.T) {
-	h := startHarness(t, testPlan(t, claudeWorker("a")))
+	h := startHarness(t, testPlan(t, queuedClaudeWorker("a")))
 	fh := h.opened(h.pane)
 	status(h, fh, "working")
 
@@ -153,7 +154,7 @@ func TestQueuedPromptsAreTypedOnePerTurnInOrder(t *testing.T) {
 }
 
 func TestAPromptQueuedWhileTheAgentWaitsIsTypedAtOnce(t *testing.T) {
-	h := startHarness(t, testPlan(t, claudeWorker("a")))
+	h := startHarness(t, testPlan(t, queuedClaudeWorker("a")))
 	fh := h.opened(h.pane)
 	status(h, fh, "idle")
 	_, _, err := h.eng.QueuePrompt("a", "now")
@@ -163,7 +164,7 @@ func TestAPromptQueuedWhileTheAgentWaitsIsTypedAtOnce(t *testing.T) {
 }
 
 func TestAQueueIsNotTypedBeforeTheNextTurnWhileAPromptIsTyped(t *testing.T) {
-	h := startHarnessWith(t, testPlan(t, claudeWorker("a")), func(pane, _ *fakeSurface) {
+	h := startHarnessWith(t, testPlan(t, queuedClaudeWorker("a")), func(pane, _ *fakeSurface) {
 		pane.setup = func(fh *fakeHandle) {
 			fh.typeGate = make(chan struct{})
 			fh.typing = make(chan string, 4)
@@ -203,7 +204,7 @@ func TestAQueueIsNotTypedBeforeTheNextTurnWhileAPromptIsTyped(t *testing.T) {
 }
 
 func TestRemoveAndClearTheQueue(t *testing.T) {
-	h := startHarness(t, testPlan(t, claudeWorker("a")))
+	h := startHarness(t, testPlan(t, queuedClaudeWorker("a")))
 	fh := h.opened(h.pane)
 	status(h, fh, "working")
 	for _, s := range []string{"p1", "p2", "p3", "p4"} {
@@ -233,7 +234,7 @@ func TestRemoveAndClearTheQueue(t *testing.T) {
 }
 
 func TestAQueueIsFoundAgainInTheStateDir(t *testing.T) {
-	plan := testPlan(t, claudeWorker("a"))
+	plan := testPlan(t, queuedClaudeWorker("a"))
 	q := statedir.PromptQueue{WorkerID: "a", NextID: 8, Prompts: []statedir.QueuedPrompt{{ID: 6, Text: "left from before", QueuedAt: t0}, {ID: 7, Text: "and this", QueuedAt: t0}}}
 	data, err := statedir.EncodeQueue(q)
 	require.NoError(t, err)
@@ -252,7 +253,7 @@ func TestAQueueIsFoundAgainInTheStateDir(t *testing.T) {
 }
 
 func TestADamagedQueueFileStopsTheStartWithItsName(t *testing.T) {
-	plan := testPlan(t, claudeWorker("a"))
+	plan := testPlan(t, queuedClaudeWorker("a"))
 	require.NoError(t, os.MkdirAll(filepath.Join(plan.StateDir, statedir.QueueDir), 0o700))
 	path := filepath.Join(plan.StateDir, statedir.QueueFile("a"))
 	require.NoError(t, os.WriteFile(path, []byte("{not json"), 0o600))
@@ -278,7 +279,7 @@ func TestAPlainCommandHasNoQueue(t *testing.T) {
 }
 
 func TestAQueuedPromptWaitsForTheNextAttemptWhenItsAttemptEnds(t *testing.T) {
-	h := startHarness(t, testPlan(t, claudeWorker("a")))
+	h := startHarness(t, testPlan(t, queuedClaudeWorker("a")))
 	fh := h.opened(h.pane)
 	status(h, fh, "working")
 	_, _, err := h.eng.QueuePrompt("a", "later")
@@ -294,7 +295,7 @@ func TestAQueuedPromptWaitsForTheNextAttemptWhenItsAttemptEnds(t *testing.T) {
 
 func TestAQuickAgentThatAnswersBeforeTheTypingEndsGetsTheNextPrompt(t *testing.T) {
 	var fh *fakeHandle
-	h := startHarnessWith(t, testPlan(t, claudeWorker("a")), func(pane, _ *fakeSurface) {
+	h := startHarnessWith(t, testPlan(t, queuedClaudeWorker("a")), func(pane, _ *fakeSurface) {
 		pane.setup = func(h *fakeHandle) {
 			// The agent reads the line, works and waits again before
 			// TypeLine has even returned.
@@ -320,7 +321,7 @@ func TestAQuickAgentThatAnswersBeforeTheTypingEndsGetsTheNextPrompt(t *testing.T
 // state dir (docs/state.md) takes the queue files with it; the engine
 // holds the queue and writes it again.
 func TestAQueueIsWrittenAgainWhenTheStateDirIsMadeAgain(t *testing.T) {
-	plan := testPlan(t, claudeWorker("a"))
+	plan := testPlan(t, queuedClaudeWorker("a"))
 	h := startHarness(t, plan)
 	fh := h.opened(h.pane)
 	status(h, fh, "working")

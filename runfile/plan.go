@@ -93,6 +93,10 @@ type Provider struct {
 	// qwen: docs/agents.md), from the agent key or detected from the
 	// command; "" for a plain command.
 	Agent string
+	// Resume is the command that continues a session ({session}: its
+	// id), as the resume key gives it; nil when the key is absent (the
+	// agent's built-in one applies), empty for a CLI that cannot resume.
+	Resume []string
 }
 
 // AgentNone is the agent key's value for a command that is no agent.
@@ -119,12 +123,17 @@ type WorkerSpec struct {
 	Delivery         string
 	NoResultExitCode *int
 	Agent            string // the provider's agent, or the one the worker's own command names; "" for none
-	Cwd              string // relative to the workspace; "" is the workspace
-	Env              map[string]string
-	Completion       Completion
-	Writes           []string // nil: no write policy, not audited
-	Isolation        string   // IsolationNone or IsolationWorktree
-	RetryFrom        string   // RetryFromBase or RetryFromLast; only with a worktree
+	// Resume continues its agent's session ({session}: the id): the
+	// provider's resume, else its agent's built-in one (ResumeBuiltIn);
+	// empty when it cannot resume (resume.go).
+	Resume        []string
+	ResumeBuiltIn bool
+	Cwd           string // relative to the workspace; "" is the workspace
+	Env           map[string]string
+	Completion    Completion
+	Writes        []string // nil: no write policy, not audited
+	Isolation     string   // IsolationNone or IsolationWorktree
+	RetryFrom     string   // RetryFromBase or RetryFromLast; only with a worktree
 	// Worktree, Branch and Workspace are set for an isolated worker:
 	// its git worktree (<state_dir>/worktrees/<id>), the branch checked
 	// out there (rostra/<run>/<id>), and where it runs inside it (its

@@ -71,7 +71,7 @@ var (
 	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "notify", "providers", "defaults", "workers"}
 	panesKeys    = []string{"max"}
 	uiKeys       = []string{"theme", "ssh"}
-	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required", "agent"}
+	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required", "agent", "resume"}
 	defaultsKeys = append([]string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"},
 		sandboxKeys...)
 	workerKeys = append([]string{
@@ -492,6 +492,7 @@ func (l *loader) providers(top map[string]val) map[string]Provider {
 		}
 		pr.SandboxRequired = l.sandboxRequired(m)
 		pr.Agent = l.providerAgent(m, pr.Command)
+		pr.Resume, _ = l.resumeCommand(m, pr.Agent)
 		out[e.key] = pr
 	}
 	return out
@@ -699,6 +700,13 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 		w.Agent = string(a)
 	} else if !known {
 		wn.unsupported = true
+	}
+	// The provider's resume goes with its command, not with a worker's
+	// own: the agent's built-in one is made from that.
+	if known && pr.Resume != nil && slices.Equal(w.Command, pr.Command) {
+		w.Resume = slices.Clone(pr.Resume)
+	} else if w.Resume = builtInResume(w.Agent, w.Command); w.Resume != nil {
+		w.ResumeBuiltIn = true
 	}
 
 	if s, v, ok := l.optStr(m, "prompt"); ok {

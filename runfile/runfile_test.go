@@ -159,6 +159,8 @@ func TestLoadSpecExample(t *testing.T) {
 		Provider:         "claude",
 		Prompt:           "Implement {worker} attempt {attempt}; write {result}",
 		Command:          []string{"claude", "-p", "{prompt}"},
+		Resume:           []string{"claude", "--resume", "{session}", "-p", "{prompt}"},
+		ResumeBuiltIn:    true,
 		Delivery:         DeliveryArgs,
 		Agent:            "claude",
 		NoResultExitCode: &three,

@@ -168,7 +168,39 @@ type DispatchRow struct {
 	AgentStateSince    *time.Time `json:"agentStateSince,omitempty"`
 	AgentStateSource   string     `json:"agentStateSource,omitempty"`
 	AgentStateEvidence string     `json:"agentStateEvidence,omitempty"`
+	// AgentSession is the agent CLI's own conversation id, and
+	// AgentSessionSource how rostra learnt it (Session* below), as soon
+	// as it is known (docs/agents.md §Sessions).
+	AgentSession       string `json:"agentSession,omitempty"`
+	AgentSessionSource string `json:"agentSessionSource,omitempty"`
+	// ResumedFrom is set on an attempt that continues the conversation of
+	// one a crash cut off (docs/state.md §Resumed attempts); NotResumed
+	// says why an attempt after such a crash started fresh instead.
+	ResumedFrom *ResumedFrom `json:"resumedFrom,omitempty"`
+	NotResumed  string       `json:"notResumed,omitempty"`
+	// StopAsked is set when a human asked the attempt to end while it
+	// ran (StopAsked*): a crash before it ended never resumes it.
+	StopAsked string `json:"stopAsked,omitempty"`
 }
+
+// ResumedFrom names the attempt a resumed one continues, and its session.
+type ResumedFrom struct {
+	Attempt int    `json:"attempt"`
+	Session string `json:"session"`
+}
+
+// How an attempt's agent session was learnt (DispatchRow.AgentSessionSource).
+const (
+	SessionGiven = "given" // rostra gave the CLI the id at start (--session-id)
+	SessionHook  = "hook"  // a hook's payload carried it (session_id)
+	SessionFiles = "files" // found in the CLI's own session files
+)
+
+// What a human asked of a running attempt (DispatchRow.StopAsked).
+const (
+	StopAskedRetry  = "retry"
+	StopAskedCancel = "cancel"
+)
 
 // Containments a surface reports for an attempt (Handle.Containment): how
 // sure rostra is that no process of the attempt outlives it.
@@ -243,6 +275,9 @@ const (
 	EventPromptQueued           = "prompt-queued"           // a prompt was queued for a worker (PromptID, Prompt, Queued: the queue's length after)
 	EventPromptSent             = "prompt-sent"             // a queued prompt was typed into the attempt's agent, waiting-input (Delivery: how)
 	EventPromptRemoved          = "prompt-removed"          // a queued prompt was taken off the queue unsent (Reason: rm or clear)
+	EventAgentSession           = "agent-session"           // an attempt's agent session became known (Session; Reason: how)
+	EventAttemptResumed         = "attempt-resumed"         // an attempt continues a crashed one's conversation (Session; Reason names the attempt)
+	EventAttemptNotResumed      = "attempt-not-resumed"     // an attempt after a crash starts fresh (Reason says why)
 )
 
 // Event is one line of events.jsonl, and what subscribers receive.
@@ -288,4 +323,7 @@ type Event struct {
 	Queued   int    `json:"queued,omitempty"`
 	// Client: an ssh-session event's client (uiclient.go).
 	Client *UIClient `json:"client,omitempty"`
+	// Session is the agent session of an agent-session or
+	// attempt-resumed event.
+	Session string `json:"session,omitempty"`
 }

@@ -313,6 +313,9 @@ func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room
 		if d.Manual {
 			manual = " manual"
 		}
+		if d.ResumedFrom != nil {
+			manual += " ↻ resumed"
+		}
 		end := now
 		if d.EndedAt != nil {
 			end = *d.EndedAt

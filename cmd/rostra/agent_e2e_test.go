@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -112,15 +113,19 @@ workers:
 	agenttest.WaitFile(t, filepath.Join(ws, "result.txt"), 2*time.Minute)
 	long("the attempt settles on its file", "completed")
 
+	// The file settles the attempt; the turn's end (its Stop hook, after
+	// the model's last answer) may come a moment later.
 	var states []string
-	for _, ev := range agentEvents(t, filepath.Join(ws, ".rostra", "claude-e2e")) {
-		states = append(states, ev.AgentState+"/"+ev.AgentStateSource)
-	}
-	t.Logf("agent states: %v", states)
-	iPerm := indexOf(states, "waiting-permission/"+perm.AgentStateSource)
-	require.GreaterOrEqual(t, iPerm, 0, "%v", states)
-	after := strings.Join(states[iPerm+1:], " ")
-	assert.Regexp(t, `working/(hook|notification).* waiting-input/(hook|notification)`, after, "approved: working, then the turn's end")
+	turnEnd := regexp.MustCompile(`working/(hook|notification).* waiting-input/(hook|notification)`)
+	ended := assert.Eventually(t, func() bool {
+		states = nil
+		for _, ev := range agentEvents(t, filepath.Join(ws, ".rostra", "claude-e2e")) {
+			states = append(states, ev.AgentState+"/"+ev.AgentStateSource)
+		}
+		i := indexOf(states, "waiting-permission/"+perm.AgentStateSource)
+		return i >= 0 && turnEnd.MatchString(strings.Join(states[i+1:], " "))
+	}, 30*time.Second, 50*time.Millisecond, "approved: working, then the turn's end")
+	t.Logf("agent states: %v (the turn's end seen: %v)", states, ended)
 
 	s.keys("q")
 	require.Eventually(t, func() bool {

@@ -54,6 +54,11 @@ func TestMain(m *testing.M) {
 			panic("build rostra: " + err.Error())
 		}
 	}
+	// The index of runs every rostra run adds itself to (docs/state.md
+	// §The index of runs) lives in the user's state home: the tests' own.
+	if os.Getenv("ROSTRA_TEST_KEEP_STATE_HOME") == "" {
+		os.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state-home"))
+	}
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -608,24 +608,30 @@ func followLog(cc *server.Conn, row *statedir.DispatchRow, stdout, stderr io.Wri
 	}
 }
 
-const lsUsage = `usage: rostra ls [ssh://[user@]host]
+const lsUsage = `usage: rostra ls [--all] [ssh://[user@]host]
 
 Lists the runs with a live server on this machine that belong to you: the
 state dir, the run, its workers (running/all), attached clients, and how
-long the server has run. With an address, that host's runs of that user
-(docs/remote.md).
+long the server has run; then the runs a crash stopped (their server is
+gone, they did not finish: rostra run --resume continues them). --all
+lists every recent run without a server too, from the index of runs in
+your state home (docs/state.md). With an address, that host's runs of
+that user (docs/remote.md).
 `
 
 func runLs(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("ls", lsUsage, stderr)
+	all := c.fs.Bool("all", false, "also list the recent runs without a server, from the index of runs")
 	if _, code, ok := c.parse(args, 0); !ok {
 		return code
 	}
 	found := server.LiveServers()
 	if len(found) == 0 {
 		fmt.Fprintln(stderr, "rostra ls: no rostra server of yours runs on this machine")
+		listIndexed(stdout, stderr, found, *all)
 		return 0
 	}
+	defer listIndexed(stdout, stderr, found, *all)
 	tw := newTable(stdout)
 	fmt.Fprintln(tw, "STATE DIR\tRUN\tSTATUS\tWORKERS\tCLIENTS\tPID\tUP")
 	esc := printable.String // a state dir's path is any folder's name

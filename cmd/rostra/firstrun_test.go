@@ -71,7 +71,9 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	require.Len(t, plan.Workers, 2)
 	assert.Equal(t, "claude", plan.Workers[0].Provider)
 	assert.Equal(t, "gemini", plan.Workers[1].Provider)
-	assert.Contains(t, text, `, agent: claude }`)
+	assert.Contains(t, text, `, agent: claude,`+"\n"+`    resume: ["claude", "--resume", "{session}", "-p", `)
+	assert.Equal(t, []string{"gemini", "--resume", "{session}", "--skip-trust", "--approval-mode", "auto_edit"}, plan.Providers["gemini-live"].Resume,
+		"its prompt typed, not --prompt-interactive (docs/agents.md §Sessions)")
 	assert.Equal(t, "claude", plan.Providers["claude-live"].Agent)
 	assert.Equal(t, "gemini", plan.Workers[1].Agent)
 	assert.Equal(t, []string{"claude", "--permission-mode", "acceptEdits", "--", "{prompt}"}, plan.Providers["claude-live"].Command)
@@ -82,10 +84,16 @@ func TestInitWritesAWorkerForEachAgentCLIOnPath(t *testing.T) {
 	run := runBinEnv(t, ws, []string{path}, "run", "--headless")
 	require.Equal(t, 0, run.code, run.stdout+run.stderr)
 	prompt := "Describe the task here. When you are done, write a short summary of what you did to out/%s/summary.md."
+	// rostra gives each its session id (docs/agents.md §Sessions), as its
+	// row records it.
+	session := map[string]string{}
+	for _, d := range readState(t, filepath.Join(ws, ".rostra", "my-project")).Dispatches {
+		session[d.Agent] = d.AgentSession
+	}
 	for cli, want := range map[string][]string{
 		// rostra gives claude its hooks for the attempt (docs/agents.md).
-		"claude": {"--settings", filepath.Join(ws, ".rostra", "my-project", "attempts", "claude-agent", "1", "claude-settings.json"), "-p", "--permission-mode", "acceptEdits", "--", strings.ReplaceAll(prompt, "%s", "claude-agent")},
-		"gemini": {"--skip-trust", "--approval-mode", "auto_edit", "--prompt=" + strings.ReplaceAll(prompt, "%s", "gemini-agent")},
+		"claude": {"--session-id", session["claude"], "--settings", filepath.Join(ws, ".rostra", "my-project", "attempts", "claude-agent", "1", "claude-settings.json"), "-p", "--permission-mode", "acceptEdits", "--", strings.ReplaceAll(prompt, "%s", "claude-agent")},
+		"gemini": {"--session-id", session["gemini"], "--skip-trust", "--approval-mode", "auto_edit", "--prompt=" + strings.ReplaceAll(prompt, "%s", "gemini-agent")},
 	} {
 		argv, err := os.ReadFile(filepath.Join(ws, "argv-"+cli))
 		require.NoError(t, err, cli)

@@ -104,7 +104,7 @@ workers:
 	require.NoError(t, err)
 	assert.Empty(t, string(out), "rostra hook printed on the agent's stdout")
 
-	type seen struct{ typ, state, source, reason, hook string }
+	type seen struct{ typ, state, source, reason, hook, session string }
 	var got []seen
 	f, err := os.Open(filepath.Join(ws, ".rostra", "hooks", statedir.EventsFile))
 	require.NoError(t, err)
@@ -114,15 +114,22 @@ workers:
 		var ev statedir.Event
 		require.NoError(t, json.Unmarshal(sc.Bytes(), &ev))
 		if strings.HasPrefix(ev.Type, "agent-") {
-			got = append(got, seen{ev.Type, ev.AgentState, ev.AgentStateSource, ev.Reason, ev.Hook})
+			if ev.Type == statedir.EventAgentSession && ev.Reason == statedir.SessionGiven {
+				ev.Session = "<given>" // a new UUID each run
+			}
+			got = append(got, seen{ev.Type, ev.AgentState, ev.AgentStateSource, ev.Reason, ev.Hook, ev.Session})
 		}
 	}
 	assert.Equal(t, []seen{
-		{statedir.EventAgentState, "working", "hook", "", ""},
-		{statedir.EventAgentState, "waiting-permission", "hook", "Bash(rm -rf build)", ""},
-		{statedir.EventAgentHookIgnored, "", "", "attempt 7 is not current (the worker's current attempt is 1)", "Stop"},
-		{statedir.EventAgentState, "waiting-input", "hook", "turn ended", ""},
-		{statedir.EventAgentState, "exited", "process", "exited with code 0", ""},
+		// The session rostra gave, then the one the hook carries (the
+		// script's own, s1: docs/agents.md §Sessions).
+		{statedir.EventAgentSession, "", "", "given", "", "<given>"},
+		{statedir.EventAgentSession, "", "", "hook", "", "s1"},
+		{statedir.EventAgentState, "working", "hook", "", "", ""},
+		{statedir.EventAgentState, "waiting-permission", "hook", "Bash(rm -rf build)", "", ""},
+		{statedir.EventAgentHookIgnored, "", "", "attempt 7 is not current (the worker's current attempt is 1)", "Stop", ""},
+		{statedir.EventAgentState, "waiting-input", "hook", "turn ended", "", ""},
+		{statedir.EventAgentState, "exited", "process", "exited with code 0", "", ""},
 	}, got)
 
 	// rostra status shows it: the columns, and the row's fields in --json.

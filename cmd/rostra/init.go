@@ -20,6 +20,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/rostra-dev/rostra/agents"
 	"io"
 	"io/fs"
 	"os"
@@ -472,12 +473,14 @@ func providersText(c agentCLI, indent string) string {
 	comment(&b, indent, c.note)
 	comment(&b, indent, c.name+"-live is its interactive session in the pane: you can type into\n"+
 		"it (i), it stays open, so a worker on it settles on its files.")
-	fmt.Fprintf(&b, "%s%s: { command: %s, agent: %s }\n", indent, c.name, yamlArgv(c.headless), c.name)
-	fmt.Fprintf(&b, "%s%s-live: { command: %s, agent: %s }\n", indent, c.name, yamlArgv(c.live), c.name)
+	comment(&b, indent, "resume continues a conversation a crash cut off, by its session id\n"+
+		"(rostra run --resume; docs/agents.md).")
+	fmt.Fprintf(&b, "%s%s: { command: %s, agent: %s,\n%s  resume: %s }\n", indent, c.name, yamlArgv(c.headless), c.name, indent, c.resume(c.headless))
+	fmt.Fprintf(&b, "%s%s-live: { command: %s, agent: %s,\n%s  resume: %s }\n", indent, c.name, yamlArgv(c.live), c.name, indent, c.resume(c.live))
 	comment(&b, indent, c.name+"-yolo asks before nothing (its permission prompts off): its workers\n"+
 		"must have sandbox: writes, which has the kernel refuse their writes outside\n"+
 		"the worker's folders (docs/sandbox.md).")
-	fmt.Fprintf(&b, "%s%s-yolo: { command: %s, agent: %s, sandbox_required: true }\n", indent, c.name, yamlArgv(c.yolo), c.name)
+	fmt.Fprintf(&b, "%s%s-yolo: { command: %s, agent: %s, sandbox_required: true,\n%s  resume: %s }\n", indent, c.name, yamlArgv(c.yolo), c.name, indent, c.resume(c.yolo))
 	return b.String()
 }
 
@@ -499,3 +502,10 @@ func workerText(c agentCLI, indent string) string {
 
 // workerID is the id of the worker init writes for c.
 func (c agentCLI) workerID() string { return c.name + "-agent" }
+
+// resume is the resume key init writes for a provider of c running argv:
+// its agent's built-in one, written out (agents.ResumeCommand).
+func (c agentCLI) resume(argv []string) string {
+	a, _ := agents.Parse(c.name)
+	return yamlArgv(agents.ResumeCommand(a, argv))
+}

@@ -58,7 +58,7 @@ func init() {
 		{"stop", "[--run PATH]", "stop every worker and end the run", groupControl, runStop},
 		{"wait", "[--run PATH] [--until needs-you [WORKER...]]", "wait for the run to end (exit with its code), or until an agent waits for you", groupControl, runWait},
 		{"serve-ssh", "[--run PATH] [--authorized-keys FILE] ADDR", "serve a live run's UI to SSH clients on ADDR (keys only; docs/remote.md)", groupControl, runServeSSH},
-		{"ls", "[ssh://[user@]host]", "the runs with a live server of yours (on that host: its runs)", groupControl, runLs},
+		{"ls", "[--all] [ssh://[user@]host]", "the runs with a live server of yours, and those a crash stopped (--all: every recent run; on that host: its runs)", groupControl, runLs},
 		{serverMode, "", "the run's server, started by rostra run", groupHidden, runServe},
 		{workersMode, "[--run PATH] [PATH]", "the run's worker ids, for the shell completion", groupHidden, runWorkers},
 		{bridgeMode, "--run PATH", "joins stdin/stdout to the run's socket, for ssh:// addresses", groupHidden, runBridge},

@@ -207,6 +207,7 @@ func startRun(plan *runfile.Plan, resume bool, stderr io.Writer, opts engine.Opt
 	if prep.ArchivedTo != "" {
 		fmt.Fprintf(stderr, "rostra: the finished run in %s was archived to %s\n", plan.StateDir, prep.ArchivedTo)
 	}
+	recordRun(plan, stderr)
 	if prep.Recovered != "" {
 		fmt.Fprintf(stderr, "rostra: note: %s\n", prep.Recovered)
 	}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -53,6 +54,20 @@ workers:
 	homeOf := func() map[string]string {
 		d := treeDigest(t, a.Home, ".claude")
 		delete(d, ".claude.json")
+		// rostra's own index of runs, in the user's state home (rostra
+		// writes it, outside the sandbox: docs/state.md §The index of runs).
+		others := 0
+		for k := range d {
+			if strings.HasPrefix(k, ".local/state/rostra/") {
+				delete(d, k)
+			} else if strings.HasPrefix(k, ".local/") && k != ".local/" && k != ".local/state/" {
+				others++
+			}
+		}
+		if others == 0 {
+			delete(d, ".local/")
+			delete(d, ".local/state/")
+		}
 		return d
 	}
 	homeBefore := homeOf()

@@ -52,7 +52,13 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	// and a tab in it would break the columns (docs/design.md, "Nothing
 	// raw reaches a terminal").
 	esc := printable.String
-	fmt.Fprintf(stdout, "run %s: %s (%s %d, started %s)\n\n", esc(st.Run), esc(st.Status), how, st.Pid, st.StartedAt.Local().Format(time.DateTime))
+	fmt.Fprintf(stdout, "run %s: %s (%s %d, started %s)\n", esc(st.Run), esc(st.Status), how, st.Pid, st.StartedAt.Local().Format(time.DateTime))
+	if !live && !r.remote {
+		if line := crashLine(r.stateDir, st); line != "" {
+			fmt.Fprintf(stdout, "%s\n", esc(line))
+		}
+	}
+	fmt.Fprintln(stdout)
 	tw := newTable(stdout)
 	fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tSTATE\tSINCE\tWHY\tREASON")
 	now := time.Now()
@@ -82,7 +88,14 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		if containment == "" {
 			containment = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", esc(d.DispatchID), esc(surface), esc(containment), esc(sandboxCell(d)), esc(d.Status), exit, dur, esc(d.Reason))
+		reason := d.Reason
+		switch {
+		case d.ResumedFrom != nil:
+			reason = strings.TrimSuffix(fmt.Sprintf("↻ resumed attempt %d (session %s); %s", d.ResumedFrom.Attempt, d.ResumedFrom.Session, reason), "; ")
+		case d.NotResumed != "":
+			reason = strings.TrimSuffix("not resumed: "+d.NotResumed+"; "+reason, "; ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", esc(d.DispatchID), esc(surface), esc(containment), esc(sandboxCell(d)), esc(d.Status), exit, dur, esc(reason))
 	}
 	tw.Flush()
 	printWorktrees(stdout, st)

@@ -1,3 +1,5 @@
+//go:build linux
+
 // typeline.go types one line into a pane's child as a person pastes it and
 // presses Enter: the engine's queued prompts go in this way once the agent
 // waits for input (docs/agents.md §A queue of prompts).

@@ -21,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // LockFile is the note naming the rostra that holds the run's lock.
@@ -67,7 +68,18 @@ func LockDir(stateDir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock state dir: %w", err)
 	}
-	if err := syscall.Flock(int(dir.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	err = syscall.Flock(int(dir.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	// A holder killed a moment ago shows as a zombie while its other
+	// threads still close its files, the lock's among them: it is waited
+	// for, not taken for a live rostra.
+	for deadline := time.Now().Add(zombieLockWait); errors.Is(err, syscall.EWOULDBLOCK) && time.Now().Before(deadline); {
+		if _, state := ProcessStat(LockHolder(stateDir)); state != 'Z' {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+		err = syscall.Flock(int(dir.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	}
+	if err != nil {
 		dir.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
 			return nil, &ErrLocked{Pid: LockHolder(stateDir), StateDir: stateDir}
@@ -76,6 +88,9 @@ func LockDir(stateDir string) (*os.File, error) {
 	}
 	return dir, nil
 }
+
+// zombieLockWait bounds how long LockDir waits for a dead holder's lock.
+const zombieLockWait = 5 * time.Second
 
 // WriteLockNote replaces run.lock with this process's pid. The new file is
 // renamed over whatever is there, so a symlink at run.lock is replaced and

@@ -35,6 +35,7 @@ type agentE2E struct {
 	escalate bool     // the tool call asks to leave codex's sandbox
 	args     []string // after the Agent's own
 	ws       string   // the workspace ("" a temporary folder)
+	setup    func(a *agenttest.Agent)
 	prompt   string   // the permission prompt's text on the CLI's screen
 	// approve approves the prompt once; it is called again each second
 	// while the prompt stays (a CLI may drop the first key).
@@ -64,6 +65,9 @@ func (c agentE2E) run(t *testing.T) agentE2EResult {
 		ws = t.TempDir()
 	}
 	a := agenttest.New(t, c.kind, srv.URL(), ws)
+	if c.setup != nil {
+		c.setup(a)
+	}
 	var env, argv strings.Builder
 	for _, kv := range a.Env {
 		k, v, _ := strings.Cut(kv, "=")
@@ -232,8 +236,26 @@ func TestCodexInARostraPaneAsksAndIsApprovedWithSend(t *testing.T) {
 
 func TestGeminiInARostraPaneAsksAndIsApprovedWithKeys(t *testing.T) {
 	t.Parallel()
+	// The user's own hook, in their ~/.gemini/settings.json: it still
+	// runs beside rostra's (docs/agents.md §gemini).
+	userHooks := agenttest.NewHookLog(t)
 	r := agentE2E{
 		kind: agenttest.Gemini,
+		setup: func(a *agenttest.Agent) {
+			path := filepath.Join(a.Home, ".gemini", "settings.json")
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			var s map[string]any
+			require.NoError(t, json.Unmarshal(b, &s))
+			hooks := map[string]any{}
+			for _, ev := range []string{"BeforeTool", "AfterAgent"} {
+				hooks[ev] = []any{map[string]any{"matcher": "", "hooks": []any{map[string]any{"type": "command", "command": userHooks.Command()}}}}
+			}
+			s["hooks"] = hooks
+			b, err = json.Marshal(s)
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(path, b, 0o644))
+		},
 		// gemini ignores a system settings file below a folder others may
 		// write to (/tmp): the workspace, so the state dir, is elsewhere.
 		ws:     privateDir(t),
@@ -254,6 +276,7 @@ func TestGeminiInARostraPaneAsksAndIsApprovedWithKeys(t *testing.T) {
 	settings, err := filepath.Glob(filepath.Join(r.ws, ".rostra", "gemini-e2e", "attempts", "agent", "1", "gemini-system-settings.json"))
 	require.NoError(t, err)
 	assert.Len(t, settings, 1, "rostra's hooks for the attempt")
+	assert.Subset(t, userHooks.Events(t), []string{"BeforeTool", "AfterAgent"}, "the user's own hooks")
 }
 
 func TestGeminiWithoutHooksFromItsScreenAlone(t *testing.T) {

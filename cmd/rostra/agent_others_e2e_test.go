@@ -36,7 +36,7 @@ type agentE2E struct {
 	args     []string // after the Agent's own
 	ws       string   // the workspace ("" a temporary folder)
 	setup    func(a *agenttest.Agent)
-	prompt   string   // the permission prompt's text on the CLI's screen
+	prompt   string // the permission prompt's text on the CLI's screen
 	// approve approves the prompt once; it is called again each second
 	// while the prompt stays (a CLI may drop the first key).
 	approve func(s tmuxServer, ws string)

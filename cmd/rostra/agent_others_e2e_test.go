@@ -237,7 +237,7 @@ func TestCodexInARostraPaneAsksAndIsApprovedWithSend(t *testing.T) {
 func TestGeminiInARostraPaneAsksAndIsApprovedWithKeys(t *testing.T) {
 	t.Parallel()
 	// The user's own hook, in their ~/.gemini/settings.json: it still
-	// runs beside rostra's (docs/agents.md §gemini).
+	// runs beside rostra's (docs/agents.md §gemini 0.61.0).
 	userHooks := agenttest.NewHookLog(t)
 	r := agentE2E{
 		kind: agenttest.Gemini,

@@ -112,13 +112,18 @@ workers:
 	agenttest.WaitFile(t, filepath.Join(ws, "result.txt"), 2*time.Minute)
 	long("the attempt settles on its file", "completed")
 
+	// The file settles the attempt; the Stop hook may come a moment later.
 	var states []string
-	for _, ev := range agentEvents(t, filepath.Join(ws, ".rostra", "claude-e2e")) {
-		states = append(states, ev.AgentState+"/"+ev.AgentStateSource)
-	}
+	var iPerm int
+	require.Eventually(t, func() bool {
+		states = states[:0]
+		for _, ev := range agentEvents(t, filepath.Join(ws, ".rostra", "claude-e2e")) {
+			states = append(states, ev.AgentState+"/"+ev.AgentStateSource)
+		}
+		iPerm = indexOf(states, "waiting-permission/"+perm.AgentStateSource)
+		return iPerm >= 0 && strings.Contains(strings.Join(states[iPerm+1:], " "), "waiting-input/")
+	}, time.Minute, 100*time.Millisecond, "no waiting-input after the approval")
 	t.Logf("agent states: %v", states)
-	iPerm := indexOf(states, "waiting-permission/"+perm.AgentStateSource)
-	require.GreaterOrEqual(t, iPerm, 0, "%v", states)
 	after := strings.Join(states[iPerm+1:], " ")
 	assert.Regexp(t, `working/(hook|notification).* waiting-input/(hook|notification)`, after, "approved: working, then the turn's end")
 

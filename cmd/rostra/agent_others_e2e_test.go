@@ -7,8 +7,8 @@
 // the pane), the result file appears, the turn ends (waiting-input) and
 // the attempt settles on its file. codex is given no hooks (its state is
 // its own OSC 7501 status); gemini once with rostra's hooks and once
-// without them, from its screen rules alone (docs/agents.md, "Which sources
-// work, per CLI").
+// without them, from its screen rules alone
+// (docs/agents.md, "Which sources work, per CLI").
 package main
 
 import (

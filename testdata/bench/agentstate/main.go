@@ -132,10 +132,13 @@ func idle(dir string) {
 				waitAgents(filepath.Join(filepath.Dir(rf), ".rostra", "bench"), 16, "waiting-input")
 			}
 			time.Sleep(5 * time.Second)
-			c0, t0 := cpuTicks(server)+cpuTicks(client), time.Now()
+			s0, k0, t0 := cpuTicks(server), cpuTicks(client), time.Now()
 			time.Sleep(time.Duration(*idleSecs) * time.Second)
-			pctCore := float64(cpuTicks(server)+cpuTicks(client)-c0) / 100 / time.Since(t0).Seconds() * 100
-			fmt.Printf("# round %d: %s: %.3f %% of a core (server %d and client %d, %d s; %d ticks before the window); load %s", r+1, w.name, pctCore, server, client, *idleSecs, c0, loadavg())
+			secs := time.Since(t0).Seconds()
+			s1, k1 := cpuTicks(server), cpuTicks(client)
+			pctCore := float64(s1-s0+k1-k0) / 100 / secs * 100
+			fmt.Printf("# round %d: %s: %.3f %% of a core over %d s (server %d ticks, client %d ticks; %d before the window); load %s",
+				r+1, w.name, pctCore, *idleSecs, s1-s0, k1-k0, s0+k0, loadavg())
 			res[w.name] = append(res[w.name], pctCore)
 			stop(rf, client, server)
 		}

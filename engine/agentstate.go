@@ -326,7 +326,10 @@ func hooksFor(agent agents.Agent, argv, env []string, dir, hook string) hookSetu
 				s.why = open + " may be written by other users, and gemini then ignores a settings file below it; put the state dir elsewhere"
 				return s
 			}
-			s.files = map[string][]byte{path: mustJSON(map[string]any{"hooksConfig": map[string]any{"enabled": true, "notifications": false}, "hooks": hooks})}
+			// Not hooksConfig.enabled: gemini's hooks are on by default,
+			// and the system file's true would turn on a user's hooks
+			// they turned off (docs/agents.md §gemini 0.61.0).
+			s.files = map[string][]byte{path: mustJSON(map[string]any{"hooksConfig": map[string]any{"notifications": false}, "hooks": hooks})}
 		} else {
 			s.files = map[string][]byte{path: mustJSON(map[string]any{"hooks": hooks})}
 		}

@@ -77,6 +77,9 @@ type Plan struct {
 	Theme          string // ui.theme: one of Themes
 	Providers      map[string]Provider
 	Workers        []WorkerSpec
+	// Hosts are the other machines workers may be placed on (hosts.go);
+	// nil when the run file names none.
+	Hosts map[string]HostSpec
 }
 
 // Provider is one CLI the run can drive.
@@ -145,6 +148,9 @@ type WorkerSpec struct {
 	SandboxWrites   []string
 	SandboxFallback string
 	SandboxAt       Problem
+	// Host is the host the worker runs on (a key of Plan.Hosts); "" is
+	// this machine.
+	Host string
 }
 
 // Worker returns the spec with the given id.

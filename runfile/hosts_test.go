@@ -3,6 +3,8 @@
 package runfile
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -65,4 +67,38 @@ workers:
 	}, messages(ps))
 	assert.Equal(t, 5, ps[0].Line)
 	assert.Equal(t, 3, ps[0].Col)
+}
+
+func TestPartFileKeepsOnlyTheHostsWorkers(t *testing.T) {
+	src := `version: 1
+name: spread
+x-common: &common { command: [bash, -c, "{prompt}"], timeout: 5m }
+hosts:
+  box: { ssh: me@box, workspace: /srv/proj }
+defaults: { host: box, max_attempts: 2 }
+workers:
+  - { <<: *common, id: a, prompt: "one" }
+  - { <<: *common, id: b, host: local }
+  - { id: c, command: ["true"], host: box, isolation: worktree }
+`
+	dir := t.TempDir()
+	tree, state := filepath.Join(dir, "tree"), filepath.Join(dir, "state")
+	require.NoError(t, os.MkdirAll(filepath.Join(tree, ".git"), 0o755))
+	part, err := PartFile([]byte(src), "box", tree, state)
+	require.NoError(t, err)
+	p, _ := loadOK(t, string(part))
+	assert.Equal(t, "spread", p.Name)
+	assert.Equal(t, tree, p.Workspace)
+	assert.Equal(t, state, p.StateDir)
+	require.Len(t, p.Workers, 2)
+	assert.Equal(t, "a", p.Workers[0].ID)
+	assert.Equal(t, []string{"bash", "-c", "{prompt}"}, p.Workers[0].Command, "the anchor is resolved")
+	assert.Equal(t, 2, p.Workers[0].MaxAttempts)
+	assert.Equal(t, "c", p.Workers[1].ID)
+	assert.Equal(t, IsolationWorktree, p.Workers[1].Isolation)
+	assert.Empty(t, p.Hosts)
+	assert.Empty(t, p.Workers[0].Host)
+
+	_, err = PartFile([]byte(src), "pod", "/w", "/s")
+	assert.ErrorContains(t, err, "no worker of the run is placed on host pod")
 }

@@ -1,0 +1,117 @@
+// parts.go is the engine's seam for workers placed on other hosts
+// (docs/remote.md §One roster over many hosts). The engine does not run
+// them: a part of the run on each host does, with rostra's own engine
+// there. Here such a worker's row and its dispatch rows are the part's,
+// copied in by the Parts the run was given (Mirror), and its pane is a
+// Handle the Parts feeds from the host (MirrorHandle). The engine saves,
+// publishes and counts them as any other row, so one team-state.json,
+// one `rostra status` and one `rostra wait` cover the whole roster.
+package engine
+
+import (
+	"github.com/rostra-dev/rostra/statedir"
+)
+
+// Parts runs the workers of a plan placed on other hosts.
+type Parts interface {
+	// Run starts (or reattaches to) every host's part and mirrors its
+	// rows into m until Stop; the engine calls it once, on a goroutine of
+	// its own, after Start.
+	Run(m Mirror)
+	// Stop stops every part and returns once they have stopped (or
+	// cannot be reached), their last rows mirrored.
+	Stop(reason string)
+	// Control passes a human's retry or cancel ("retry", "cancel") of a
+	// worker to its host.
+	Control(op, worker string) error
+}
+
+// Mirror is what Parts writes into: the engine.
+type Mirror interface {
+	// MirrorRow replaces the row of a remote worker (row.WorkerID) and its
+	// dispatch rows by the part's, in attempt order.
+	MirrorRow(row statedir.WorkerRow, dispatches []statedir.DispatchRow)
+	// MirrorHandle makes h the pane of a remote worker's attempt; nil
+	// drops it.
+	MirrorHandle(worker string, h Handle, attempt int)
+}
+
+// MirrorRow implements Mirror.
+func (e *Engine) MirrorRow(row statedir.WorkerRow, dispatches []statedir.DispatchRow) {
+	e.post(func() {
+		w := e.byID[row.WorkerID]
+		if w == nil || !w.spec.Remote() {
+			return
+		}
+		row.Host = w.spec.Host
+		e.st.Workers[w.idx] = row
+		if e.remoteDisp == nil {
+			e.remoteDisp = map[string][]int{}
+		}
+		idx := e.remoteDisp[row.WorkerID]
+		for i, d := range dispatches {
+			if i < len(idx) {
+				e.st.Dispatches[idx[i]] = d
+				continue
+			}
+			e.st.Dispatches = append(e.st.Dispatches, d)
+			idx = append(idx, len(e.st.Dispatches)-1)
+		}
+		e.remoteDisp[row.WorkerID] = idx
+		w.lastAttempt = row.Attempts
+		e.dirty = true
+		e.checkFinished()
+	})
+}
+
+// MirrorHandle implements Mirror.
+func (e *Engine) MirrorHandle(worker string, h Handle, attempt int) {
+	e.post(func() {
+		if e.remoteHandles == nil {
+			e.remoteHandles = map[string]viewHandle{}
+		}
+		if h == nil {
+			delete(e.remoteHandles, worker)
+		} else {
+			e.remoteHandles[worker] = viewHandle{h, attempt}
+		}
+		e.dirty = true
+	})
+}
+
+// startParts hands the remote workers to the run's Parts.
+func (e *Engine) startParts() {
+	if e.opts.Parts == nil {
+		for _, w := range e.workers {
+			if w.spec.Remote() {
+				wr := &e.st.Workers[w.idx]
+				wr.Status, wr.Reason = statedir.StatusError, "placed on host "+w.spec.Host+", and this run has no way to reach other hosts"
+				e.dirty = true
+			}
+		}
+		return
+	}
+	go e.opts.Parts.Run(e)
+}
+
+// stopParts stops the other hosts' parts as the run stops, as a
+// background job: the shutdown ends once they have stopped.
+func (e *Engine) stopParts(reason string) {
+	if e.opts.Parts == nil || e.partsStopping {
+		return
+	}
+	e.partsStopping = true
+	e.startBackground()
+	go func() {
+		e.opts.Parts.Stop(reason)
+		e.post(e.endBackground)
+	}()
+}
+
+// remoteControl reports whether a human's retry or cancel of worker goes
+// to its host's part. The plan is not changed once the run starts, so
+// this reads it off the loop.
+func (e *Engine) remoteControl(worker string) bool {
+	spec, ok := e.plan.Worker(worker)
+	return ok && spec.Remote() && e.opts.Parts != nil
+}

@@ -286,6 +286,7 @@ func (e *Engine) Start() error {
 		e.workers = append(e.workers, w)
 		e.byID[spec.ID] = w
 	}
+	e.indexRemoteDispatches()
 	if err := writeGitignore(e.plan); err != nil {
 		return err
 	}

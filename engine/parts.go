@@ -115,3 +115,16 @@ func (e *Engine) remoteControl(worker string) bool {
 	spec, ok := e.plan.Worker(worker)
 	return ok && spec.Remote() && e.opts.Parts != nil
 }
+
+// indexRemoteDispatches finds, in a resumed run's rows, the dispatch rows
+// of its remote workers: the part's rows replace them in place.
+func (e *Engine) indexRemoteDispatches() {
+	for i, d := range e.st.Dispatches {
+		if w := e.byID[d.WorkerID]; w != nil && w.spec.Remote() {
+			if e.remoteDisp == nil {
+				e.remoteDisp = map[string][]int{}
+			}
+			e.remoteDisp[d.WorkerID] = append(e.remoteDisp[d.WorkerID], i)
+		}
+	}
+}

@@ -54,12 +54,7 @@ func NewTransport(h runfile.HostSpec) Transport {
 
 // Command is the command that runs script on the host.
 func (t Transport) Command(script string) *exec.Cmd {
-	args := append([]string(nil), t.base...)
-	if t.ssh {
-		args = append(args, script)
-	} else {
-		args = append(args, "sh", "-c", script)
-	}
+	args := append(append([]string(nil), t.base...), script)
 	return exec.Command(args[0], args[1:]...)
 }
 
@@ -109,9 +104,9 @@ func (t Transport) GitSSH(path string) (command, variant, url string) {
 		words = words[:len(words)-2]
 		return strings.Join(words, " "), "ssh", "ssh://" + t.Host.SSH + path
 	}
-	// git runs `COMMAND HOST 'git-receive-pack …'`: the host word is ours
-	// to drop, the command is run there by a shell.
-	return strings.Join(words, " ") + ` sh -c 'exec sh -c "$2"' rostra-git`, "simple", "ssh://rostra-host" + path
+	// git runs `COMMAND HOST 'git-receive-pack …'` through a shell: the
+	// function drops the host word and hands the command line on.
+	return `rostra_git() { shift; exec ` + strings.Join(words, " ") + ` "$1"; }; rostra_git`, "simple", "ssh://rostra-host" + path
 }
 
 // notFound is the exit code of the host's shell when no rostra is there.

@@ -1,0 +1,183 @@
+// hosts_e2e_test.go runs one roster over this machine and two test hosts
+// (internal/testhost): host a reached by ssh:, host b by a transport: that
+// enters its client's network namespace and runs an ssh of its own (docs/remote.md §One roster over many
+// hosts). Each host's workers run in a part of the run there and write
+// their results there; the rows, the wait, the status, the diff and the
+// merge are here; the stop leaves nothing running on either host.
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/rostra-dev/rostra/internal/testhost"
+	"github.com/rostra-dev/rostra/statedir"
+)
+
+// hostsRunFile places five workers: one here, an isolated one and a
+// retried one on a (ssh), a pane worker and a wrapper worker on b
+// (a transport: its own ssh, entered from its client namespace). HOSTA,
+// HOSTB, NSB and CFGB are filled in.
+const hostsRunFile = `version: 1
+name: spread
+hosts:
+  a: { ssh: testhost, workspace: HOSTA/proj }
+  b: { transport: [ip, netns, exec, NSB, ssh, -F, CFGB, -o, BatchMode=yes, testhost], workspace: HOSTB/proj }
+providers:
+  shell: { command: [bash, -c, "{prompt}"] }
+defaults: { retry_backoff: 200ms, max_attempts: 2, stop_grace: 1s }
+workers:
+  - id: here
+    provider: shell
+    prompt: "mkdir -p out && echo here > out/here.txt"
+    completion: { paths: [out/here.txt] }
+  - id: on-a
+    provider: shell
+    host: a
+    isolation: worktree
+    prompt: "echo from-a > a.txt; echo on host a; sleep 1; echo done > {result}"
+    completion: { result: "{worker}.result" }
+  - id: retried
+    provider: shell
+    host: a
+    prompt: "mkdir -p out; if [ {attempt} = 1 ]; then echo first fails; exit 1; fi; echo ok > {result}"
+    completion: { result: "out/{worker}.result" }
+  - id: on-b
+    provider: shell
+    host: b
+    prompt: "mkdir -p out; echo on host b; sleep 1; echo done > {result}"
+    completion: { result: "out/{worker}.result" }
+  - id: wrapped
+    provider: shell
+    host: b
+    surfaces: [wrapper]
+    prompt: "mkdir -p out; echo wrapped > {result}"
+    completion: { result: "out/{worker}.result" }
+`
+
+// hostsSetup makes the local repository and two hosts, each with a clone
+// of it as its workspace and rostra on its PATH.
+func hostsSetup(t *testing.T, runYAML string) (ws, runFile string, a, b *testhost.Host, env []string) {
+	a, b = newRemoteHost(t, true), newRemoteHost(t, true)
+	ws = t.TempDir()
+	gitRepo(t, ws)
+	for _, h := range []*testhost.Host{a, b} {
+		out, err := exec.Command("git", "clone", "-q", ws, filepath.Join(h.Home, "proj")).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+	y := strings.NewReplacer("HOSTA", a.Home, "HOSTB", b.Home, "NSB", b.ClientNS, "CFGB", b.Config).Replace(runYAML)
+	runFile = filepath.Join(ws, "rostra.yaml")
+	require.NoError(t, os.WriteFile(runFile, []byte(y), 0o644))
+	env = []string{"ROSTRA_SSH=" + a.SSHCommand()}
+	return ws, runFile, a, b, env
+}
+
+// partsLeft are the processes left in a host's namespace but its sshd.
+func partsLeft(t *testing.T, h *testhost.Host) []string {
+	out, err := exec.Command("ip", "netns", "pids", h.HostNS).Output()
+	require.NoError(t, err)
+	var left []string
+	for _, f := range strings.Fields(string(out)) {
+		cmdline, _ := os.ReadFile("/proc/" + f + "/cmdline")
+		c := strings.ReplaceAll(string(cmdline), "\x00", " ")
+		if strings.Contains(c, "sshd -D") {
+			continue
+		}
+		left = append(left, f+": "+c)
+	}
+	return left
+}
+
+func readSpread(t *testing.T, ws string) statedir.TeamState {
+	var st statedir.TeamState
+	data, err := os.ReadFile(filepath.Join(ws, ".rostra", "spread", statedir.TeamStateFile))
+	if err == nil {
+		_ = json.Unmarshal(data, &st)
+	}
+	return st
+}
+
+func TestHostsOneRosterOverTwoHosts(t *testing.T) {
+	ws, runFile, a, b, env := hostsSetup(t, hostsRunFile)
+
+	v := runBinEnv(t, ws, env, "validate", "--hosts", runFile)
+	require.Equal(t, 0, v.code, "validate --hosts: %s%s", v.stdout, v.stderr)
+	assert.Contains(t, v.stdout, "2 host(s) reached")
+
+	start := time.Now()
+	r := runBinEnv(t, ws, env, "run", "--detach", runFile)
+	require.Equal(t, 0, r.code, "run --detach: %s%s", r.stdout, r.stderr)
+	t.Cleanup(func() { runBinEnv(t, ws, env, "stop", "--run", runFile) })
+
+	// Every remote worker's attempt shows up here with its host.
+	var st statedir.TeamState
+	require.Eventually(t, func() bool {
+		st = readSpread(t, ws)
+		started := 0
+		for _, wr := range st.Workers {
+			if wr.Host != "" && wr.Attempts >= 1 {
+				started++
+			}
+		}
+		return started == 4
+	}, 60*time.Second, 20*time.Millisecond, "the remote workers' rows: %+v", st.Workers)
+	t.Logf("measured: start to every remote worker's first attempt mirrored here: %s", time.Since(start).Round(time.Millisecond))
+
+	w := runBinEnv(t, ws, env, "wait", "--run", runFile)
+	if w.code != 0 {
+		s := runBinEnv(t, ws, env, "status", "--run", runFile)
+		log, _ := os.ReadFile(filepath.Join(ws, ".rostra", "spread", "server.log"))
+		logA, _ := os.ReadFile(filepath.Join(a.Home, "proj", ".rostra", "parts", "spread", "state", "server.log"))
+		logB, _ := os.ReadFile(filepath.Join(b.Home, "proj", ".rostra", "parts", "spread", "state", "server.log"))
+		require.Equal(t, 0, w.code, "wait: %s%s\nstatus:\n%s\nserver.log:\n%s\non a:\n%s\non b:\n%s", w.stdout, w.stderr, s.stdout, log, logA, logB)
+	}
+
+	s := runBinEnv(t, ws, env, "status", "--json", "--run", runFile)
+	require.Equal(t, 0, s.code, s.stderr)
+	require.NoError(t, json.Unmarshal([]byte(s.stdout), &st))
+	hostOf := map[string]string{}
+	for _, wr := range st.Workers {
+		hostOf[wr.WorkerID] = wr.Host
+		assert.Equal(t, statedir.StatusCompleted, wr.Status, "%s: %s", wr.WorkerID, wr.Reason)
+	}
+	assert.Equal(t, map[string]string{"here": "", "on-a": "a", "retried": "a", "on-b": "b", "wrapped": "b"}, hostOf)
+	for _, wr := range st.Workers {
+		if wr.WorkerID == "retried" {
+			assert.Equal(t, 2, wr.Attempts, "its first attempt failed there")
+		}
+	}
+	// Each host's workers wrote their results there, not here.
+	part := func(h *testhost.Host, rel string) string { return filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", rel) }
+	assert.FileExists(t, part(b, "tree/out/on-b.result"))
+	assert.FileExists(t, part(b, "tree/out/wrapped.result"))
+	assert.FileExists(t, part(a, "tree/out/retried.result"))
+	assert.NoFileExists(t, filepath.Join(ws, "out", "on-b.result"))
+	assert.FileExists(t, filepath.Join(ws, "out", "here.txt"))
+
+	// The isolated worker's work came home: diff and merge it here.
+	d := runBinEnv(t, ws, env, "diff", "--color", "never", "--run", runFile, "on-a")
+	require.Equal(t, 0, d.code, "diff: %s%s", d.stdout, d.stderr)
+	assert.Contains(t, d.stdout, "+from-a")
+	m := runBinEnv(t, ws, env, "merge", "--run", runFile, "on-a")
+	require.Equal(t, 0, m.code, "merge: %s%s", m.stdout, m.stderr)
+	got, err := os.ReadFile(filepath.Join(ws, "a.txt"))
+	require.NoError(t, err)
+	assert.Equal(t, "from-a\n", string(got))
+
+	stop := runBinEnv(t, ws, env, "stop", "--run", runFile)
+	t.Logf("stop: %d %s%s", stop.code, stop.stdout, stop.stderr)
+	for _, h := range []*testhost.Host{a, b} {
+		require.Eventually(t, func() bool { return len(partsLeft(t, h)) == 0 }, 20*time.Second, 50*time.Millisecond,
+			"left running on host %s: %v", h.HostNS, partsLeft(t, h))
+	}
+	_ = strconv.Itoa
+}

@@ -11,8 +11,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -156,7 +156,9 @@ func TestHostsOneRosterOverTwoHosts(t *testing.T) {
 		}
 	}
 	// Each host's workers wrote their results there, not here.
-	part := func(h *testhost.Host, rel string) string { return filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", rel) }
+	part := func(h *testhost.Host, rel string) string {
+		return filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", rel)
+	}
 	assert.FileExists(t, part(b, "tree/out/on-b.result"))
 	assert.FileExists(t, part(b, "tree/out/wrapped.result"))
 	assert.FileExists(t, part(a, "tree/out/retried.result"))
@@ -179,5 +181,114 @@ func TestHostsOneRosterOverTwoHosts(t *testing.T) {
 		require.Eventually(t, func() bool { return len(partsLeft(t, h)) == 0 }, 20*time.Second, 50*time.Millisecond,
 			"left running on host %s: %v", h.HostNS, partsLeft(t, h))
 	}
-	_ = strconv.Itoa
+}
+
+// hostsFaultsRunFile has a host that cannot be reached (its name resolves
+// nowhere: ssh says so at once) and a host whose worker runs until it is
+// stopped, or for SLEEP seconds.
+const hostsFaultsRunFile = `version: 1
+name: spread
+hosts:
+  a: { ssh: testhost, workspace: HOSTA/proj }
+  gone: { ssh: nohost.invalid, workspace: /srv/proj }
+providers:
+  shell: { command: [bash, -c, "{prompt}"] }
+defaults: { retry_backoff: 200ms, max_attempts: 2, stop_grace: 1s }
+workers:
+  - id: here
+    provider: shell
+    prompt: "sleep 60"
+  - id: on-a
+    provider: shell
+    host: a
+    prompt: "echo on host a; sleep SLEEP; echo done > {result}"
+    completion: { result: "out/{worker}.result" }
+  - id: lost
+    provider: shell
+    host: gone
+    prompt: "true"
+`
+
+func rowOf(st statedir.TeamState, id string) statedir.WorkerRow {
+	for _, wr := range st.Workers {
+		if wr.WorkerID == id {
+			return wr
+		}
+	}
+	return statedir.WorkerRow{}
+}
+
+// partPid is the pid of the server of host h's part, from its state.
+func partPid(t *testing.T, h *testhost.Host) int {
+	data, err := os.ReadFile(filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", "state", statedir.TeamStateFile))
+	require.NoError(t, err)
+	var st statedir.TeamState
+	require.NoError(t, json.Unmarshal(data, &st))
+	return st.Pid
+}
+
+func TestHostsDownAtStartKilledResumedAndStopped(t *testing.T) {
+	a := newRemoteHost(t, true)
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	out, err := exec.Command("git", "clone", "-q", ws, filepath.Join(a.Home, "proj")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	runFile := filepath.Join(ws, "rostra.yaml")
+	require.NoError(t, os.WriteFile(runFile, []byte(strings.NewReplacer("HOSTA", a.Home, "SLEEP", "60").Replace(hostsFaultsRunFile)), 0o644))
+	env := []string{"ROSTRA_SSH=" + a.SSHCommand()}
+
+	v := runBinEnv(t, ws, env, "validate", "--hosts", runFile)
+	assert.Equal(t, 2, v.code)
+	assert.Regexp(t, `rostra.yaml:5:3: hosts.gone: ssh to nohost.invalid failed: ssh: Could not resolve hostname nohost.invalid`, v.stderr)
+
+	r := runBinEnv(t, ws, env, "run", "--detach", runFile)
+	require.Equal(t, 0, r.code, "run --detach: %s%s", r.stdout, r.stderr)
+	t.Cleanup(func() { runBinEnv(t, ws, env, "stop", "--run", runFile) })
+
+	// The host that cannot be reached fails its worker notStarted with
+	// ssh's words, once per attempt its max_attempts allow.
+	var st statedir.TeamState
+	require.Eventually(t, func() bool {
+		st = readSpread(t, ws)
+		return rowOf(st, "lost").Status == statedir.StatusError && rowOf(st, "on-a").Status == statedir.StatusRunning
+	}, 60*time.Second, 20*time.Millisecond, "rows: %+v", st.Workers)
+	lost := rowOf(st, "lost")
+	assert.Equal(t, 2, lost.Attempts)
+	assert.Contains(t, lost.Reason, "not started on host gone: ssh to nohost.invalid failed: ssh: Could not resolve hostname nohost.invalid")
+	var classes []string
+	for _, d := range st.Dispatches {
+		if d.WorkerID == "lost" {
+			classes = append(classes, d.FailureClass)
+		}
+	}
+	assert.Equal(t, []string{statedir.FailureNotStarted, statedir.FailureNotStarted}, classes)
+
+	// The local rostra SIGKILLed: the part goes on there; --resume
+	// reattaches to it (the same server, the same attempt).
+	remote := partPid(t, a)
+	require.NoError(t, syscall.Kill(st.Pid, syscall.SIGKILL))
+	require.Eventually(t, func() bool { return syscall.Kill(st.Pid, 0) != nil }, 10*time.Second, 10*time.Millisecond)
+	assert.NoError(t, syscall.Kill(remote, 0), "the part there outlives the local rostra")
+	resumeAt := time.Now()
+	r = runBinEnv(t, ws, env, "run", "--detach", "--resume", runFile)
+	t.Logf("resume took %s", time.Since(resumeAt).Round(time.Millisecond))
+	require.Equal(t, 0, r.code, "run --detach --resume: %s%s", r.stdout, r.stderr)
+	require.Eventually(t, func() bool {
+		st = readSpread(t, ws)
+		return st.Pid != 0 && syscall.Kill(st.Pid, 0) == nil && rowOf(st, "on-a").Status == statedir.StatusRunning
+	}, 30*time.Second, 20*time.Millisecond, "rows: %+v", st.Workers)
+	assert.Equal(t, remote, partPid(t, a), "the part was reattached, not started again")
+	assert.Equal(t, 1, rowOf(st, "on-a").Attempts)
+	log, _ := os.ReadFile(filepath.Join(ws, ".rostra", "spread", "server.log"))
+	assert.Contains(t, string(log), "rostra: host a: its part runs already: attached")
+
+	// rostra stop stops the part too, and nothing is left there.
+	stopAt := time.Now()
+	stop := runBinEnv(t, ws, env, "stop", "--run", runFile)
+	t.Logf("stop took %s", time.Since(stopAt).Round(time.Millisecond))
+	assert.Equal(t, 130, stop.code, "stop: %s%s", stop.stdout, stop.stderr)
+	st = readSpread(t, ws)
+	assert.Equal(t, statedir.StatusCancelled, rowOf(st, "on-a").Status, "the part's row, mirrored as it stopped: %+v", rowOf(st, "on-a"))
+	require.Eventually(t, func() bool { return len(partsLeft(t, a)) == 0 }, 20*time.Second, 50*time.Millisecond,
+		"left running on host a: %v", partsLeft(t, a))
 }

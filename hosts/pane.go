@@ -35,14 +35,14 @@ type remotePane struct {
 	notify func()
 }
 
-// followPane follows the latest attempt of a worker while it runs on a
-// pane, once per attempt.
+// followPane follows the latest attempt of a worker while it runs, once
+// per attempt (a wrapper's output is shown in its pane too).
 func (p *part) followPane(spec *runfile.WorkerSpec, disp []statedir.DispatchRow) {
 	if len(disp) == 0 {
 		return
 	}
 	last := disp[len(disp)-1]
-	if last.EndedAt != nil || last.Surface != runfile.SurfacePane || p.stopping() {
+	if last.EndedAt != nil || last.Surface == "" || p.stopping() {
 		return
 	}
 	p.mu.Lock()

@@ -211,6 +211,7 @@ func (p *part) run() {
 
 // start brings the part up on the host, or finds it up.
 func (p *part) start() error {
+	began := time.Now()
 	f, err := Probe(p.t)
 	if err != nil {
 		return err
@@ -226,10 +227,15 @@ func (p *part) start() error {
 	cmd, variant, url := p.t.GitSSH(f.Top)
 	p.repo = workspace.HostRepo{URL: url, SSHCommand: cmd, Variant: variant}
 
-	if c, err := p.dial(); err == nil {
-		c.Close()
-		p.logf("its part runs already: attached")
-		return nil
+	if p.ps.opts.Resume {
+		// A fresh run starts its parts afresh (a part left running by an
+		// earlier run refuses, holding its lock); a resumed one finds
+		// them running, most often.
+		if c, err := p.dial(); err == nil {
+			c.Close()
+			p.logf("its part runs already: attached")
+			return nil
+		}
 	}
 	local := workspace.ReadGit(plan.Workspace)
 	top, err := local.Line("rev-parse", "--show-toplevel")
@@ -277,7 +283,7 @@ func (p *part) start() error {
 	if _, err := p.t.Run(script, partFile); err != nil {
 		return fmt.Errorf("start its part: %w", err)
 	}
-	p.logf("its part started in %s", p.dir)
+	p.logf("its part started in %s (%s)", p.dir, time.Since(began).Round(time.Millisecond))
 	return nil
 }
 

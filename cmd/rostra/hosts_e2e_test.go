@@ -292,3 +292,59 @@ func TestHostsDownAtStartKilledResumedAndStopped(t *testing.T) {
 	require.Eventually(t, func() bool { return len(partsLeft(t, a)) == 0 }, 20*time.Second, 50*time.Millisecond,
 		"left running on host a: %v", partsLeft(t, a))
 }
+
+// hostsGridRunFile is hostsRunFile's roster with workers that print a
+// mark and stay until they are stopped.
+const hostsGridRunFile = `version: 1
+name: spread
+hosts:
+  a: { ssh: testhost, workspace: HOSTA/proj }
+  b: { transport: [ip, netns, exec, NSB, ssh, -F, CFGB, -o, BatchMode=yes, testhost], workspace: HOSTB/proj }
+providers:
+  shell: { command: [bash, -c, "{prompt}"] }
+defaults: { stop_grace: 1s }
+workers:
+  - { id: here, provider: shell, prompt: "echo mark-here; sleep 120" }
+  - { id: on-a, provider: shell, host: a, isolation: worktree, prompt: "echo mark-on-a; sleep 120" }
+  - { id: also-a, provider: shell, host: a, prompt: "echo mark-also-a; sleep 120" }
+  - { id: on-b, provider: shell, host: b, prompt: "echo mark-on-b; sleep 120" }
+  - { id: wrapped, provider: shell, host: b, surfaces: [wrapper], prompt: "echo mark-wrapped; sleep 120" }
+`
+
+func TestHostsGridInTmuxShowsEveryPane(t *testing.T) {
+	ws, runFile, a, b, env := hostsSetup(t, hostsGridRunFile)
+	s := newTmux(t, "hosts")
+	shell := "env " + shellQuote(env[0]) + " " + rostraBin + " run " + runFile + " 2>" + filepath.Join(ws, "stderr") + "; echo $? > " + filepath.Join(ws, "exit-code") + "; sleep 60"
+	marks := []string{"mark-here", "mark-on-a", "mark-also-a", "mark-on-b", "mark-wrapped"}
+	start := time.Now()
+	s.run("new-session", "-d", "-s", "ui", "-x", "200", "-y", "50", "-c", ws, shell)
+	var screen string
+	require.Eventually(t, func() bool {
+		screen = s.screen()
+		for _, m := range marks {
+			if !strings.Contains(screen, m) {
+				return false
+			}
+		}
+		return true
+	}, 60*time.Second, 10*time.Millisecond, "every pane, live: %s\n%s", screen, func() string { b, _ := os.ReadFile(filepath.Join(ws, "stderr")); return string(b) }())
+	t.Logf("measured: rostra run to all five panes live (two hosts): %s", time.Since(start).Round(time.Millisecond))
+	for _, title := range []string{"here", "on-a", "also-a", "on-b", "wrapped"} {
+		assert.Contains(t, screen, title)
+	}
+
+	// Quitting the UI and stopping the run stops the parts with it.
+	s.keys("q")
+	s.waitScreen("the quit asks", "Leave rostra?")
+	s.keys("s")
+	require.Eventually(t, func() bool { _, err := os.Stat(filepath.Join(ws, "exit-code")); return err == nil }, 60*time.Second, 50*time.Millisecond,
+		"rostra ends after q: %s", s.screen())
+	st := readSpread(t, ws)
+	for _, wr := range st.Workers {
+		assert.Equal(t, statedir.StatusCancelled, wr.Status, "%s: %s", wr.WorkerID, wr.Reason)
+	}
+	for _, h := range []*testhost.Host{a, b} {
+		require.Eventually(t, func() bool { return len(partsLeft(t, h)) == 0 }, 20*time.Second, 50*time.Millisecond,
+			"left running on host %s: %v", h.HostNS, partsLeft(t, h))
+	}
+}

@@ -348,3 +348,77 @@ func TestHostsGridInTmuxShowsEveryPane(t *testing.T) {
 			"left running on host %s: %v", h.HostNS, partsLeft(t, h))
 	}
 }
+
+// hostsLinkRunFile has a host whose worker writes its result while the
+// link to it is cut, and a quick one whose result's time is measured
+// against its row's here.
+const hostsLinkRunFile = `version: 1
+name: spread
+hosts:
+  a: { ssh: testhost, workspace: HOSTA/proj }
+providers:
+  shell: { command: [bash, -c, "{prompt}"] }
+defaults: { stop_grace: 1s }
+workers:
+  - id: quick
+    provider: shell
+    host: a
+    prompt: "mkdir -p out; sleep 1; echo done > {result}; sleep 60"
+    completion: { result: "out/{worker}.result", settle: on-files, stable: 50ms }
+  - id: cut
+    provider: shell
+    host: a
+    prompt: "mkdir -p out; sleep 3; echo done > {result}"
+    completion: { result: "out/{worker}.result" }
+`
+
+func TestHostsLinkCutMidRunCatchesUp(t *testing.T) {
+	a := newRemoteHost(t, true)
+	ws := t.TempDir()
+	gitRepo(t, ws)
+	out, err := exec.Command("git", "clone", "-q", ws, filepath.Join(a.Home, "proj")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	runFile := filepath.Join(ws, "rostra.yaml")
+	require.NoError(t, os.WriteFile(runFile, []byte(strings.NewReplacer("HOSTA", a.Home).Replace(hostsLinkRunFile)), 0o644))
+	env := []string{"ROSTRA_SSH=" + a.SSHCommand()}
+	r := runBinEnv(t, ws, env, "run", "--detach", runFile)
+	require.Equal(t, 0, r.code, "run --detach: %s%s", r.stdout, r.stderr)
+	t.Cleanup(func() { runBinEnv(t, ws, env, "stop", "--run", runFile) })
+	tree := filepath.Join(a.Home, "proj", ".rostra", "parts", "spread", "tree")
+
+	// The quick worker's result there, to its row settled here.
+	var st statedir.TeamState
+	require.Eventually(t, func() bool {
+		st = readSpread(t, ws)
+		return rowOf(st, "quick").Status == statedir.StatusCompleted
+	}, 60*time.Second, 2*time.Millisecond, "rows: %+v", st.Workers)
+	settled := time.Now()
+	fi, err := os.Stat(filepath.Join(tree, "out", "quick.result"))
+	require.NoError(t, err)
+	t.Logf("measured: a remote result to its row settled here: %s (the part's own settle, stable: 50ms, included)", settled.Sub(fi.ModTime()).Round(time.Millisecond))
+
+	// The link cut for 10 s while cut runs: its part goes on there and
+	// settles; the row here catches up once the link is back.
+	require.Equal(t, statedir.StatusRunning, rowOf(st, "cut").Status)
+	a.SetLink(t, false)
+	cutAt := time.Now()
+	partState := func() statedir.TeamState {
+		var ps statedir.TeamState
+		data, _ := os.ReadFile(filepath.Join(a.Home, "proj", ".rostra", "parts", "spread", "state", statedir.TeamStateFile))
+		_ = json.Unmarshal(data, &ps)
+		return ps
+	}
+	require.Eventually(t, func() bool { return rowOf(partState(), "cut").Status == statedir.StatusCompleted }, 9*time.Second, 20*time.Millisecond,
+		"the part settles its worker while the link is down")
+	assert.Equal(t, statedir.StatusRunning, rowOf(readSpread(t, ws), "cut").Status, "here, the row waits for the link")
+	time.Sleep(time.Until(cutAt.Add(10 * time.Second)))
+	a.SetLink(t, true)
+	back := time.Now()
+	require.Eventually(t, func() bool {
+		st = readSpread(t, ws)
+		return rowOf(st, "cut").Status == statedir.StatusCompleted
+	}, 60*time.Second, 20*time.Millisecond, "rows: %+v", st.Workers)
+	t.Logf("measured: the link back to the row caught up: %s", time.Since(back).Round(time.Millisecond))
+	log, _ := os.ReadFile(filepath.Join(ws, ".rostra", "spread", "server.log"))
+	t.Logf("server.log:\n%s", log)
+}

@@ -1,5 +1,5 @@
-// part.go runs one host's part of a run (docs/remote.md §One roster over
-// many hosts) and mirrors it into the local engine.
+// part.go runs one host's part of a run and mirrors it into the local
+// engine (docs/remote.md §One roster over many hosts).
 //
 // At the start: the host is probed (rostra, git, the workspace), the
 // local HEAD is pushed to refs/rostra/base/<run> in the host's
@@ -287,6 +287,16 @@ func (p *part) start() error {
 	return nil
 }
 
+// resumePart starts the part's server there again on its state.
+func (p *part) resumePart() {
+	script := findRostra() + `; "$R" run --detach --resume ` + Quote(p.file) + ` </dev/null >` + Quote(path.Join(p.dir, "start.log")) + ` 2>&1 || { cat ` + Quote(path.Join(p.dir, "start.log")) + ` >&2; exit 1; }`
+	if _, err := p.t.Run(script, nil); err != nil {
+		p.logf("its part's server is gone, and resuming it failed: %v", err)
+		return
+	}
+	p.logf("its part's server was gone: resumed it there")
+}
+
 // failStart fails every worker of the host for attempt n of its start.
 func (p *part) failStart(err error, n int, final bool) {
 	status := statedir.StatusRetrying
@@ -333,6 +343,10 @@ func (p *part) follow() {
 		if err != nil {
 			if p.readFiles() {
 				return
+			}
+			if errors.Is(err, errNoServer) && !p.stopping() {
+				// Its server died there with workers unsettled: resume it.
+				p.resumePart()
 			}
 			if !lost {
 				p.logf("its link is lost (%v); the part goes on there, and rostra dials it again every second", err)

@@ -80,6 +80,8 @@ func (t Transport) explain(err error, said string) error {
 	switch {
 	case errors.As(err, &exit) && exit.ExitCode() == 255 && t.ssh:
 		return fmt.Errorf("ssh to %s failed: %s", t.Host.SSH, said)
+	case errors.As(err, &exit) && exit.ExitCode() == bridgeNoServer:
+		return fmt.Errorf("%w on host %s: %s", errNoServer, t.Host.Name, said)
 	case errors.As(err, &exit) && exit.ExitCode() == notFound:
 		return fmt.Errorf("rostra is not installed on host %s (%s): install rostra %s there, on its PATH, or in ~/.cache/rostra/%s/rostra", t.Host.Name, said, vt.Version(), versionDir())
 	case errors.As(err, &exit):
@@ -111,6 +113,13 @@ func (t Transport) GitSSH(path string) (command, variant, url string) {
 
 // notFound is the exit code of the host's shell when no rostra is there.
 const notFound = 127
+
+// bridgeNoServer is `rostra __bridge`'s exit code when no server runs for
+// the run (docs/remote.md §The bridge).
+const bridgeNoServer = 3
+
+// errNoServer: the part's server is not running there.
+var errNoServer = errors.New("no server runs for the part")
 
 // versionDir is this version's folder name under ~/.cache/rostra (as
 // rostra --install names it, docs/remote.md §Installing rostra there).

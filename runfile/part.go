@@ -1,5 +1,5 @@
-// part.go writes a part-run file (docs/remote.md §One roster over many
-// hosts): the run file as the rostra on one host runs it, with the same
+// part.go writes a part-run file, as docs/remote.md §One roster over many hosts
+// says: the run file as the rostra on one host runs it, with the same
 // name, only the workers placed on that host, no hosts: and no host:
 // keys, and its workspace and state dir on that host.
 //

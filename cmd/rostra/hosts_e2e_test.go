@@ -1,9 +1,10 @@
 // hosts_e2e_test.go runs one roster over this machine and two test hosts
-// (internal/testhost): host a reached by ssh:, host b by a transport: that
-// enters its client's network namespace and runs an ssh of its own (docs/remote.md §One roster over many
-// hosts). Each host's workers run in a part of the run there and write
-// their results there; the rows, the wait, the status, the diff and the
-// merge are here; the stop leaves nothing running on either host.
+// (internal/testhost), as docs/remote.md §One roster over many hosts says:
+// host a reached by ssh:, host b by a transport: that enters its client's
+// network namespace and runs an ssh of its own. Each host's workers run in
+// a part of the run there and write their results there; the rows, the
+// wait, the status, the diff and the merge are here; the stop leaves
+// nothing running on either host.
 package main
 
 import (
@@ -281,6 +282,17 @@ func TestHostsDownAtStartKilledResumedAndStopped(t *testing.T) {
 	assert.Equal(t, 1, rowOf(st, "on-a").Attempts)
 	log, _ := os.ReadFile(filepath.Join(ws, ".rostra", "spread", "server.log"))
 	assert.Contains(t, string(log), "rostra: host a: its part runs already: attached")
+
+	// The part's server killed there: the local run resumes it there,
+	// and its worker goes on with a new attempt.
+	require.NoError(t, syscall.Kill(remote, syscall.SIGKILL))
+	require.Eventually(t, func() bool {
+		st = readSpread(t, ws)
+		pid := partPid(t, a)
+		return pid != remote && syscall.Kill(pid, 0) == nil && rowOf(st, "on-a").Attempts == 2 && rowOf(st, "on-a").Status == statedir.StatusRunning
+	}, 30*time.Second, 20*time.Millisecond, "rows: %+v", st.Workers)
+	log, _ = os.ReadFile(filepath.Join(ws, ".rostra", "spread", "server.log"))
+	assert.Contains(t, string(log), "rostra: host a: its part's server was gone: resumed it there")
 
 	// rostra stop stops the part too, and nothing is left there.
 	stopAt := time.Now()

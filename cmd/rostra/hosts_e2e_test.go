@@ -156,6 +156,16 @@ func TestHostsOneRosterOverTwoHosts(t *testing.T) {
 			assert.Equal(t, 2, wr.Attempts, "its first attempt failed there")
 		}
 	}
+	human := runBinEnv(t, ws, env, "status", "--run", runFile)
+	assert.Regexp(t, `(?m)^here\s+local\s+here\s+shell\s+completed`, human.stdout)
+	assert.Regexp(t, `(?m)^on-b\s+b\s+on-b\s+shell\s+completed`, human.stdout)
+	rep := runBinEnv(t, ws, env, "report", "--run", runFile)
+	require.Equal(t, 0, rep.code, rep.stderr)
+	reports, _ := filepath.Glob(filepath.Join(ws, ".rostra", "spread", "reports", "report-*.md"))
+	require.Len(t, reports, 1)
+	md, _ := os.ReadFile(reports[0])
+	assert.Contains(t, string(md), "| retried | a | retried | shell | completed | 2 |", "the report names each worker's host")
+
 	// Each host's workers wrote their results there, not here.
 	part := func(h *testhost.Host, rel string) string {
 		return filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", rel)

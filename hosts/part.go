@@ -79,7 +79,7 @@ func New(plan *runfile.Plan, opts Options) *Parts {
 	}
 	ps := &Parts{plan: plan, opts: opts, stop: make(chan struct{})}
 	for _, n := range names {
-		p := &part{ps: ps, name: n, t: NewTransport(plan.Hosts[n]), fetched: map[string]string{}, followed: map[string]int{}, held: map[string]bool{}}
+		p := &part{ps: ps, name: n, t: NewTransport(plan.Hosts[n]), fetched: map[string]string{}, followed: map[string]int{}, started: make(chan struct{})}
 		for i := range plan.Workers {
 			if plan.Workers[i].Host == n {
 				p.workers = append(p.workers, &plan.Workers[i])
@@ -125,6 +125,14 @@ func (ps *Parts) Control(op, worker string) error {
 			if w.ID != worker {
 				continue
 			}
+			select {
+			case <-p.started:
+			default:
+				return fmt.Errorf("%s %s: its part on host %s is being started; try again once its row shows it", op, worker, p.name)
+			}
+			if p.state == "" {
+				return fmt.Errorf("%s %s: its part on host %s could not be started (its row says why)", op, worker, p.name)
+			}
 			c, err := p.dial()
 			if err != nil {
 				return fmt.Errorf("%s %s on host %s: %w", op, worker, p.name, err)
@@ -151,14 +159,15 @@ type part struct {
 	workers []*runfile.WorkerSpec
 	m       engine.Mirror
 
-	// Known once the host has been probed.
+	// Known once the host has been probed; written by the start alone,
+	// read by others once started is closed.
 	top, dir, file, state string
 	repo                  workspace.HostRepo
+	started               chan struct{} // closed once the start has succeeded or given up
 
 	mu       sync.Mutex
 	fetched  map[string]string // worker: the last commit brought home
 	followed map[string]int    // worker: the attempt whose pane is followed
-	held     map[string]bool   // worker: its settled row waits for its commit
 	lastRows map[string]statedir.WorkerRow
 	lastDisp map[string][]statedir.DispatchRow
 	finished bool
@@ -190,6 +199,16 @@ func (p *part) sleep(d time.Duration) bool {
 }
 
 func (p *part) run() {
+	if !p.startPart() {
+		return
+	}
+	p.follow()
+}
+
+// startPart starts the part, again after the workers' backoff while
+// their attempts allow; false when it gave up or the run stopped.
+func (p *part) startPart() bool {
+	defer close(p.started)
 	maxAttempts, backoff := 1, time.Duration(0)
 	for _, w := range p.workers {
 		maxAttempts = max(maxAttempts, w.MaxAttempts)
@@ -198,15 +217,14 @@ func (p *part) run() {
 	for n := 1; ; n++ {
 		err := p.start()
 		if err == nil {
-			break
+			return true
 		}
 		final := n >= maxAttempts
 		p.failStart(err, n, final)
 		if final || !p.sleep(backoff) {
-			return
+			return false
 		}
 	}
-	p.follow()
 }
 
 // start brings the part up on the host, or finds it up.
@@ -474,6 +492,9 @@ func (p *part) spec(id string) *runfile.WorkerSpec {
 // stopPart stops the part's server and mirrors its last rows.
 func (p *part) stopPart(reason string) {
 	defer p.closePanes()
+	// A start under way finishes first (it sees the stop at its next
+	// wait), so that no part is started after it was stopped.
+	<-p.started
 	if p.state == "" {
 		return
 	}

@@ -25,7 +25,7 @@ import (
 )
 
 // hostsRunFile places five workers: one here, an isolated one and a
-// retried one on a (ssh), a pane worker and a wrapper worker on b
+// retried one on a (ssh), an isolated worker and a wrapper worker on b
 // (a transport: its own ssh, entered from its client namespace). HOSTA,
 // HOSTB, NSB and CFGB are filled in.
 const hostsRunFile = `version: 1
@@ -55,7 +55,8 @@ workers:
   - id: on-b
     provider: shell
     host: b
-    prompt: "mkdir -p out; echo on host b; sleep 1; echo done > {result}"
+    isolation: worktree
+    prompt: "mkdir -p out; echo from-b > b.txt; echo on host b; sleep 1; echo done > {result}"
     completion: { result: "out/{worker}.result" }
   - id: wrapped
     provider: shell
@@ -170,7 +171,7 @@ func TestHostsOneRosterOverTwoHosts(t *testing.T) {
 	part := func(h *testhost.Host, rel string) string {
 		return filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", rel)
 	}
-	assert.FileExists(t, part(b, "tree/out/on-b.result"))
+	assert.FileExists(t, part(b, "state/worktrees/on-b/out/on-b.result"))
 	assert.FileExists(t, part(b, "tree/out/wrapped.result"))
 	assert.FileExists(t, part(a, "tree/out/retried.result"))
 	assert.NoFileExists(t, filepath.Join(ws, "out", "on-b.result"))
@@ -185,6 +186,10 @@ func TestHostsOneRosterOverTwoHosts(t *testing.T) {
 	got, err := os.ReadFile(filepath.Join(ws, "a.txt"))
 	require.NoError(t, err)
 	assert.Equal(t, "from-a\n", string(got))
+	// b's came home through its transport.
+	d = runBinEnv(t, ws, env, "diff", "--color", "never", "--run", runFile, "on-b")
+	require.Equal(t, 0, d.code, "diff: %s%s", d.stdout, d.stderr)
+	assert.Contains(t, d.stdout, "+from-b")
 
 	stop := runBinEnv(t, ws, env, "stop", "--run", runFile)
 	t.Logf("stop: %d %s%s", stop.code, stop.stdout, stop.stderr)

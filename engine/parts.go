@@ -51,9 +51,11 @@ func (e *Engine) MirrorRow(row statedir.WorkerRow, dispatches []statedir.Dispatc
 		idx := e.remoteDisp[row.WorkerID]
 		for i, d := range dispatches {
 			if i < len(idx) {
+				e.mirrorEvents(&e.st.Dispatches[idx[i]], d)
 				e.st.Dispatches[idx[i]] = d
 				continue
 			}
+			e.mirrorEvents(nil, d)
 			e.st.Dispatches = append(e.st.Dispatches, d)
 			idx = append(idx, len(e.st.Dispatches)-1)
 		}
@@ -62,6 +64,29 @@ func (e *Engine) MirrorRow(row statedir.WorkerRow, dispatches []statedir.Dispatc
 		e.dirty = true
 		e.checkFinished()
 	})
+}
+
+// mirrorEvents emits, for a remote attempt's row as it was (nil when new)
+// and is now, the events a local attempt would have: its dispatch and its
+// settlement. So events.jsonl, the headless lines and whatever follows
+// the events tell of remote workers as of local ones.
+func (e *Engine) mirrorEvents(was *statedir.DispatchRow, now statedir.DispatchRow) {
+	if was == nil && now.Surface != "" {
+		e.emit(statedir.Event{Type: statedir.EventWorkerDispatched, WorkerID: now.WorkerID, Attempt: now.Attempt, Surface: now.Surface, Pid: now.Pid, Manual: now.Manual})
+	}
+	if now.EndedAt == nil || (was != nil && was.EndedAt != nil) {
+		return
+	}
+	typ := statedir.EventWorkerFailed
+	switch now.Status {
+	case statedir.StatusCompleted:
+		typ = statedir.EventWorkerCompleted
+	case statedir.StatusTimeout:
+		typ = statedir.EventWorkerTimeout
+	case statedir.StatusCancelled:
+		typ = statedir.EventWorkerCancelled
+	}
+	e.emit(statedir.Event{Type: typ, WorkerID: now.WorkerID, Attempt: now.Attempt, Status: now.Status, Reason: now.Reason, FailureClass: now.FailureClass, ExitCode: now.ExitCode})
 }
 
 // MirrorHandle implements Mirror.

@@ -105,6 +105,18 @@ func TestRemoteWorkersAreMirroredNotDispatched(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"far-1 error", "far-2 completed"}, far)
+	var events []string
+	for {
+		ev, ok := h.sub.Next()
+		if !ok || ev.Type == statedir.EventRunFinished {
+			break
+		}
+		if ev.WorkerID == "far" {
+			events = append(events, ev.Type)
+		}
+	}
+	assert.Equal(t, []string{statedir.EventWorkerFailed, statedir.EventWorkerCompleted}, events,
+		"the remote attempts' ends are events here (the first dispatch had no surface yet)")
 	assert.Equal(t, 0, h.eng.ExitCode())
 
 	h.shutdown()

@@ -167,6 +167,11 @@ func TestHostsOneRosterOverTwoHosts(t *testing.T) {
 	md, _ := os.ReadFile(reports[0])
 	assert.Contains(t, string(md), "| retried | a | retried | shell | completed | 2 |", "the report names each worker's host")
 
+	events, err := os.ReadFile(filepath.Join(ws, ".rostra", "spread", statedir.EventsFile))
+	require.NoError(t, err)
+	assert.Regexp(t, `"type":"worker-completed","workerId":"on-b","attempt":1`, string(events), "a remote attempt's end is an event here")
+	assert.Regexp(t, `"type":"worker-failed","workerId":"retried","attempt":1`, string(events))
+
 	// Each host's workers wrote their results there, not here.
 	part := func(h *testhost.Host, rel string) string {
 		return filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", rel)

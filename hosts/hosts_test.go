@@ -100,3 +100,12 @@ func TestMirrorCopiesChangesAndHoldsASettledRowForItsCommit(t *testing.T) {
 func TestNewHasNoPartsWithoutRemoteWorkers(t *testing.T) {
 	assert.Nil(t, New(&runfile.Plan{Workers: []runfile.WorkerSpec{{ID: "a"}}}, Options{}))
 }
+
+func TestPartCommandRunsThereOnThePartsState(t *testing.T) {
+	cmd := PartCommand(runfile.HostSpec{Name: "pod", Transport: []string{"docker", "exec", "-i", "c", "sh", "-c"}, Workspace: "~/my proj"}, "spread", "logs", "-f", "--", "on-b")
+	require.Len(t, cmd.Args, 7)
+	assert.Equal(t, []string{"docker", "exec", "-i", "c", "sh", "-c"}, cmd.Args[:6])
+	script := cmd.Args[6]
+	assert.Contains(t, script, `cd ~/'my proj' && top=$(git rev-parse --show-toplevel) && `)
+	assert.Contains(t, script, `exec "$R" logs --run "$top"/.rostra/parts/spread/state -f -- on-b`)
+}

@@ -247,3 +247,17 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// PartCommand is the command that runs `rostra CMD --run STATE ARGS` on h for
+// the part of run there, STATE its state dir (found from the workspace,
+// as the part's start placed it): how a command that reads a run's files,
+// such as logs, reaches a remote worker's.
+func PartCommand(h runfile.HostSpec, run, command string, args ...string) *exec.Cmd {
+	words := make([]string, 0, len(args))
+	for _, a := range args {
+		words = append(words, Quote(a))
+	}
+	script := "cd " + remoteWord(h.Workspace) + ` && top=$(git rev-parse --show-toplevel) && ` + findRostra() +
+		`; exec "$R" ` + Quote(command) + ` --run "$top"/.rostra/parts/` + Quote(run) + `/state ` + strings.Join(words, " ")
+	return NewTransport(h).Command(script)
+}

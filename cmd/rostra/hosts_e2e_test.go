@@ -172,6 +172,11 @@ func TestHostsOneRosterOverTwoHosts(t *testing.T) {
 	assert.Regexp(t, `"type":"worker-completed","workerId":"on-b","attempt":1`, string(events), "a remote attempt's end is an event here")
 	assert.Regexp(t, `"type":"worker-failed","workerId":"retried","attempt":1`, string(events))
 
+	// logs of a remote worker are read there.
+	lg := runBinEnv(t, ws, env, "logs", "--run", runFile, "on-b")
+	require.Equal(t, 0, lg.code, "logs: %s", lg.stderr)
+	assert.Contains(t, lg.stdout, "on host b")
+
 	// Each host's workers wrote their results there, not here.
 	part := func(h *testhost.Host, rel string) string {
 		return filepath.Join(h.Home, "proj", ".rostra", "parts", "spread", rel)

@@ -15,8 +15,9 @@ import (
 // Parts runs the workers of a plan placed on other hosts.
 type Parts interface {
 	// Run starts (or reattaches to) every host's part and mirrors its
-	// rows into m until Stop; the engine calls it once, on a goroutine of
-	// its own, after Start.
+	// rows into m until Stop, on goroutines of its own: it returns at
+	// once. The engine calls it once, from its loop, as the run starts
+	// (so before any Stop).
 	Run(m Mirror)
 	// Stop stops every part and returns once they have stopped (or
 	// cannot be reached), their last rows mirrored.
@@ -116,7 +117,7 @@ func (e *Engine) startParts() {
 		}
 		return
 	}
-	go e.opts.Parts.Run(e)
+	e.opts.Parts.Run(e)
 }
 
 // stopParts stops the other hosts' parts as the run stops, as a

@@ -32,6 +32,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
@@ -66,6 +67,7 @@ type Parts struct {
 	stop  chan struct{}
 	once  sync.Once
 	wg    sync.WaitGroup
+	ran   atomic.Bool
 }
 
 // New is the parts of plan, nil when no worker is placed on another host.
@@ -92,6 +94,7 @@ func New(plan *runfile.Plan, opts Options) *Parts {
 
 // Run implements engine.Parts.
 func (ps *Parts) Run(m engine.Mirror) {
+	ps.ran.Store(true)
 	for _, p := range ps.parts {
 		p.m = m
 		ps.wg.Add(1)
@@ -106,6 +109,9 @@ func (ps *Parts) Run(m engine.Mirror) {
 // waited for at most stopWithin.
 func (ps *Parts) Stop(reason string) {
 	ps.once.Do(func() { close(ps.stop) })
+	if !ps.ran.Load() {
+		return // never run: nothing was started
+	}
 	var wg sync.WaitGroup
 	for _, p := range ps.parts {
 		wg.Add(1)
@@ -170,7 +176,6 @@ type part struct {
 	followed map[string]int    // worker: the attempt whose pane is followed
 	lastRows map[string]statedir.WorkerRow
 	lastDisp map[string][]statedir.DispatchRow
-	finished bool
 	panes    []*remotePane
 }
 
@@ -252,6 +257,10 @@ func (p *part) start() error {
 		if c, err := p.dial(); err == nil {
 			c.Close()
 			p.logf("its part runs already: attached")
+			return nil
+		}
+		if st, ok := p.partState(); ok && st.Status == statedir.RunFinished {
+			p.logf("its part has finished there")
 			return nil
 		}
 	}
@@ -402,15 +411,15 @@ func (p *part) readFiles() bool {
 	if p.state == "" {
 		return false
 	}
-	out, err := p.t.Run("cat "+Quote(path.Join(p.state, statedir.TeamStateFile)), nil)
-	if err != nil {
-		return false
-	}
+	st, ok := p.partState()
+	return ok && p.mirror(&st)
+}
+
+// partState reads the part's team-state.json there.
+func (p *part) partState() (statedir.TeamState, bool) {
 	var st statedir.TeamState
-	if json.Unmarshal([]byte(out), &st) != nil {
-		return false
-	}
-	return p.mirror(&st)
+	out, err := p.t.Run("cat "+Quote(path.Join(p.state, statedir.TeamStateFile)), nil)
+	return st, err == nil && json.Unmarshal([]byte(out), &st) == nil
 }
 
 // mirror copies the part's rows into the engine; true once the part's

@@ -324,6 +324,10 @@ func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room
 	if p.spec.Role == p.spec.ID {
 		role = ""
 	}
+	if p.spec.Host != "" {
+		// A worker on another host says which (docs/remote.md §One roster over many hosts).
+		id += "@" + printable.String(p.spec.Host)
+	}
 	status = printable.String(status)
 	candidates := [][]string{
 		{id, role, prov, surface, "attempt " + kmax + manual, status, took},

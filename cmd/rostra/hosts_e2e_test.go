@@ -366,8 +366,8 @@ func TestHostsGridInTmuxShowsEveryPane(t *testing.T) {
 		return true
 	}, 60*time.Second, 10*time.Millisecond, "every pane, live: %s\n%s", screen, func() string { b, _ := os.ReadFile(filepath.Join(ws, "stderr")); return string(b) }())
 	t.Logf("measured: rostra run to all five panes live (two hosts): %s", time.Since(start).Round(time.Millisecond))
-	for _, title := range []string{"here", "on-a", "also-a", "on-b", "wrapped"} {
-		assert.Contains(t, screen, title)
+	for _, title := range []string{"here · shell", "on-a@a · ", "also-a@a · shell", "on-b@b · shell", "wrapped@b · shell"} {
+		assert.Contains(t, screen, title, "each pane's title names its host")
 	}
 
 	// Quitting the UI and stopping the run stops the parts with it.

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -235,6 +236,19 @@ workers:
     prompt: "true"
 `
 
+// processGone reports whether pid has ended: gone, or a zombie (reaped
+// here when the test is the subreaper it was handed to).
+func processGone(pid int) bool {
+	var ws syscall.WaitStatus
+	_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(stat)
+	return strings.HasPrefix(strings.TrimSpace(s[strings.LastIndexByte(s, ')')+1:]), "Z")
+}
+
 func rowOf(st statedir.TeamState, id string) statedir.WorkerRow {
 	for _, wr := range st.Workers {
 		if wr.WorkerID == id {
@@ -293,7 +307,7 @@ func TestHostsDownAtStartKilledResumedAndStopped(t *testing.T) {
 	// reattaches to it (the same server, the same attempt).
 	remote := partPid(t, a)
 	require.NoError(t, syscall.Kill(st.Pid, syscall.SIGKILL))
-	require.Eventually(t, func() bool { return syscall.Kill(st.Pid, 0) != nil }, 10*time.Second, 10*time.Millisecond)
+	require.Eventually(t, func() bool { return processGone(st.Pid) }, 10*time.Second, 10*time.Millisecond)
 	assert.NoError(t, syscall.Kill(remote, 0), "the part there outlives the local rostra")
 	resumeAt := time.Now()
 	r = runBinEnv(t, ws, env, "run", "--detach", "--resume", runFile)

@@ -93,6 +93,7 @@ func (e *Engine) observeAgent(a *attemptRT, o agents.Observation) {
 	e.dirty = true
 	e.emit(statedir.Event{Type: statedir.EventAgentState, WorkerID: a.w.spec.ID, Attempt: a.plan.Attempt,
 		AgentState: string(st.State), AgentStateSource: string(st.Source), Reason: st.Evidence})
+	e.queueAgentState(a, st.State)
 }
 
 // watchAgentScreen follows an opened attempt's output for its pauses,

@@ -111,6 +111,7 @@ type Engine struct {
 	dirty        bool
 	afterBatch   []chan struct{}  // do() callers waiting for the batch to be saved
 	unsent       []statedir.Event // emitted in this batch, for the subscribers
+	notify       notifier         // notifications of the human (notify.go)
 	finishNow    bool             // close finished after this batch's view is published
 	worktreesEnd bool             // the run's end for the worktrees (commit, remove or keep) has begun
 	// commitsDue counts settled attempts whose work is being committed on
@@ -121,6 +122,7 @@ type Engine struct {
 	remoteDisp    map[string][]int
 	remoteHandles map[string]viewHandle
 	partsStopping bool
+	queueView     map[string][]statedir.QueuedPrompt // the queues as readers see them (queue.go); replaced, never changed
 }
 
 type workerRT struct {
@@ -132,6 +134,7 @@ type workerRT struct {
 	backoff     Timer
 	backoffSeq  int
 	iso         *isoRT // its worktree, when it is isolated
+	queue       *promptQueue
 }
 
 type attemptRT struct {
@@ -186,6 +189,7 @@ type attemptRT struct {
 	coRunning map[string]bool
 	// agent is its agent's state, for a worker of a known agent CLI.
 	agent *agentRT
+	feed  queueFeed // what typing its worker's queued prompts waits on (queue.go)
 }
 
 // New prepares an engine for plan. The state dir must exist and be locked
@@ -301,6 +305,10 @@ func (e *Engine) Start() error {
 		return err
 	}
 	e.log = log
+	if err := e.loadQueues(); err != nil {
+		log.Close()
+		return err
+	}
 	if err := e.persist(); err != nil {
 		log.Close()
 		return err
@@ -380,6 +388,7 @@ func (e *Engine) emit(ev statedir.Event) {
 	// Subscribers get it once the batch's view is published, so a reader
 	// that hears of a change and then takes a Snapshot sees it.
 	e.unsent = append(e.unsent, ev)
+	e.maybeNotify(ev)
 }
 
 // startAttempt records the next attempt of w and has it opened, off the
@@ -696,6 +705,12 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	if res.sandboxDegraded != "" {
 		d.Sandbox, d.SandboxDegradedReason = runfile.SandboxNone, res.sandboxDegraded
 	}
+	if a.repoBefore != nil && d.Sandbox == runfile.SandboxWrites {
+		// The repository check leaves to their owner the refs and files
+		// the sandbox kept the agent out of
+		// (docs/isolation.md §The record of an attempt).
+		a.repoBefore.Sandboxed = true
+	}
 	e.dirty = true
 	e.emit(statedir.Event{Type: statedir.EventWorkerDispatched, WorkerID: w.spec.ID, Attempt: a.plan.Attempt, Surface: a.surface, Pid: d.Pid, Manual: a.manual})
 	if d.DegradedFrom != "" {
@@ -708,6 +723,7 @@ func (e *Engine) attemptOpened(a *attemptRT, res openResult) {
 	e.watchAttempt(a)
 	e.measureWhileRunning(a)
 	e.watchAgentScreen(a)
+	e.queueAttemptOpened(a)
 	if a.cancelled || e.shuttingDown {
 		e.stop(a)
 	}
@@ -770,6 +786,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 				if ok {
 					e.post(func() {
 						e.emit(statedir.Event{Type: statedir.EventWorkerPromptDelivered, WorkerID: spec.ID, Attempt: a.plan.Attempt, Delivery: how})
+						e.queuePromptIn(a)
 					})
 				}
 			case <-h.Done():

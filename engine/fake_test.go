@@ -36,6 +36,10 @@ type fakeHandle struct {
 	listening  chan struct{} // a NotifyOutput came (cap 1)
 	rows       []string      // its screen (agentstate_test.go)
 	bellCount  int64
+	typed      []string      // the lines typed into it (queue_test.go)
+	typeGate   chan struct{} // when set, TypeLine waits for it to close
+	typing     chan string   // when set, receives each line TypeLine starts
+	afterEnter func()        // when set, runs as the child would once Enter is written
 }
 
 func (h *fakeHandle) NotifyOutput(f func()) {

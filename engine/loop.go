@@ -63,6 +63,7 @@ type view struct {
 	handles  map[string]viewHandle
 	err      error
 	exitCode int
+	queues   map[string][]statedir.QueuedPrompt // each worker's queued prompts (queue.go)
 }
 
 type viewHandle struct {
@@ -128,7 +129,7 @@ func (e *Engine) endBatch() {
 
 // publish copies the rows and handles for readers.
 func (e *Engine) publish() {
-	v := &view{st: e.st, handles: make(map[string]viewHandle, len(e.workers)), err: e.persistErr}
+	v := &view{st: e.st, handles: make(map[string]viewHandle, len(e.workers)), err: e.persistErr, queues: e.queueView}
 	v.st.Workers = append([]statedir.WorkerRow(nil), e.st.Workers...)
 	v.st.Dispatches = append([]statedir.DispatchRow(nil), e.st.Dispatches...)
 	for _, w := range e.workers {

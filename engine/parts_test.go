@@ -75,8 +75,7 @@ func TestRemoteWorkersAreMirroredNotDispatched(t *testing.T) {
 
 	// The local worker ends; the run waits for the remote one.
 	local.finish(0)
-	h.sync()
-	assert.Equal(t, statedir.StatusCompleted, h.worker("here").Status)
+	require.Eventually(t, func() bool { return h.worker("here").Status == statedir.StatusCompleted }, 10*time.Second, time.Millisecond)
 	assert.Equal(t, statedir.RunRunning, h.eng.Snapshot().Status)
 
 	// A retry of it goes to its part.

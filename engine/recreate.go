@@ -275,5 +275,6 @@ func (e *Engine) stateDirRecreated(r recreated) {
 		b.WriteString("; rostra looks for it once a second from now on, since it cannot watch it: " + r.unwatched.Error())
 	}
 	e.emit(statedir.Event{Type: EventStateDirRecreated, Reason: b.String()})
+	e.saveQueuesAgain()
 	e.dirty = true
 }

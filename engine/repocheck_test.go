@@ -206,3 +206,55 @@ func TestARefMovedAfterTheSettlementIsPutBackBeforeTheCommit(t *testing.T) {
 	assert.Equal(t, statedir.StatusCompleted, d.Status)
 	assert.Contains(t, d.Reason, "after it settled, repository changed: refs/heads/main moved")
 }
+
+// startSandboxedAttempt is startHostileAttempt for a worker under the
+// kernel's sandbox (the fake surface runs nothing; the row says writes).
+func startSandboxedAttempt(t *testing.T) (*harness, *fakeHandle, *runfile.Plan, string, string) {
+	t.Helper()
+	plan, base := gitPlan(t, isolated(runfile.WorkerSpec{ID: "a", Sandbox: runfile.SandboxWrites}))
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	require.Equal(t, runfile.SandboxWrites, h.dispatch("a#1").Sandbox)
+	return h, fh, plan, plan.Workers[0].Worktree, base
+}
+
+// While a sandboxed attempt runs, the user fetches (new remote refs, a
+// tag), commits on another branch and sets a config: the sandbox kept the
+// agent out of all of it, so none of it is put back or charged.
+func TestTheUsersGitDuringASandboxedAttemptIsLeftAlone(t *testing.T) {
+	h, fh, plan, wt, base := startSandboxedAttempt(t)
+	ws := plan.Workspace
+	gitT(t, ws, "update-ref", "refs/remotes/origin/main", base)
+	gitT(t, ws, "tag", "v1")
+	gitT(t, ws, "checkout", "-q", "-b", "feature")
+	require.NoError(t, os.WriteFile(filepath.Join(ws, "src/f2.txt"), []byte("the human's\n"), 0o644))
+	gitT(t, ws, "commit", "-q", "-am", "the human's change")
+	feature := gitT(t, ws, "rev-parse", "HEAD")
+	gitT(t, ws, "checkout", "-q", "main")
+	gitT(t, ws, "config", "user.nickname", "me")
+	require.NoError(t, os.WriteFile(filepath.Join(wt, "src/f1.txt"), []byte("the agent's\n"), 0o644))
+	fh.finish(0)
+
+	completed := h.event(statedir.EventWorkerCompleted)
+	assert.Empty(t, completed.Reason)
+	h.sync()
+	assert.Equal(t, feature, gitT(t, ws, "rev-parse", "feature"))
+	assert.Equal(t, base, gitT(t, ws, "rev-parse", "origin/main"))
+	assert.Equal(t, "v1", gitT(t, ws, "tag", "--list"))
+	assert.Empty(t, gitT(t, ws, "for-each-ref", "refs/rostra/quarantine"))
+	assert.Equal(t, statedir.StatusCompleted, h.dispatch("a#1").Status)
+}
+
+// What a sandboxed agent can write is still checked: its worktree's HEAD
+// moved off its branch is put back and the attempt fails.
+func TestASandboxedAttemptsOwnHeadIsStillChecked(t *testing.T) {
+	h, fh, _, wt, _ := startSandboxedAttempt(t)
+	gitT(t, wt, "checkout", "-q", "--detach")
+	fh.finish(0)
+
+	failed := h.event(statedir.EventWorkerFailed)
+	assert.Equal(t, statedir.FailureRepository, failed.FailureClass)
+	assert.Contains(t, failed.Reason, "the worktree's HEAD was detached at")
+	h.sync()
+	assert.Equal(t, "refs/heads/rostra/t/a", gitT(t, wt, "symbolic-ref", "HEAD"))
+}

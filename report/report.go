@@ -115,6 +115,7 @@ func BuildReport(st *statedir.TeamState, events []statedir.Event, now time.Time)
 	t.writeAttempts(p, now.UTC())
 	t.writeFailures(p)
 	t.writeDegradations(p)
+	t.writeSandbox(p)
 	reportWorktrees(st, &t.summary, p)
 	t.writeRosterNotUpdated(p)
 	t.writeEvents(p)
@@ -318,6 +319,28 @@ func (t *reportTally) writeDegradations(p printer) {
 	for _, dg := range t.degradations {
 		p("| %s | %s | %s | %s |\n", reportCell(dg.dispatchID), reportCell(string(dg.from)),
 			reportCell(reportSurface(dg.to)), reportCell(dg.reason))
+	}
+	p("\n")
+}
+
+// writeSandbox is the Sandbox section, for a run where an attempt asked
+// for one (docs/sandbox.md): what each attempt ran with, and why one that
+// asked for a sandbox ran without it.
+func (t *reportTally) writeSandbox(p printer) {
+	asked := false
+	for _, d := range t.st.Dispatches {
+		if d.Sandbox == runfile.SandboxWrites || d.SandboxDegradedReason != "" {
+			asked = true
+			break
+		}
+	}
+	if !asked {
+		return
+	}
+	p("## Sandbox\n\n| Attempt | Sandbox | Degraded reason |\n|---|---|---|\n")
+	for _, d := range t.st.Dispatches {
+		p("| %s | %s | %s |\n", reportDispatchID(d.WorkerID, d.Attempt, d.DispatchID),
+			reportCell(reportOr(d.Sandbox, runfile.SandboxNone)), reportCell(reportOr(d.SandboxDegradedReason, "—")))
 	}
 	p("\n")
 }

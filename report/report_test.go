@@ -3,7 +3,7 @@
 // classification of each reason text, and WriteReport on a real state dir
 // that another process holds, with a torn last events line. The goldens are
 // testdata/TestBuildReportGolden/*.golden, through x/exp/golden (rewrite
-// them with `go test ./engine -run TestBuildReportGolden -update`).
+// them with `go test ./report -run TestBuildReportGolden -update`).
 package report
 
 import (
@@ -91,6 +91,10 @@ func reportFixture() (*statedir.TeamState, []statedir.Event) {
 	writer.Isolation, writer.Branch, writer.BaseCommit = runfile.IsolationWorktree, "rostra/demo/docs-writer", impl.BaseCommit
 	writer.WorktreeOutcome = statedir.WorktreeRemovedEmpty
 	st.Dispatches[10].Manual = true
+	// One attempt ran sandboxed; one asked for it on a kernel without
+	// Landlock and ran without it (docs/sandbox.md).
+	st.Dispatches[0].Sandbox = runfile.SandboxWrites
+	st.Dispatches[1].Sandbox, st.Dispatches[1].SandboxDegradedReason = runfile.SandboxNone, "landlock: not supported by this kernel"
 	st.Dispatches[11].StartedAt = time.Time{} // never recorded: a row written by a rostra that died early
 
 	ev := func(d time.Duration, typ, worker string, attempt int) statedir.Event {

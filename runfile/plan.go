@@ -75,6 +75,7 @@ type Plan struct {
 	PanesMax       int
 	AttentionAfter time.Duration
 	Theme          string // ui.theme: one of Themes
+	Notify         Notify // the notify section (notify.go)
 	Providers      map[string]Provider
 	Workers        []WorkerSpec
 	// Hosts are the other machines workers may be placed on (hosts.go);

@@ -68,7 +68,7 @@ func Load(path string) (*Plan, error) {
 var (
 	namePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 
-	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "providers", "defaults", "workers", "hosts"}
+	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "notify", "providers", "defaults", "workers", "hosts"}
 	panesKeys    = []string{"max"}
 	uiKeys       = []string{"theme"}
 	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required", "agent"}
@@ -255,6 +255,7 @@ func (l *loader) run(root val) *Plan {
 		}
 	}
 
+	l.notify(p, top)
 	p.Providers = l.providers(top)
 	hostAt := l.hosts(p, top)
 

@@ -79,6 +79,7 @@ workers:
 		PanesMax:       8,
 		AttentionAfter: 30 * time.Second,
 		Theme:          "auto",
+		Notify:         DefaultNotify(),
 		Providers:      map[string]Provider{},
 		Workers: []WorkerSpec{{
 			ID:          "only",

@@ -40,6 +40,9 @@ var ClientEnv = []string{
 	"CLICOLOR", "CLICOLOR_FORCE", "LANG", "LC_ALL", "LC_CTYPE", "LC_MESSAGES",
 	"TMUX", "STY", "WT_SESSION", "KITTY_WINDOW_ID", "WEZTERM_PANE", "VTE_VERSION",
 	"SSH_TTY", "SSH_CONNECTION", "ROSTRA_THEME",
+	// Which terminal is behind an outer tmux, and its passthrough, for
+	// notifications (tui/notify.go).
+	"LC_TERMINAL", "ITERM_SESSION_ID", "GHOSTTY_RESOURCES_DIR", "KONSOLE_VERSION", tui.TmuxPassthroughEnv,
 }
 
 // PickEnv is the part of environ a client passes on (ClientEnv).

@@ -105,7 +105,12 @@ func (s *Server) answer(req Request) Reply {
 		}
 		return Reply{Note: req.Worker + ": cancelled"}
 	case OpSend:
+		if req.Queue {
+			return s.queueSend(req)
+		}
 		return s.send(req)
+	case OpQueue, OpQueueRemove, OpQueueClear:
+		return s.queueOp(req)
 	case OpHook:
 		if req.Hook == nil || req.Worker == "" || req.Attempt <= 0 {
 			return Reply{Code: 2, Error: "a hook request needs its worker, its attempt and the hook's call"}

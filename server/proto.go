@@ -56,6 +56,9 @@ const (
 	// FrameResume, from the client: back in the foreground; 4 bytes,
 	// columns and rows, as Resize. The server draws everything again.
 	FrameResume FrameType = 11
+	// FrameView, from the server to a client in ModeView: JSON View, what
+	// changed in the run since the last one (view.go).
+	FrameView FrameType = 12
 )
 
 func (t FrameType) String() string {
@@ -82,6 +85,8 @@ func (t FrameType) String() string {
 		return "suspend"
 	case FrameResume:
 		return "resume"
+	case FrameView:
+		return "view"
 	}
 	return fmt.Sprintf("frame type %d", byte(t))
 }
@@ -97,6 +102,9 @@ type Frame struct {
 const (
 	ModeAttach  = "attach"  // draw the UI on the client's terminal
 	ModeControl = "control" // requests and replies only
+	// ModeView: the run's plan, state, events and screens as data, for a
+	// client that draws them itself among other runs' (view.go).
+	ModeView = "view"
 )
 
 // Hello is the client's first frame.
@@ -158,6 +166,16 @@ type Request struct {
 	// worker when none is named) waits for the human, not for the run's end.
 	Until   string   `json:"until,omitempty"`
 	Workers []string `json:"workers,omitempty"`
+	// Data, with OpInput, is the bytes for the worker's pty, as typed.
+	Data []byte `json:"data,omitempty"`
+	// Cols and Rows, with OpResize, are the worker's pane size.
+	Cols int `json:"cols,omitempty"`
+	Rows int `json:"rows,omitempty"`
+	// Queue, with OpSend: queue Text for the worker's agent, typed when it
+	// next waits for input (docs/agents.md §A queue of prompts), rather
+	// than type it now. Prompt, with OpQueueRemove: the prompt's number.
+	Queue  bool `json:"queue,omitempty"`
+	Prompt int  `json:"prompt,omitempty"`
 }
 
 // UntilNeedsYou is the Until of a wait that returns once an agent waits
@@ -183,6 +201,16 @@ const (
 	OpWait   = "wait"   // answered when the run has finished or stopped, with Code
 	OpFollow = "follow" // answered when the worker's attempt Attempt has ended
 	OpHook   = "hook"   // Hook: an agent's hook call for Worker's attempt Attempt; answered at once
+	// OpInput and OpResize come from a client in ModeView and get no
+	// reply: Data typed into Worker's pty; its pty made Cols×Rows.
+	OpInput  = "input"
+	OpResize = "resize"
+	// OpQueue lists the queued prompts of Worker (every worker's when
+	// none is named) in Reply.Queues; OpQueueRemove takes Worker's prompt
+	// Prompt off its queue, OpQueueClear every one.
+	OpQueue       = "queue"
+	OpQueueRemove = "queue-rm"
+	OpQueueClear  = "queue-clear"
 )
 
 // Reply answers one Request. Code is what the command exits with.
@@ -193,6 +221,8 @@ type Reply struct {
 	State  *statedir.TeamState `json:"state,omitempty"`
 	Screen string              `json:"screen,omitempty"`
 	Info   *Info               `json:"info,omitempty"`
+	// Queues answers OpQueue: the queued prompts by worker, the next first.
+	Queues map[string][]statedir.QueuedPrompt `json:"queues,omitempty"`
 }
 
 // Info describes a live server, for `rostra ls`.
@@ -272,7 +302,7 @@ func (fr *FrameReader) ReadFrame() (Frame, error) {
 		return Frame{}, err
 	}
 	t := FrameType(b[0])
-	if t < FrameHello || t > FrameResume {
+	if t < FrameHello || t > FrameView {
 		return Frame{}, fmt.Errorf("%w: unknown %s", ErrFrame, t)
 	}
 	return Frame{Type: t, Payload: b[1:]}, nil

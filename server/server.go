@@ -127,6 +127,7 @@ func (s *Server) Stop(reason string) {
 // did not complete or the state could not be saved, 0 otherwise. The
 // listener is closed and the socket removed on return.
 func (s *Server) Serve() int {
+	s.eng.SetAnnouncer(s.announce)
 	go s.accept()
 	finished := s.eng.Finished()
 	stopped := s.eng.Stopped()
@@ -382,6 +383,8 @@ func (s *Server) serveConn(c *net.UnixConn) {
 		s.attach(c, fr, h)
 	case ModeControl:
 		s.control(c, fr)
+	case ModeView:
+		s.view(c, fr)
 	default:
 		s.refuse(c, pid, fmt.Sprintf("unknown mode %q", h.Mode))
 	}

@@ -58,6 +58,25 @@ func (ev Event) Describe(role, stateDir string) string {
 		msg = fmt.Sprintf("%s hook %s ignored", id, ev.Hook)
 	case EventAgentHooksUnavailable:
 		msg = id + " runs without rostra's hooks"
+	case EventNotified:
+		msg = fmt.Sprintf("%s notified (%s %s)", id, ev.Notify, ev.AgentState)
+		if ev.Clients != nil {
+			msg += fmt.Sprintf(" to %d client(s)", *ev.Clients)
+		}
+		if ev.Via != "" {
+			msg += " by " + ev.Via
+		}
+		if ev.Quiet > 0 {
+			msg += fmt.Sprintf(", %d typing into it", ev.Quiet)
+		}
+	case EventNotifyFailed:
+		msg = id + " notify.command failed"
+	case EventPromptQueued:
+		msg = fmt.Sprintf("%s prompt %d queued (%d queued)", id, ev.PromptID, ev.Queued)
+	case EventPromptSent:
+		msg = fmt.Sprintf("%s prompt %d typed (%s; %d queued)", id, ev.PromptID, ev.Delivery, ev.Queued)
+	case EventPromptRemoved:
+		msg = fmt.Sprintf("%s prompt %d removed unsent (%d queued)", id, ev.PromptID, ev.Queued)
 	case EventWorktreeCommitted:
 		msg = fmt.Sprintf("%s work committed on %s as %s", id, ev.Branch, ShortCommit(ev.Commit))
 	default:

@@ -72,7 +72,7 @@ func rostraName(name string) bool {
 func rostraRunName(name string) bool {
 	switch name {
 	case TeamStateFile, TeamStateFile + PreviousSuffix, TeamStateFile + PreviousSuffix + ".tmp",
-		EventsFile, AttemptsDir, ReportsDir, ServerLogFile:
+		EventsFile, AttemptsDir, ReportsDir, ServerLogFile, QueueDir:
 		return true
 	}
 	return strings.HasPrefix(name, TeamStateFile+".damaged-") ||

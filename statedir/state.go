@@ -241,6 +241,11 @@ const (
 	EventAgentState             = "agent-state"             // an attempt's agent state changed (AgentState, AgentStateSource, Reason: the evidence)
 	EventAgentHookIgnored       = "agent-hook-ignored"      // a hook of an attempt that is not current (Reason says why)
 	EventAgentHooksUnavailable  = "agent-hooks-unavailable" // an attempt's agent could not be given rostra's hooks (Reason says why)
+	EventNotified               = "notified"                // the human was told of a worker (Notify, AgentState, Reason, Clients, Via, Quiet)
+	EventNotifyFailed           = "notify-failed"           // notify.command could not be run or failed (Reason says how)
+	EventPromptQueued           = "prompt-queued"           // a prompt was queued for a worker (PromptID, Prompt, Queued: the queue's length after)
+	EventPromptSent             = "prompt-sent"             // a queued prompt was typed into the attempt's agent, waiting-input (Delivery: how)
+	EventPromptRemoved          = "prompt-removed"          // a queued prompt was taken off the queue unsent (Reason: rm or clear)
 )
 
 // Event is one line of events.jsonl, and what subscribers receive.
@@ -270,4 +275,18 @@ type Event struct {
 	AgentState       string `json:"agentState,omitempty"`
 	AgentStateSource string `json:"agentStateSource,omitempty"`
 	Hook             string `json:"hook,omitempty"`
+	// Notify, Clients, Via and Quiet: a notified event's kind, how many
+	// attached clients were alerted, by which sequence each ("osc9,
+	// bell"), and how many were not because the human types into that
+	// worker's pane there (docs/agents.md §Notifications).
+	Notify  string `json:"notify,omitempty"`
+	Clients *int   `json:"clients,omitempty"`
+	Via     string `json:"via,omitempty"`
+	Quiet   int    `json:"quiet,omitempty"`
+	// PromptID, Prompt and Queued: a prompt-… event's prompt (its number
+	// in the worker's queue, its text cut to 200 bytes) and how many
+	// prompts are queued after it (docs/state.md §queue/<worker>.json).
+	PromptID int    `json:"promptId,omitempty"`
+	Prompt   string `json:"prompt,omitempty"`
+	Queued   int    `json:"queued,omitempty"`
 }

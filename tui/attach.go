@@ -79,6 +79,11 @@ func (m *Model) askLeave() tea.Cmd {
 		},
 		acts: m.keys.leave,
 	}
+	if g, ok := m.eng.(runGroups); ok {
+		// Over many runs (multirun.go) the stop is every run's.
+		m.confirm.lines[2] = keyOf(m.keys.leave, "stop the run") + fmt.Sprintf("  stop every run (%d): each worker is stopped gracefully (SIGTERM,", len(g.Groups()))
+		m.confirm.lines[4] = "   and rostra run --resume continues each run later."
+	}
 	return nil
 }
 

@@ -80,6 +80,8 @@ func (m *Model) overlayBox() []string {
 			c.drawn, c.drawnW = box(m.th, printable.String(c.title), strings.Join(lines, "\n"), w, hintLine(m.confirmKeys())), w
 		}
 		return c.drawn
+	case m.queueBox != nil:
+		return m.queueBoxLines()
 	case m.overlay == overlayNone:
 		return nil
 	case m.overlay == overlayFind:

@@ -41,6 +41,9 @@ func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 		cmd, _ := m.dispatch(m.confirmKeys(), k)
 		return cmd
 	}
+	if m.queueBox != nil {
+		return m.queueKey(k)
+	}
 	switch m.mode {
 	case modeInput:
 		cmd, _ := m.dispatch(m.keys.typing, k) // the keys rostra keeps while typing
@@ -227,6 +230,11 @@ func (m *Model) typeKey(k tea.Key) (changed bool) {
 	changed = !p.live() || p.bell
 	p.goLive()
 	p.touch()
+	if p.link != "" {
+		m.note = p.spec.ID + ": " + p.link + ": keys are not sent" // multirun.go
+		return true
+	}
+	m.alerts.typed(p.spec.ID, m.opts.Now())
 	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil && !kw.send(b) {
 		m.note = p.spec.ID + " is not reading its input: keys dropped"
 		return true
@@ -258,6 +266,8 @@ func (m *Model) suspend() tea.Cmd { return tea.Suspend }
 
 func (m *Model) onPaste(text string) tea.Cmd {
 	switch {
+	case m.queueBox != nil:
+		return m.queuePaste(text)
 	case m.mode == modeSearch:
 		var cmd tea.Cmd
 		m.searchInput, cmd = m.searchInput.Update(tea.PasteMsg{Content: text})
@@ -265,6 +275,7 @@ func (m *Model) onPaste(text string) tea.Cmd {
 	case m.mode == modeInput:
 		p := m.focused()
 		if kw := p.writer(); kw != nil && p.term != nil {
+			m.alerts.typed(p.spec.ID, m.opts.Now())
 			if !kw.send(vt.EncodePaste(text, p.term.Modes())) {
 				m.note = p.spec.ID + " is not reading its input: paste dropped"
 			}

@@ -55,6 +55,7 @@ type keyMap struct {
 	find    []act // the list of matches in every pane, before any other key
 	panel   []act // scroll the open panel (help or event log) before any other key
 	confirm []act // answer a confirmation dialog; every other key is ignored
+	queue   []act // the Q dialog's keys; every other key edits the prompt (queue.go)
 	leave   []act // answer q while workers run in an attached UI (attach.go)
 }
 
@@ -102,6 +103,7 @@ func keyMapFor(attached bool) keyMap {
 				do("later", 0, "its later attempt", (*Model).laterAttempt, ">", "."),
 				do("diff", 0, "its worktree's diff (again: back)", (*Model).toggleDiff, "D"),
 				do("merge", 0, "merge its branch (asks first)", (*Model).askMerge, "M"),
+				do("queue", 0, "queue a prompt for its agent's next turn", (*Model).openQueue, "Q"),
 			}},
 			{"Scroll and search", []act{
 				do("up", 0, "scroll back a line (or the wheel)", (*Model).lineUp, "up", "k"),
@@ -177,6 +179,11 @@ func keyMapFor(attached bool) keyMap {
 			do("yes", 1, "do it", (*Model).confirmYes, "y", "Y", "enter"),
 			do("no", 2, "do not", (*Model).confirmNo, "n", "N", "esc", "q", "ctrl+c"),
 		},
+		queue: []act{
+			do("queue", 1, "queue the prompt", (*Model).queueSubmit, "enter", "ctrl+s"),
+			do("new line", 2, "a new line in the prompt", (*Model).queueNewline, "alt+enter", "ctrl+j"),
+			do("cancel", 3, "close without queueing", (*Model).queueCancel, "esc"),
+		},
 		leave: leave,
 	}
 	for _, s := range km.normal {
@@ -194,6 +201,7 @@ func (km keyMap) sections() []keySection {
 		keySection{"Matches in every pane", km.find},
 		keySection{"Help and event log", km.panel},
 		keySection{"Dialogs", km.confirm},
+		keySection{"Queue a prompt (Q)", km.queue},
 	)
 	if km.leave != nil {
 		s = append(s, keySection{"Quitting while workers run", km.leave})
@@ -246,6 +254,7 @@ var keyNames = map[string]string{
 	"up": "↑", "down": "↓", "left": "←", "right": "→",
 	"shift+up": "Shift-↑", "shift+down": "Shift-↓",
 	"pgup": "PgUp", "pgdown": "PgDn", "home": "Home", "end": "End", "space": "Space",
+	"alt+enter": "Alt-Enter",
 }
 
 // keyLabel is how the help and the status bar write a key.

@@ -102,6 +102,7 @@ type Model struct {
 	panel       viewport.Model // the open panel's lines (dialog.go)
 	panelBox    []string       // the open panel as drawn; nil: draw it again
 	confirm     *confirmDialog
+	queueBox    *queueDialog    // the Q dialog (queue.go), or nil
 	searchInput textinput.Model // the query being typed after / or f
 	searchScope searchScope     // what the prompt searches
 	searchRegex bool            // the prompt takes a regular expression
@@ -127,6 +128,7 @@ type Model struct {
 	closed   chan struct{} // closed by Close: the program has ended
 	detached bool          // the human detached (attach.go)
 	blurred  bool          // the outer terminal lost the focus (tea.BlurMsg)
+	alerts   alerts        // what alerts this UI's terminal (notify.go)
 }
 
 // Messages.
@@ -192,7 +194,7 @@ func (m *Model) Interrupted() bool { return m.interrupted }
 // time later, and a claim then would take the ptys from a client used in
 // between.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors())
+	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors(), tea.RequestTerminalVersion)
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -303,6 +305,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		resized := msg.Width != m.width || msg.Height != m.height
 		m.width, m.height = msg.Width, msg.Height
 		m.fillPanel(false)
+		m.sizeQueueArea()
 		if resized && m.opts.Sizes != nil {
 			m.opts.Sizes.claim(m)
 		}
@@ -336,6 +339,14 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case detachMsg:
 		return m.detach()
+	case tea.EnvMsg:
+		m.alerts.env = msg
+		return nil
+	case tea.TerminalVersionMsg:
+		m.alerts.version = msg.Name
+		return nil
+	case notifyMsg:
+		return m.onNotify(msg)
 	case takeSizesMsg:
 		if m.opts.Sizes != nil && m.opts.Sizes.vacant() {
 			return m.claimSizes()
@@ -430,6 +441,8 @@ func (m *Model) refresh() {
 		p.setHandle(h, n, now)
 		p.observe(now)
 	}
+	m.readLinks()
+	m.refreshQueues()
 	if m.mode == modeInput && !m.focused().typeable() {
 		m.mode = modeNormal
 		m.note = m.focused().spec.ID + " has ended: keys are no longer sent to it"

@@ -51,10 +51,16 @@ type pane struct {
 
 	diff diffView // an isolated worker's diff, shown over its screen (D)
 
+	// link is what the pane's run's link says while it is not up ("link
+	// lost · reconnecting (3 s)"), from an engine over many runs
+	// (multirun.go); it stands in the title for the flag and the badge.
+	link string
+
 	lastGen    uint64
 	lastChange time.Time
 	bellSeen   int64
 	bell       bool
+	queued     int // prompts waiting for its agent (queue.go)
 
 	cache bodyCache
 }
@@ -240,6 +246,9 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 		// The agent's state, with its evidence, stands for the flag.
 		attn, attnShort, attnColour, agentBadge = " "+long, " "+short, agentColour, true
 	}
+	if p.link != "" {
+		attn, attnShort, attnColour, agentBadge = " ⚠ "+p.link+" ", " ⚠", c.th.warn, false
+	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)
 	title, whole := p.title(d, status, c.now, room-ansi.StringWidth(attn))
@@ -252,7 +261,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 			}
 		}
 	}
-	if !whole && attn != "" {
+	if !whole && attn != "" && (p.link == "" || room-ansi.StringWidth(attn) < linkTitleMin) {
 		// The flag alone says the pane wants the human (the status bar
 		// counts why); the id and the badges need the room.
 		attn = fitText(attnShort, room)
@@ -329,6 +338,9 @@ func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room
 		id += "@" + printable.String(p.spec.Host)
 	}
 	status = printable.String(status)
+	if p.queued > 0 && p.view == 0 {
+		status += " · " + strconv.Itoa(p.queued) + " queued"
+	}
 	candidates := [][]string{
 		{id, role, prov, surface, "attempt " + kmax + manual, status, took},
 		{id, role, surface, "attempt " + kmax + manual, status, took},

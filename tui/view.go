@@ -318,6 +318,9 @@ func (m *Model) barCounts() (long, short string) {
 			shorts = append(shorts, paint(m.th.statusColour(s), statusGlyph(s)+n))
 		}
 	}
+	if gl, gs, ok := m.groupCounts(); ok {
+		longs, shorts = []string{gl}, []string{gs} // run by run (multirun.go)
+	}
 	now := m.opts.Now()
 	attn := 0
 	for _, p := range m.panes {

@@ -34,6 +34,15 @@ type RepoState struct {
 	refs  map[string]string // every ref of the repository -> its object
 	head  string            // the worktree's HEAD: "ref: <ref>" or a commit
 	files map[string]string // guarded files (repoFiles) -> digest
+	own   string            // the key in files of the worktree's own config.worktree
+
+	// Sandboxed says the attempt's processes ran in the kernel's sandbox
+	// (docs/sandbox.md), which lets them write, of the repository, their
+	// worktree, its own git folder, the object store and their run's
+	// branch folder only: a ref or a shared .git file changed elsewhere
+	// was changed by someone else (the user's fetch, commit or config)
+	// and is neither put back nor charged to the attempt.
+	Sandboxed bool
 }
 
 // SnapshotRepo reads the repository's refs, the worktree's HEAD and its
@@ -51,7 +60,11 @@ func (w Worktree) SnapshotRepo() (*RepoState, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &RepoState{refs: refs, head: head, files: files}, nil
+	own, err := gitDirOf(w.Path, "--git-dir")
+	if err != nil {
+		return nil, err
+	}
+	return &RepoState{refs: refs, head: head, files: files, own: displayPath(w.Repo, filepath.Join(own, "config.worktree"))}, nil
 }
 
 // listRefs is every ref of repo (for-each-ref: branches, tags, remotes,
@@ -314,6 +327,9 @@ func (w Worktree) CheckRepo(before *RepoState, n int) RepoFindings {
 		if ref == workspaceBranch && now != "" && w.workspaceFollowed(old, now) {
 			continue
 		}
+		if before.Sandboxed && ref != w.ref() {
+			continue // the kernel kept the agent out of it
+		}
 		var what string
 		switch {
 		case old == "":
@@ -341,6 +357,11 @@ func (w Worktree) CheckRepo(before *RepoState, n int) RepoFindings {
 		return f
 	}
 	f.files = changedFiles(before.files, files)
+	if before.Sandboxed {
+		// Of the guarded files, only the worktree's own config.worktree
+		// was the agent's to write.
+		f.files = slices.DeleteFunc(f.files, func(p string) bool { return p != before.own })
+	}
 	return f
 }
 

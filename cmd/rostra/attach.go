@@ -19,13 +19,26 @@ import (
 	"github.com/rostra-dev/rostra/server"
 )
 
-const attachUsage = `usage: rostra attach [--run PATH] [PATH]
+const attachUsage = `usage: rostra attach [--run PATH] [PATH...]
 
 Shows the UI of the run whose server runs for PATH (a run file or a state
-dir; default ./rostra.yaml). d detaches again; the run goes on.
+dir, or an ssh:// address; default ./rostra.yaml). d detaches again; the
+run goes on. Given more than one PATH, shows every run's workers in one
+UI, each pane's title led by its run (docs/remote.md).
 `
 
 func runAttach(args []string, stdout, stderr io.Writer) int {
+	c := newControlCmd("attach", attachUsage, stderr)
+	rest, code, ok := c.parseFlags(args)
+	if !ok {
+		return code
+	}
+	if refs := append(nonEmpty(*c.runFlag), rest...); len(refs) > 1 {
+		if !themeEnvOK("attach", stderr) {
+			return 2
+		}
+		return attachMany(refs, stdout, stderr) // attachmany.go
+	}
 	run, code, ok := newControlCmd("attach", attachUsage, stderr).parseRun(args)
 	if !ok {
 		return code
@@ -53,7 +66,7 @@ func runAttach(args []string, stdout, stderr io.Writer) int {
 
 // attach relays this terminal to run's server and says how it ended.
 func attach(run runRef, stderr io.Writer) int {
-	bye, err := server.Attach(run.stateDir, os.Stdin, os.Stdout, os.Environ())
+	bye, err := server.Attach(run.stateDir, os.Stdin, os.Stdout, notifyEnviron(os.Environ()))
 	switch {
 	case errors.Is(err, server.ErrNoServer):
 		fmt.Fprintf(stderr, "rostra attach: %v\n%s", err, run.noServerHint())
@@ -90,4 +103,12 @@ func attach(run runRef, stderr io.Writer) int {
 		return 1
 	}
 	return bye.Code
+}
+
+// nonEmpty is s as a list: none when it is empty.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
 }

@@ -196,19 +196,36 @@ func request(name, usage, op string, onWorker bool, args []string, stdout, stder
 	return c.do(r, req, stdout)
 }
 
-const sendUsage = `usage: rostra send [--run PATH] [--enter] WORKER TEXT...
+const sendUsage = `usage: rostra send [--run PATH] [--enter | --queue] WORKER TEXT...
 
 Types TEXT (the words joined by spaces) into WORKER's pane, as a paste:
 bracketed when the program in it enabled bracketed paste, newlines as
 Enter. --enter presses Enter after it.
+
+--queue queues TEXT for WORKER's agent instead: it is typed, with Enter,
+the next time the agent waits for input (never while it works or asks for
+a permission), one queued prompt per turn, in order. rostra queue lists
+and edits the queue. A worker that runs no known agent has no queue.
 `
 
 func runSend(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("send", sendUsage, stderr)
 	enter := c.fs.Bool("enter", false, "press Enter after the text")
+	queue := c.fs.Bool("queue", false, "queue the text for the agent's next wait for input")
 	rest, code, ok := c.parse(args, -1)
 	if !ok {
 		return code
+	}
+	if *queue {
+		if *enter || len(rest) < 2 {
+			fmt.Fprintf(stderr, "rostra send --queue: give WORKER and TEXT (a queued prompt is always followed by Enter; --enter is for typing now)\n%s", sendUsage)
+			return 2
+		}
+		r, code, ok := c.run()
+		if !ok {
+			return code
+		}
+		return c.do(r, server.Request{Op: server.OpSend, Queue: true, Worker: rest[0], Text: strings.Join(rest[1:], " ")}, stdout)
 	}
 	if len(rest) < 2 && !*enter {
 		fmt.Fprintf(stderr, "rostra send: nothing to send to %s: give TEXT, or --enter\n%s", rest[0], sendUsage)

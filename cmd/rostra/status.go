@@ -13,6 +13,7 @@ import (
 	"io"
 	"io/fs"
 	"slices"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -98,7 +99,26 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	tw.Flush()
 	printWorktrees(stdout, st)
+	if !r.remote {
+		printQueued(stdout, r.stateDir)
+	}
 	return 0
+}
+
+// printQueued says how many prompts wait in each worker's queue
+// (docs/agents.md §A queue of prompts), as the queue files hold them: the
+// engine saves a queue before it answers the request that changed it.
+func printQueued(w io.Writer, stateDir string) {
+	qs, _ := statedir.ReadQueues(stateDir)
+	if len(qs) == 0 {
+		return
+	}
+	ids := make([]string, 0, len(qs))
+	for id, q := range qs {
+		ids = append(ids, fmt.Sprintf("%s %d", printable.String(id), len(q.Prompts)))
+	}
+	sort.Strings(ids)
+	fmt.Fprintf(w, "\nqueued prompts: %s (rostra queue lists them)\n", strings.Join(ids, ", "))
 }
 
 // sandboxCell is what an attempt ran with: writes, none, or none with why

@@ -169,3 +169,6 @@ func toExit(e panes.Exit) engine.ExitStatus {
 	}
 	return st
 }
+
+// A pane types a worker's queued prompts (docs/agents.md §A queue of prompts).
+var _ engine.LineTyper = ptyHandle{}

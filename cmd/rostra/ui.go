@@ -116,7 +116,8 @@ func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 		return m.Filter(mod, msg)
 	}
 	p = tea.NewProgram(withTestPanicKey(m), append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS), tea.WithRenderOnChange(),
-		tea.WithFilter(filter))...)
+		tea.WithEnvironment(notifyEnviron(os.Environ())), tea.WithFilter(filter))...)
+	eng.SetAnnouncer(directAnnouncer(p))
 	go func() {
 		for range tstp {
 			p.Send(tea.Suspend())

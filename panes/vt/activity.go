@@ -61,3 +61,7 @@ func (a *Activity) poke() {
 		}
 	}
 }
+
+// Wake wakes every listener as a Write would: for a UI whose screens
+// change without a Write (a run's link dropping, its countdown).
+func (a *Activity) Wake() { a.poke() }

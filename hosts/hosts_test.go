@@ -21,9 +21,9 @@ import (
 func TestTransportCommands(t *testing.T) {
 	t.Setenv("ROSTRA_SSH", "ip netns exec ns1 ssh -F /cfg")
 	ssh := NewTransport(runfile.HostSpec{Name: "box", SSH: "me@box", Port: "2222"})
-	assert.Equal(t, []string{"ip", "netns", "exec", "ns1", "ssh", "-F", "/cfg", "-o", "BatchMode=yes", "-p", "2222", "--", "me@box", "echo hi"}, ssh.Command("echo hi").Args)
+	assert.Equal(t, []string{"ip", "netns", "exec", "ns1", "ssh", "-F", "/cfg", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-p", "2222", "--", "me@box", "echo hi"}, ssh.Command("echo hi").Args)
 	cmd, variant, url := ssh.GitSSH("/srv/proj")
-	assert.Equal(t, "ip netns exec ns1 ssh -F /cfg -o BatchMode=yes -p 2222", cmd)
+	assert.Equal(t, "ip netns exec ns1 ssh -F /cfg -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3 -p 2222", cmd)
 	assert.Equal(t, "ssh", variant)
 	assert.Equal(t, "ssh://me@box/srv/proj", url)
 

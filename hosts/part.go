@@ -112,6 +112,14 @@ func (ps *Parts) Stop(reason string) {
 	if !ps.ran.Load() {
 		return // never run: nothing was started
 	}
+	for _, p := range ps.parts {
+		// A follower waiting on a link that is down would hold the stop.
+		p.mu.Lock()
+		if p.conn != nil {
+			go p.conn.Close()
+		}
+		p.mu.Unlock()
+	}
 	var wg sync.WaitGroup
 	for _, p := range ps.parts {
 		wg.Add(1)
@@ -172,6 +180,7 @@ type part struct {
 	started               chan struct{} // closed once the start has succeeded or given up
 
 	mu       sync.Mutex
+	conn     *server.Conn      // the follower's connection, closed by a stop that finds it waiting
 	fetched  map[string]string // worker: the last commit brought home
 	followed map[string]int    // worker: the attempt whose pane is followed
 	lastRows map[string]statedir.WorkerRow
@@ -272,6 +281,9 @@ func (p *part) start() error {
 	base, err := local.Line("rev-parse", "--verify", "-q", "HEAD^{commit}")
 	if err != nil || base == "" {
 		return fmt.Errorf("the repository %s has no commit yet; workers on other hosts start from HEAD: commit something first", top)
+	}
+	if out, err := local.Run("status", "--porcelain", "--untracked-files=no"); err == nil && len(strings.TrimSpace(string(out))) > 0 {
+		p.logf("the workspace here has uncommitted changes: the part there starts from the base commit %s without them", statedir.ShortCommit(base))
 	}
 	rel, err := filepath.Rel(runfile.Resolved(top), runfile.Resolved(plan.Workspace))
 	if err != nil {
@@ -388,6 +400,13 @@ func (p *part) follow() {
 			p.logf("its link is back")
 			lost = false
 		}
+		p.mu.Lock()
+		p.conn = c
+		p.mu.Unlock()
+		if p.stopping() {
+			c.Close()
+			return
+		}
 		for !p.stopping() {
 			rep, err := c.Do(server.Request{Op: server.OpStatus})
 			if err != nil || rep.State == nil {
@@ -401,6 +420,9 @@ func (p *part) follow() {
 				break
 			}
 		}
+		p.mu.Lock()
+		p.conn = nil
+		p.mu.Unlock()
 		c.Close()
 	}
 }

@@ -45,7 +45,9 @@ func NewTransport(h runfile.HostSpec) Transport {
 	if len(args) == 0 {
 		args = []string{"ssh"}
 	}
-	args = append(args, "-o", "BatchMode=yes")
+	// A host gone silent is known within 15 s rather than TCP's minutes;
+	// a shorter cut is waited out on the same connection.
+	args = append(args, "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3")
 	if h.Port != "" {
 		args = append(args, "-p", h.Port)
 	}

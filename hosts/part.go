@@ -531,7 +531,13 @@ func (p *part) stopPart(reason string) {
 	}
 	c, err := p.dial()
 	if err != nil {
-		p.readFiles()
+		if !p.readFiles() {
+			how := "rostra stop --run " + p.state + " there"
+			if p.t.ssh {
+				how = "rostra stop --run ssh://" + p.t.Host.SSH + p.state
+			}
+			p.logf("its part could not be reached to stop it (%v): it goes on there; %s stops it", err, how)
+		}
 		return
 	}
 	done := make(chan struct{})

@@ -1,129 +1,103 @@
-// pane.go shows a remote worker's pane here: its running attempt's
-// output, followed on the host with `rostra logs -f --raw` through the
-// transport, written into a terminal of this process that the local grid
-// draws as any pane (it is the attempt's engine.Handle, its Screen the
-// terminal). Keys are not sent to it from here: `rostra send` reaches the
-// part's server for that.
+// pane.go shows a remote worker's pane here: the part's server is
+// joined in view mode through the host's transport and the bridge
+// (server.Multi, one link per part, dialled again when it drops), which
+// paints an emulator here from the changed rows of each pane there; that
+// emulator's handle is the attempt's engine.Handle here, so the local
+// grid draws it as any pane, and keys typed into it and its size go back
+// over the same link to the pty there.
 package hosts
 
 import (
-	"errors"
-	"io"
-	"os/exec"
-	"sync"
-	"sync/atomic"
-	"syscall"
-
 	"github.com/rostra-dev/rostra/engine"
-	"github.com/rostra-dev/rostra/panes/vt"
-	"github.com/rostra-dev/rostra/runfile"
+	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/statedir"
 )
 
-// Remote panes are drawn at the size a detached part gives its panes
-// when no terminal says otherwise.
-const paneCols, paneRows = 120, 40
-
-// remotePane is a remote attempt's pane.
-type remotePane struct {
-	term   *vt.Terminal
-	cmd    *exec.Cmd
-	done   chan struct{}
-	pid    int
-	bytes  atomic.Int64
-	mu     sync.Mutex
-	notify func()
+// paneView is the view link of one part and the handles it gave.
+type paneView struct {
+	multi  *server.Multi
+	prefix string                   // the workers' prefix in the view: "<host>:<run>"
+	given  map[string]engine.Handle // worker: the handle mirrored
+	stop   func()                   // ends the relay of its activity
 }
 
-// followPane follows the latest attempt of a worker while it runs, once
-// per attempt (a wrapper's output is shown in its pane too).
-func (p *part) followPane(spec *runfile.WorkerSpec, disp []statedir.DispatchRow) {
-	if len(disp) == 0 {
-		return
-	}
-	last := disp[len(disp)-1]
-	if last.EndedAt != nil || last.Surface == "" || p.stopping() {
-		return
-	}
+// openView joins the part's server in view mode, once it is up; false
+// while it cannot (the next tick tries again).
+func (p *part) openView() *paneView {
 	p.mu.Lock()
-	if p.followed[spec.ID] == last.Attempt {
-		p.mu.Unlock()
-		return
-	}
-	p.followed[spec.ID] = last.Attempt
+	v := p.view
 	p.mu.Unlock()
-	rp := &remotePane{
-		term: vt.New(paneCols, paneRows, vt.Options{Activity: p.ps.opts.Activity}),
-		done: make(chan struct{}),
-		pid:  last.Pid,
+	if v != nil || p.state == "" || p.stopping() {
+		return v
 	}
-	rp.cmd = p.t.Command(rostraScript("logs", "-f", "--raw", "--run", Quote(p.state), Quote(spec.ID)))
-	out, err := rp.cmd.StdoutPipe()
-	if err == nil {
-		err = rp.cmd.Start()
-	}
+	m, err := server.OpenMulti([]server.RunAddr{{Ref: p.state, Host: p.name, Dial: func() (server.Stream, error) {
+		return p.t.Stream(rostraScript("__bridge", "--run", Quote(p.state)))
+	}}})
 	if err != nil {
-		p.logf("follow %s's pane: %v", spec.ID, err)
-		return
+		return nil
 	}
-	p.mu.Lock()
-	p.panes = append(p.panes, rp)
-	p.mu.Unlock()
-	go rp.feed(out)
-	p.m.MirrorHandle(spec.ID, rp, last.Attempt)
-}
-
-func (rp *remotePane) feed(out io.Reader) {
-	defer close(rp.done)
-	buf := make([]byte, 32<<10)
-	for {
-		n, err := out.Read(buf)
-		if n > 0 {
-			_, _ = rp.term.Write(buf[:n])
-			rp.bytes.Add(int64(n))
-			rp.mu.Lock()
-			f := rp.notify
-			rp.notify = nil
-			rp.mu.Unlock()
-			if f != nil {
-				f()
+	pv := &paneView{multi: m, prefix: p.name + ":" + p.ps.plan.Name, given: map[string]engine.Handle{}}
+	// The view's emulators wake its own activity; the local UIs listen
+	// on the run's.
+	wake, stop := m.Activity().Listen()
+	done := make(chan struct{})
+	pv.stop = func() { stop(); close(done) }
+	go func() {
+		for {
+			select {
+			case <-wake:
+				if a := p.ps.opts.Activity; a != nil {
+					a.Wake()
+				}
+			case <-done:
+				return
 			}
 		}
-		if err != nil {
-			_ = rp.cmd.Wait()
-			return
+	}()
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		pv.close()
+		return nil
+	}
+	p.view = pv
+	p.mu.Unlock()
+	return pv
+}
+
+// followPanes mirrors, for each worker of the part, the handle of the
+// attempt its view shows.
+func (p *part) followPanes(rows []statedir.WorkerRow) {
+	v := p.openView()
+	if v == nil {
+		return
+	}
+	for _, wr := range rows {
+		if p.spec(wr.WorkerID) == nil {
+			continue
 		}
+		h, n := v.multi.Handle(v.prefix + "/" + wr.WorkerID)
+		if h == nil || v.given[wr.WorkerID] == h {
+			continue
+		}
+		v.given[wr.WorkerID] = h
+		p.m.MirrorHandle(wr.WorkerID, h, n)
 	}
 }
 
-// closePanes ends the followers of a part that stopped.
+func (v *paneView) close() {
+	v.multi.Close()
+	v.stop()
+}
+
+// closePanes ends the view of a part that stopped.
 func (p *part) closePanes() {
 	p.mu.Lock()
-	panes := p.panes
-	p.panes = nil
+	v := p.view
+	p.view = nil
+	p.closed = true
 	p.mu.Unlock()
-	for _, rp := range panes {
-		_ = rp.Close()
+	if v != nil {
+		v.close()
 	}
-}
-
-var errRemote = errors.New("the attempt runs on another host: rostra cancel or rostra stop reach it there")
-
-func (rp *remotePane) Screen() vt.Screen           { return rp.term }
-func (rp *remotePane) Pid() int                    { return rp.pid }
-func (rp *remotePane) Done() <-chan struct{}       { return rp.done }
-func (rp *remotePane) Exit() engine.ExitStatus     { return engine.ExitStatus{} }
-func (rp *remotePane) Signal(syscall.Signal) error { return errRemote }
-func (rp *remotePane) OutputBytes() int64          { return rp.bytes.Load() }
-func (rp *remotePane) Lingering() bool             { return false }
-func (rp *remotePane) Containment() string         { return "" }
-func (rp *remotePane) NotifyOutput(f func())       { rp.mu.Lock(); rp.notify = f; rp.mu.Unlock() }
-
-// Close ends the follower (the attempt there goes on).
-func (rp *remotePane) Close() error {
-	if rp.cmd.Process != nil {
-		_ = rp.cmd.Process.Kill()
-	}
-	<-rp.done
-	return nil
 }

@@ -15,9 +15,9 @@
 // Then the part's server is asked for its rows over the bridge every
 // pollEvery; each of its workers' rows and dispatch rows is copied into
 // the engine (engine.Mirror) as it changes, once an attempt's commit has
-// been fetched home as rostra/<run>/<worker>. A running attempt on a pane
-// is followed (`rostra logs -f --raw` there) into a terminal here, which
-// the local grid draws. A link that drops is dialled again every second;
+// been fetched home as rostra/<run>/<worker>. The panes come through a
+// view link of the part's (pane.go), which the local grid draws and
+// types into. A link that drops is dialled again every second;
 // the part goes on meanwhile, and the next answer catches the rows up.
 package hosts
 
@@ -81,7 +81,7 @@ func New(plan *runfile.Plan, opts Options) *Parts {
 	}
 	ps := &Parts{plan: plan, opts: opts, stop: make(chan struct{})}
 	for _, n := range names {
-		p := &part{ps: ps, name: n, t: NewTransport(plan.Hosts[n]), fetched: map[string]string{}, followed: map[string]int{}, started: make(chan struct{})}
+		p := &part{ps: ps, name: n, t: NewTransport(plan.Hosts[n]), fetched: map[string]string{}, started: make(chan struct{})}
 		for i := range plan.Workers {
 			if plan.Workers[i].Host == n {
 				p.workers = append(p.workers, &plan.Workers[i])
@@ -182,10 +182,10 @@ type part struct {
 	mu       sync.Mutex
 	conn     *server.Conn      // the follower's connection, closed by a stop that finds it waiting
 	fetched  map[string]string // worker: the last commit brought home
-	followed map[string]int    // worker: the attempt whose pane is followed
 	lastRows map[string]statedir.WorkerRow
 	lastDisp map[string][]statedir.DispatchRow
-	panes    []*remotePane
+	view     *paneView // the part's view link, once it is up (pane.go)
+	closed   bool      // the part was stopped: no view is opened any more
 }
 
 func (p *part) logf(format string, args ...any) {
@@ -477,7 +477,9 @@ func (p *part) mirror(st *statedir.TeamState) bool {
 		if !same {
 			p.m.MirrorRow(row, disp)
 		}
-		p.followPane(spec, disp)
+	}
+	if !partOver {
+		p.followPanes(st.Workers)
 	}
 	return partOver && !held
 }

@@ -366,7 +366,7 @@ workers:
   - { id: here, provider: shell, prompt: "echo mark-here; sleep 120" }
   - { id: on-a, provider: shell, host: a, isolation: worktree, prompt: "echo mark-on-a; sleep 120" }
   - { id: also-a, provider: shell, host: a, prompt: "echo mark-also-a; sleep 120" }
-  - { id: on-b, provider: shell, host: b, prompt: "echo mark-on-b; sleep 120" }
+  - { id: on-b, provider: shell, host: b, prompt: "echo mark-on-b; exec cat" }
   - { id: wrapped, provider: shell, host: b, surfaces: [wrapper], prompt: "echo mark-wrapped; sleep 120" }
 `
 
@@ -391,6 +391,18 @@ func TestHostsGridInTmuxShowsEveryPane(t *testing.T) {
 	for _, title := range []string{"here · shell", "on-a@a · ", "also-a@a · shell", "on-b@b · shell", "wrapped@b · shell"} {
 		assert.Contains(t, screen, title, "each pane's title names its host")
 	}
+
+	// What is typed into a remote pane here reaches its pty there (cat
+	// echoes it), and the pane here shows it.
+	send := runBinEnv(t, ws, env, "send", "--enter", "--run", runFile, "on-b", "typed-from-here")
+	require.Equal(t, 0, send.code, "send: %s%s", send.stdout, send.stderr)
+	require.Eventually(t, func() bool { return strings.Count(s.screen(), "typed-from-here") == 2 }, 20*time.Second, 20*time.Millisecond,
+		"the line and cat's copy in the pane here: %s", s.screen())
+	s.keys("Tab", "Tab", "Tab", "i")
+	s.keys("-l", "keys-from-here")
+	s.keys("Enter", "C-]")
+	require.Eventually(t, func() bool { return strings.Count(s.screen(), "keys-from-here") == 2 }, 20*time.Second, 20*time.Millisecond,
+		"keys typed into the focused remote pane: %s", s.screen())
 
 	// Quitting the UI and stopping the run stops the parts with it.
 	s.keys("q")

@@ -52,6 +52,9 @@ type Options struct {
 	// `rostra hook` an agent's hooks run (agentstate.go); "": attempts
 	// are given no hooks.
 	HookCommand string
+	// Parts runs the workers placed on other hosts (parts.go); nil when
+	// the plan has none.
+	Parts Parts
 }
 
 // Errors of the manual controls.
@@ -114,7 +117,12 @@ type Engine struct {
 	// commitsDue counts settled attempts whose work is being committed on
 	// their worktree's branch: the run is not finished before they are.
 	commitsDue int
-	queueView  map[string][]statedir.QueuedPrompt // the queues as readers see them (queue.go); replaced, never changed
+	// The remote workers' mirrored dispatch rows (their indexes in
+	// st.Dispatches, in attempt order) and panes (parts.go).
+	remoteDisp    map[string][]int
+	remoteHandles map[string]viewHandle
+	partsStopping bool
+	queueView     map[string][]statedir.QueuedPrompt // the queues as readers see them (queue.go); replaced, never changed
 }
 
 type workerRT struct {
@@ -256,6 +264,7 @@ func (e *Engine) Start() error {
 			Status:     statedir.StatusPending,
 			ResultPath: spec.Completion.Result,
 			Command:    spec.Command,
+			Host:       spec.Host,
 		}
 		w := &workerRT{spec: spec, idx: i, roster: runfile.AttemptPlan{Workspace: e.plan.WorkspaceOf(spec)}}
 		if first, err := e.plan.Expand(spec, 1); err == nil {
@@ -276,7 +285,7 @@ func (e *Engine) Start() error {
 				}
 			}
 		}
-		if spec.Isolated() {
+		if spec.Isolated() && !spec.Remote() {
 			w.iso = e.newIsoRT(spec)
 			row.Isolation, row.Worktree, row.Branch, row.BaseCommit = runfile.IsolationWorktree, spec.Worktree, spec.Branch, w.iso.wt.Base
 			row.WorktreeOutcome = ""
@@ -288,6 +297,7 @@ func (e *Engine) Start() error {
 	if prev != nil {
 		e.planResumes(prev)
 	}
+	e.indexRemoteDispatches()
 	if err := writeGitignore(e.plan); err != nil {
 		return err
 	}
@@ -321,11 +331,12 @@ func (e *Engine) Start() error {
 		e.emit(statedir.Event{Type: statedir.EventRunStarted, Pid: os.Getpid()})
 		e.announceIsolation()
 		for _, w := range e.workers {
-			if e.st.Workers[w.idx].Status == statedir.StatusCompleted {
+			if e.st.Workers[w.idx].Status == statedir.StatusCompleted || w.spec.Remote() {
 				continue
 			}
 			e.startAttempt(w, false)
 		}
+		e.startParts()
 		e.checkFinished()
 	})
 	return nil
@@ -1328,6 +1339,9 @@ func (e *Engine) Finished() <-chan struct{} { return e.finished }
 // is cancelled first; a pending automatic retry is replaced. Asking again
 // while the cancel is under way still yields one new attempt.
 func (e *Engine) Retry(worker string) error {
+	if e.remoteControl(worker) {
+		return e.opts.Parts.Control("retry", worker)
+	}
 	var err error
 	e.do(func() {
 		w := e.byID[worker]
@@ -1367,6 +1381,9 @@ func (e *Engine) Retry(worker string) error {
 
 // Cancel stops a worker's running attempt, or its pending retry.
 func (e *Engine) Cancel(worker string) error {
+	if e.remoteControl(worker) {
+		return e.opts.Parts.Control("cancel", worker)
+	}
 	var err error
 	e.do(func() {
 		w := e.byID[worker]
@@ -1440,6 +1457,7 @@ func (e *Engine) shutdown() error {
 
 func (e *Engine) beginShutdown(reason string) {
 	e.shuttingDown = true
+	e.stopParts(reason)
 	for _, w := range e.workers {
 		if w.backoff != nil {
 			w.backoff.Stop()

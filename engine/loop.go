@@ -137,6 +137,9 @@ func (e *Engine) publish() {
 			v.handles[w.spec.ID] = viewHandle{w.cur.handle, w.cur.plan.Attempt}
 		}
 	}
+	for id, h := range e.remoteHandles {
+		v.handles[id] = h
+	}
 	for _, wr := range e.st.Workers {
 		if wr.Status != statedir.StatusCompleted {
 			v.exitCode = 1

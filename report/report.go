@@ -237,10 +237,21 @@ func (t *reportTally) writeWorkers(p printer) {
 		p("No workers.\n\n")
 		return
 	}
-	p("| Worker | Role | Provider | Status | Attempts | Reason |\n")
-	p("|---|---|---|---|---|---|\n")
+	// A run over other hosts names each worker's (docs/remote.md §One roster over many hosts).
+	hosts := slices.ContainsFunc(t.st.Workers, func(w statedir.WorkerRow) bool { return w.Host != "" })
+	if hosts {
+		p("| Worker | Host | Role | Provider | Status | Attempts | Reason |\n")
+		p("|---|---|---|---|---|---|---|\n")
+	} else {
+		p("| Worker | Role | Provider | Status | Attempts | Reason |\n")
+		p("|---|---|---|---|---|---|\n")
+	}
 	for _, w := range t.st.Workers {
-		p("| %s | %s | %s | %s | %d | %s |\n", reportCell(w.WorkerID), reportCell(w.Role), reportCell(w.Provider),
+		host := ""
+		if hosts {
+			host = " " + reportCell(reportOr(w.Host, runfile.LocalHost)) + " |"
+		}
+		p("| %s |%s %s | %s | %s | %d | %s |\n", reportCell(w.WorkerID), host, reportCell(w.Role), reportCell(w.Provider),
 			reportCell(w.Status), w.Attempts, reportCell(reportOr(w.Reason, "—")))
 	}
 	p("\n")

@@ -79,6 +79,9 @@ type Plan struct {
 	SSH            *UISSH // ui.ssh; nil: no SSH server
 	Providers      map[string]Provider
 	Workers        []WorkerSpec
+	// Hosts are the other machines workers may be placed on (hosts.go);
+	// nil when the run file names none.
+	Hosts map[string]HostSpec
 }
 
 // Provider is one CLI the run can drive.
@@ -156,6 +159,9 @@ type WorkerSpec struct {
 	SandboxWrites   []string
 	SandboxFallback string
 	SandboxAt       Problem
+	// Host is the host the worker runs on (a key of Plan.Hosts); "" is
+	// this machine.
+	Host string
 }
 
 // Worker returns the spec with the given id.
@@ -171,9 +177,10 @@ func (p *Plan) Worker(id string) (*WorkerSpec, bool) {
 // Isolated reports whether the worker runs in a worktree of its own.
 func (w *WorkerSpec) Isolated() bool { return w.Isolation == IsolationWorktree }
 
-// HasIsolated reports whether any worker of the plan has a worktree of its own.
+// HasIsolated reports whether any worker of the plan has a worktree of its
+// own here (a worker on another host has its worktree there).
 func (p *Plan) HasIsolated() bool {
-	return slices.ContainsFunc(p.Workers, func(w WorkerSpec) bool { return w.Isolated() })
+	return slices.ContainsFunc(p.Workers, func(w WorkerSpec) bool { return w.Isolated() && !w.Remote() })
 }
 
 // WorkspaceOf is where w runs and its files are looked for: its place in
@@ -204,6 +211,11 @@ func (p *Plan) PlaceWorktrees(root, rel string) {
 	for i := range p.Workers {
 		w := &p.Workers[i]
 		if !w.Isolated() || w.ID == "" {
+			continue
+		}
+		if w.Remote() {
+			// Its worktree is on its host; its branch comes here.
+			w.Branch = WorktreeBranch(p.Name, w.ID)
 			continue
 		}
 		w.Worktree = WorktreePath(p.StateDir, w.ID)

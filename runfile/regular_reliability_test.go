@@ -70,7 +70,7 @@ func TestLoadAcceptsAUTF8ByteOrderMark(t *testing.T) {
 	p, _ := loadOK(t, "\ufeffversion: 1\nname: bom\nworkers: [{id: a, command: [x]}]\n")
 	assert.Equal(t, "bom", p.Name)
 	ps := loadProblems(t, t.TempDir(), "\ufeffversoin: 1\nname: bom\nworkers: [{id: a, command: [x]}]\n")
-	assert.Equal(t, []string{`: unknown key "versoin" (did you mean "version"?); allowed keys: version, name, workspace, state_dir, panes, ui, notify, providers, defaults, workers (or an x- key for anchors)`,
+	assert.Equal(t, []string{`: unknown key "versoin" (did you mean "version"?); allowed keys: version, name, workspace, state_dir, panes, ui, notify, providers, defaults, workers, hosts (or an x- key for anchors)`,
 		": version is missing; add version: 1"}, messages(ps))
 	assert.Equal(t, 1, ps[0].Line)
 	assert.Equal(t, 1, ps[0].Col)

@@ -68,16 +68,16 @@ func Load(path string) (*Plan, error) {
 var (
 	namePattern = regexp.MustCompile(`^[a-z0-9._-]{1,64}$`)
 
-	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "notify", "providers", "defaults", "workers"}
+	runKeys      = []string{"version", "name", "workspace", "state_dir", "panes", "ui", "notify", "providers", "defaults", "workers", "hosts"}
 	panesKeys    = []string{"max"}
 	uiKeys       = []string{"theme", "ssh"}
 	providerKeys = []string{"command", "no_result_exit_code", "delivery", "sandbox_required", "agent", "resume"}
-	defaultsKeys = append([]string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation"},
+	defaultsKeys = append([]string{"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace", "attention_after", "isolation", "host"},
 		sandboxKeys...)
 	workerKeys = append([]string{
 		"id", "role", "provider", "prompt", "command", "cwd", "env", "completion", "writes",
 		"surfaces", "max_attempts", "timeout", "idle_timeout", "retry_backoff", "stop_grace",
-		"isolation", "retry_from",
+		"isolation", "retry_from", "host",
 	}, sandboxKeys...)
 	completionKeys = []string{"result", "aliases", "paths", "settle", "stable"}
 )
@@ -138,6 +138,8 @@ type runDefaults struct {
 	Isolation    string
 	isolationAt  val // where isolation was set; its n is nil when it was not
 	Sandbox      sandboxSettings
+	Host         string // "" for local
+	hostAt       val
 }
 
 // overrides applies the keys of m that set runDefaults to d.
@@ -148,6 +150,12 @@ func (l *loader) overrides(m map[string]val, d runDefaults) runDefaults {
 		} else {
 			d.Isolation, d.isolationAt = s, v
 		}
+	}
+	if s, v, ok := l.optStr(m, "host"); ok {
+		if s == LocalHost {
+			s = ""
+		}
+		d.Host, d.hostAt = s, v
 	}
 	if v, ok := m["surfaces"]; ok {
 		if s, ok := l.surfaces(v); ok {
@@ -251,6 +259,7 @@ func (l *loader) run(root val) *Plan {
 
 	l.notify(p, top)
 	p.Providers = l.providers(top)
+	hostAt := l.hosts(p, top)
 
 	d := runDefaults{
 		Surfaces:     DefaultSurfaces,
@@ -271,6 +280,7 @@ func (l *loader) run(root val) *Plan {
 
 	l.workers(p, top, root, d, wsRoot)
 	l.worktrees(p)
+	l.checkPlacement(p, hostAt, l.hostAt)
 	return p
 }
 
@@ -555,6 +565,7 @@ type workerNodes struct {
 	writes      []val
 	cwd         val
 	isolation   val  // where its isolation was set (or its default)
+	host        val  // where its host was set (or the worker)
 	templates   bool // every template of the worker is well formed
 	unsupported bool // neither a provider of the run nor a command of its own
 }
@@ -606,6 +617,7 @@ func (l *loader) workers(p *Plan, top map[string]val, root val, d runDefaults, w
 		p.Workers = append(p.Workers, w)
 		nodes = append(nodes, wn)
 		l.isolationAt = append(l.isolationAt, wn.isolation)
+		l.hostAt = append(l.hostAt, wn.host)
 	}
 	if len(missing) > 0 {
 		l.unsupported(missing, p.Providers)
@@ -772,6 +784,10 @@ func (l *loader) worker(p *Plan, wv val, d runDefaults) (WorkerSpec, workerNodes
 
 	r := l.overrides(m, d)
 	w.Isolation = r.Isolation
+	w.Host, wn.host = r.Host, r.hostAt
+	if wn.host.n == nil {
+		wn.host = wn.at
+	}
 	wn.isolation = r.isolationAt
 	if wn.isolation.n == nil {
 		wn.isolation = wn.at

@@ -106,6 +106,7 @@ type loader struct {
 	// isolationAt is, per worker in roster order, where its isolation
 	// was written (the worker's id when it was not).
 	isolationAt []val
+	hostAt      []val  // per worker: where its host was set (or the worker)
 	home        string // $HOME, for ~/ in sandbox_writes
 }
 

@@ -403,6 +403,12 @@ func Control(stateDir string) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	return ControlOver(c)
+}
+
+// ControlOver opens a control connection on a stream already made (a
+// transport the caller started); it closes c when the server refuses.
+func ControlOver(c Stream) (*Conn, error) {
 	fr := NewFrameReader(bufio.NewReader(c))
 	bye, err := hello(c, fr, Hello{Rostra: ProtocolVersion, Mode: ModeControl})
 	if err != nil {

@@ -51,10 +51,12 @@ const (
 
 // RunAddr names one run of a Multi: Ref is its state dir or address (as
 // dialStream takes it), Host the machine's name for the titles ("" on
-// this machine).
+// this machine). Dial, when set, makes the connection instead (a host's
+// own transport to its bridge, docs/remote.md §One roster over many hosts).
 type RunAddr struct {
 	Ref  string
 	Host string
+	Dial func() (Stream, error)
 }
 
 // Multi is many runs as one engine for the UI (tui.Engine and
@@ -352,7 +354,11 @@ type mirror struct {
 }
 
 func (l *link) dial() (Stream, *FrameReader, View, error) {
-	c, err := dialStream(l.addr.Ref)
+	dial := l.addr.Dial
+	if dial == nil {
+		dial = func() (Stream, error) { return dialStream(l.addr.Ref) }
+	}
+	c, err := dial()
 	if err != nil {
 		return nil, nil, View{}, err
 	}

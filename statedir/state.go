@@ -86,6 +86,9 @@ type WorkerRow struct {
 	// WorktreeOutcome says, once the run has ended, what became of the
 	// worktree: WorktreeKept, WorktreeRemovedMerged or WorktreeRemovedEmpty.
 	WorktreeOutcome string `json:"worktreeOutcome,omitempty"`
+	// Host is the host the worker runs on (runfile.HostSpec's name); ""
+	// for this machine. A remote row is the remote part's row, copied.
+	Host string `json:"host,omitempty"`
 }
 
 // DiffStat is a diff's size: `+12 −3, 4 files`.

@@ -336,6 +336,10 @@ func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room
 	if p.spec.Role == p.spec.ID {
 		role = ""
 	}
+	if p.spec.Host != "" {
+		// A worker on another host says which (docs/remote.md §One roster over many hosts).
+		id += "@" + printable.String(p.spec.Host)
+	}
 	status = printable.String(status)
 	if p.queued > 0 && p.view == 0 {
 		status += " · " + strconv.Itoa(p.queued) + " queued"

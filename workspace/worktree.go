@@ -421,7 +421,7 @@ var ErrIsolation = errors.New("isolation: worktree")
 func PrepareIsolation(plan *runfile.Plan, resumed *statedir.TeamState, now time.Time) (*Isolation, error) {
 	var isolated []*runfile.WorkerSpec
 	for i := range plan.Workers {
-		if plan.Workers[i].Isolated() {
+		if plan.Workers[i].Isolated() && !plan.Workers[i].Remote() {
 			isolated = append(isolated, &plan.Workers[i])
 		}
 	}

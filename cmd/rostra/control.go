@@ -461,6 +461,9 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 	if row == nil {
 		return code
 	}
+	if host := workerHost(st, worker); host != "" {
+		return logsOnHost(st, host, worker, *follow, *screen, *raw, stdout, stderr)
+	}
 	if *screen {
 		if live {
 			rep, err := cc.Do(server.Request{Op: server.OpScreen, Worker: worker})

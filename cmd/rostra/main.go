@@ -41,7 +41,7 @@ func init() {
 		{"demo", "[--detach]", "run the built-in demo roster in a temp workspace", groupMain, runDemo},
 		{"run", "[--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
 		{"attach", "[--run PATH] [PATH...]", "show the UI of a run whose server runs (d detaches); of many runs at once in one grid", groupMain, runAttach},
-		{"validate", "[RUNFILE]", "check a run file (default ./rostra.yaml) and list every problem", groupMain, runValidate},
+		{"validate", "[--hosts] [RUNFILE]", "check a run file (default ./rostra.yaml) and list every problem", groupMain, runValidate},
 		{"status", "[--json] [--run PATH] [PATH]", "the roster and its attempts (live when a server runs)", groupMain, runStatus},
 		{"replay", "[--size 120x40] [--ansi] [--scrollback] LOG", "print the final screen of a pane's output.log", groupMain, runReplay},
 		{"report", "[--run PATH] [PATH]", "write a markdown report of a run", groupMain, runReport},

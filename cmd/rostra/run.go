@@ -17,8 +17,10 @@ import (
 	"time"
 
 	"github.com/rostra-dev/rostra/engine"
+	"github.com/rostra-dev/rostra/hosts"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/panes"
+	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/statedir"
@@ -198,7 +200,7 @@ func supervised(plan *runfile.Plan, stderr io.Writer, run func() int) int {
 }
 
 // startRun takes the state dir and starts the engine.
-func startRun(plan *runfile.Plan, resume bool, stderr io.Writer, opts engine.Options) (*engine.Engine, *engine.PreparedRun, int) {
+func startRun(plan *runfile.Plan, resume bool, stderr io.Writer, opts engine.Options, act *vt.Activity) (*engine.Engine, *engine.PreparedRun, int) {
 	prep, err := engine.PrepareStateDir(plan, resume, time.Now())
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
@@ -243,6 +245,9 @@ func startRun(plan *runfile.Plan, resume bool, stderr io.Writer, opts engine.Opt
 	}
 	opts.Resumed = prep.Resumed
 	opts.Isolation = iso
+	if ps := hosts.New(plan, hosts.Options{Activity: act, Resume: prep.Resumed != nil, Log: stderr}); ps != nil {
+		opts.Parts = ps
+	}
 	if exe, err := os.Executable(); err == nil && !strings.HasSuffix(exe, ".test") {
 		// An agent's hooks run this rostra's `rostra hook` (docs/agents.md).
 		opts.HookCommand = exe
@@ -261,7 +266,7 @@ func longestStopGrace(plan *runfile.Plan) time.Duration {
 }
 
 func runHeadless(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
-	eng, prep, code := startRun(plan, resume, stderr, engine.Options{})
+	eng, prep, code := startRun(plan, resume, stderr, engine.Options{}, nil)
 	if eng == nil {
 		return code
 	}

@@ -77,7 +77,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // serve runs the server's engine and serves its UI until the run ends.
 func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stderr io.Writer) int {
 	opts, act, sizes := uiOptions(plan, cols, rows)
-	eng, prep, code := startRun(plan, resume, stderr, opts)
+	eng, prep, code := startRun(plan, resume, stderr, opts, act)
 	if eng == nil {
 		return code
 	}

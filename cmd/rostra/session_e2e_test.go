@@ -82,8 +82,8 @@ func waitRecorded(t *testing.T, home, text string, within time.Duration) string 
 	return found
 }
 
-// rowOf is the dispatch row of worker's attempt n in st, or nil.
-func rowOf(st *statedir.TeamState, worker string, n int) *statedir.DispatchRow {
+// dispatchOf is the dispatch row of worker's attempt n in st, or nil.
+func dispatchOf(st *statedir.TeamState, worker string, n int) *statedir.DispatchRow {
 	for i := range st.Dispatches {
 		if d := &st.Dispatches[i]; d.WorkerID == worker && d.Attempt == n {
 			return d
@@ -102,7 +102,7 @@ func waitRow(t *testing.T, stateDir, worker string, n int, within time.Duration,
 		if err != nil {
 			return false
 		}
-		d := rowOf(st, worker, n)
+		d := dispatchOf(st, worker, n)
 		return d != nil && ok(d)
 	}, within, 50*time.Millisecond, "%s#%d: %s; the rows: %+v", worker, n, what, st)
 	return st
@@ -196,7 +196,7 @@ workers:
 			st := waitRow(t, stateDir, "agent", 1, 2*time.Minute, "the turn ends, its session known", func(d *statedir.DispatchRow) bool {
 				return d.AgentState == "waiting-input" && d.AgentSession != ""
 			})
-			first := *rowOf(st, "agent", 1)
+			first := *dispatchOf(st, "agent", 1)
 			if c.kind == agenttest.Codex {
 				assert.Equal(t, statedir.SessionFiles, first.AgentSessionSource, "found in its files")
 			} else {
@@ -224,7 +224,7 @@ workers:
 			mainsBefore := len(srv.MainRequests())
 			detachedRun(t, ws, "--resume")
 			st = waitRow(t, stateDir, "agent", 2, time.Minute, "the resumed attempt runs", func(d *statedir.DispatchRow) bool { return d.Pid > 0 })
-			second := *rowOf(st, "agent", 2)
+			second := *dispatchOf(st, "agent", 2)
 			assert.Equal(t, &statedir.ResumedFrom{Attempt: 1, Session: first.AgentSession}, second.ResumedFrom)
 			cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", second.Pid))
 			require.NoError(t, err)
@@ -251,7 +251,7 @@ workers:
 			st = waitRow(t, stateDir, "agent", 2, time.Minute, "the resumed attempt completes on its file", func(d *statedir.DispatchRow) bool {
 				return d.Status == statedir.StatusCompleted
 			})
-			d1 := rowOf(st, "agent", 1)
+			d1 := dispatchOf(st, "agent", 1)
 			assert.Equal(t, statedir.FailureInterrupted, d1.FailureClass)
 			var types []string
 			evs, err := statedir.ReadEvents(filepath.Join(stateDir, statedir.EventsFile))
@@ -288,12 +288,12 @@ workers:
 	stateDir := filepath.Join(ws, ".rostra", "fresh")
 	server := detachedRun(t, ws)
 	st := waitRow(t, stateDir, "w", 1, 30*time.Second, "runs", func(d *statedir.DispatchRow) bool { return d.Pid > 0 })
-	require.Empty(t, rowOf(st, "w", 1).AgentSession)
+	require.Empty(t, dispatchOf(st, "w", 1).AgentSession)
 	killLikeAReboot(t, server, st)
 
 	detachedRun(t, ws, "--resume")
 	st = waitRow(t, stateDir, "w", 2, 30*time.Second, "a fresh attempt runs", func(d *statedir.DispatchRow) bool { return d.Pid > 0 })
-	d := rowOf(st, "w", 2)
+	d := dispatchOf(st, "w", 2)
 	assert.Nil(t, d.ResumedFrom)
 	assert.Equal(t, "the session of attempt 1 was never learnt (no id given at start, no hook carried one, none in the CLI's files): the conversation starts over", d.NotResumed)
 	cmdline, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", d.Pid))

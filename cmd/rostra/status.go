@@ -6,17 +6,20 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/rostra-dev/rostra/internal/printable"
+	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/statedir"
 )
@@ -60,11 +63,21 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	tw := newTable(stdout)
-	fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tSTATE\tSINCE\tWHY\tREASON")
+	// A run over other hosts has a HOST column (docs/remote.md §One roster over many hosts).
+	hosts := slices.ContainsFunc(st.Workers, func(w statedir.WorkerRow) bool { return w.Host != "" })
+	if hosts {
+		fmt.Fprintln(tw, "WORKER\tHOST\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tSTATE\tSINCE\tWHY\tREASON")
+	} else {
+		fmt.Fprintln(tw, "WORKER\tROLE\tPROVIDER\tSTATUS\tATTEMPTS\tSTATE\tSINCE\tWHY\tREASON")
+	}
 	now := time.Now()
 	for _, w := range st.Workers {
 		state, since, why := agentColumns(st, w.WorkerID, now)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", esc(w.WorkerID), esc(w.Role), esc(w.Provider), esc(w.Status), w.Attempts,
+		host := ""
+		if hosts {
+			host = esc(cmp.Or(w.Host, runfile.LocalHost)) + "\t"
+		}
+		fmt.Fprintf(tw, "%s\t%s%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\n", esc(w.WorkerID), host, esc(w.Role), esc(w.Provider), esc(w.Status), w.Attempts,
 			esc(state), since, esc(why), esc(w.Reason))
 	}
 	tw.Flush()

@@ -107,7 +107,7 @@ func uiRun(b *testing.B, path string, n int, draw string) (wall, cpu time.Durati
 	plan, err := runfile.Load(filepath.Join(ws, "rostra.yaml"))
 	require.NoError(b, err)
 	opts, act, sizes := uiOptions(plan, 200, 50)
-	eng, prep, code := startRun(plan, false, io.Discard, opts)
+	eng, prep, code := startRun(plan, false, io.Discard, opts, nil)
 	require.NotNil(b, eng, "start the run: exit %d", code)
 	defer prep.Lock.Release()
 	sub := eng.Subscribe()

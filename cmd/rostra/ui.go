@@ -66,7 +66,7 @@ func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 	}
 	width, height := terminalSize(stdout)
 	opts, act, sizes := uiOptions(plan, width, height)
-	eng, prep, code := startRun(plan, resume, stderr, opts)
+	eng, prep, code := startRun(plan, resume, stderr, opts, act)
 	if eng == nil {
 		return code
 	}

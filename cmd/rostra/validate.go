@@ -9,20 +9,24 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/rostra-dev/rostra/hosts"
 	"github.com/rostra-dev/rostra/internal/printable"
 	"github.com/rostra-dev/rostra/runfile"
 )
 
-const validateUsage = `usage: rostra validate [RUNFILE]
+const validateUsage = `usage: rostra validate [--hosts] [RUNFILE]
 
 Checks RUNFILE (default ./rostra.yaml) and lists every problem, each with
-file:line:col and its key path; exits 2 when there is one.
+file:line:col and its key path; exits 2 when there is one. --hosts also
+connects to each of its hosts (ssh with BatchMode, or its transport) and
+checks rostra, git and the workspace there (docs/remote.md).
 `
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, validateUsage) }
+	checkHosts := fs.Bool("hosts", false, "connect to each host and check rostra, git and the workspace there")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -49,6 +53,17 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintln(stderr, err)
 		return 2
+	}
+	if *checkHosts {
+		if problems := hosts.Check(plan); len(problems) > 0 {
+			for _, p := range problems {
+				fmt.Fprintln(stderr, printable.String(p))
+			}
+			return 2
+		}
+		if n := len(plan.Hosts); n > 0 {
+			fmt.Fprintf(stdout, "%s: %d host(s) reached, each with rostra, git and its workspace\n", printable.String(file), n)
+		}
 	}
 	fmt.Fprintf(stdout, "%s: valid: run %s, %d worker(s), state dir %s\n", printable.String(file), plan.Name, len(plan.Workers), printable.String(plan.StateDir))
 	return 0

@@ -6,6 +6,7 @@ package engine
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -143,6 +144,7 @@ func (h *harness) phaseOf(worker string) phase {
 func TestAnAttemptOnExitIsDoneOnceItsOutcomeIsWritten(t *testing.T) {
 	h := startHarness(t, testPlan(t, withResult(runfile.WorkerSpec{ID: "a"})))
 	fh := h.opened(h.pane)
+	h.event(statedir.EventWorkerDispatched) // the loop has taken the open surface
 	assert.Equal(t, phaseRunning, h.phaseOf("a"))
 	h.write("out/a/result.json", "{}")
 	fh.finish(0)
@@ -168,14 +170,19 @@ func TestAnAttemptDecidedOnItsFilesIsDoneWhenItsProcessEnds(t *testing.T) {
 	w.Completion.Settle = runfile.SettleOnFiles
 	h := startHarness(t, testPlan(t, w))
 	h.opened(h.pane)
-	h.write("out/a/result.json", "{}")
-	require.Eventually(t, func() bool { h.sync(); return h.stableArmed("a") }, 5*time.Second, 5*time.Millisecond)
+	// Written whole, then renamed into place: a plain write's create and
+	// write events may reach the engine apart, and the second would
+	// restart the window after the clock was advanced.
+	h.write("out/a/result.json.tmp", "{}")
+	require.NoError(t, os.Rename(filepath.Join(h.plan.Workspace, "out/a/result.json.tmp"), filepath.Join(h.plan.Workspace, "out/a/result.json")))
+	require.Eventually(t, func() bool { h.sync(); return h.clock.Pending() > 0 && h.stableArmed("a") }, 5*time.Second, 5*time.Millisecond)
 	h.advance(500 * time.Millisecond)
 	h.event(statedir.EventWorkerCompleted)
 	assert.Equal(t, phaseDecided, h.phaseOf("a"), "decided while its process still runs")
 	h.advance(5 * time.Second) // stop_grace, then SIGTERM ends it
-	h.sync()
-	assert.Equal(t, phaseDone, h.phaseOf("a"))
+	// The fake process's end reaches the loop as a real one's does: after
+	// the signal, on a goroutine of its own.
+	assert.Eventually(t, func() bool { return h.phaseOf("a") == phaseDone }, 5*time.Second, 5*time.Millisecond)
 }
 
 func TestAnIsolatedAttemptIsCommittingUntilItsWorkIsOnItsBranch(t *testing.T) {

@@ -377,6 +377,9 @@ func TestHostsGridInTmuxShowsEveryPane(t *testing.T) {
 	marks := []string{"mark-here", "mark-on-a", "mark-also-a", "mark-on-b", "mark-wrapped"}
 	start := time.Now()
 	s.run("new-session", "-d", "-s", "ui", "-x", "200", "-y", "50", "-c", ws, shell)
+	// A failure before the quit below would leave the run's server going
+	// once tmux is gone (it outlives its terminal by design).
+	t.Cleanup(func() { runBinEnv(t, ws, env, "stop", "--run", runFile) })
 	var screen string
 	require.Eventually(t, func() bool {
 		screen = s.screen()

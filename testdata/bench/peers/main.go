@@ -136,7 +136,9 @@ func main() {
 		}
 		if want("idle") {
 			for _, p := range peers {
-				add("idle/"+p.name, idleRun(p, dir))
+				cpu, wake := idleRun(p, dir)
+				add("idle/"+p.name, cpu)
+				add("idle-wake/"+p.name, wake)
 			}
 		}
 		if want("idle-iso") {
@@ -226,6 +228,7 @@ func report(res map[string][]float64, peers []peer) {
 	}
 	if len(res["idle/"+names[0]]) > 0 {
 		row(fmt.Sprintf("16 quiet panes (12 sleep, 4 cat), CPU over %d s", *idleSecs), "—", func(n string) string { return fmt.Sprintf("%.3f %%", m("idle/"+n)) })
+		row("  wakeups per second (context switches of all threads)", "—", func(n string) string { return fmt.Sprintf("%.1f", m("idle-wake/"+n)) })
 	}
 	if len(res["idle-iso/"+names[0]]) > 0 {
 		row(fmt.Sprintf("4 quiet isolated panes, %d-file repository, CPU with git's over %d s", *isoFiles, *idleSecs), "—", func(n string) string {
@@ -461,11 +464,72 @@ func repeat(cmd string, n int) []string {
 // idleRun starts 16 quiet panes (12 sleep, 4 cat waiting for input) and
 // returns the CPU (% of a core) the peer used over the idle window, after
 // 5 s to settle.
-func idleRun(p peer, dir string) float64 {
+//
+// The CPU is read from each thread's schedstat (nanoseconds: a window of
+// 20 s at 0.05 % is 10 ms, one clock tick of /proc/<pid>/stat), and the
+// wakeups are the context switches of every thread (voluntary and not)
+// per second of the window.
+func idleRun(p peer, dir string) (cpu, wakeups float64) {
 	pid, err := p.start(dir, append(repeat("exec sleep 3600", 12), repeat("exec cat", 4)...))
 	must(err)
 	defer p.stop()
-	return idleWindow(p, pid, cpuTicks)
+	time.Sleep(5 * time.Second)
+	pids := func() []int {
+		ps := []int{pid}
+		if p.also != nil {
+			ps = append(ps, p.also()...)
+		}
+		return ps
+	}
+	sum := func(f func(int) int64) int64 {
+		var t int64
+		for _, o := range pids() {
+			t += f(o)
+		}
+		return t
+	}
+	t0, c0, w0 := time.Now(), sum(cpuNanos), sum(switches)
+	time.Sleep(time.Duration(*idleSecs) * time.Second)
+	c1, w1 := sum(cpuNanos), sum(switches)
+	secs := time.Since(t0).Seconds()
+	return float64(c1-c0) / 1e9 / secs * 100, float64(w1-w0) / secs
+}
+
+// cpuNanos is the CPU time pid's threads have run, in nanoseconds (the
+// first field of each /proc/<pid>/task/<tid>/schedstat).
+func cpuNanos(pid int) int64 {
+	var sum int64
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/schedstat", pid))
+	for _, t := range tasks {
+		if b, err := os.ReadFile(t); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				v, _ := strconv.ParseInt(f[0], 10, 64)
+				sum += v
+			}
+		}
+	}
+	return sum
+}
+
+// switches is the context switches of pid's threads so far: each is a
+// thread going to sleep or taken off its core, so an idle process's count
+// grows by its wakeups.
+func switches(pid int) int64 {
+	var sum int64
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/status", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "voluntary_ctxt_switches:") || strings.HasPrefix(l, "nonvoluntary_ctxt_switches:") {
+				v, _ := strconv.ParseInt(strings.TrimSpace(l[strings.IndexByte(l, ':')+1:]), 10, 64)
+				sum += v
+			}
+		}
+	}
+	return sum
 }
 
 // idleIsoRun is idleRun with 4 workers, each in a worktree of its own, and

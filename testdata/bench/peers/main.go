@@ -51,8 +51,9 @@ var (
 	rounds    = flag.Int("rounds", 3, "rounds of each workload")
 	mib       = flag.Int("mib", 64, "MiB for one pane (four panes get half each)")
 	idleSecs  = flag.Int("idle", 30, "seconds of the idle CPU window")
+	settle    = flag.Int("settle", 65, "seconds the idle panes run before the idle window opens (a minute: rostra's titles out of focus, and all of them once no key was pressed for a minute, tick once a minute)")
 	echoN     = flag.Int("echo", 150, "keystroke samples")
-	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,idle-iso,rss,echo); empty = all")
+	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,idle-iso,rss,echo,hundred); empty = all")
 	onlyPeers = flag.String("peers", "", "comma-separated peers to run (rostra,rostra-direct,rostra-detached,tmux,mprocs; a before/ peer runs with its own); empty = all")
 	work      = flag.String("dir", "", "work folder (default: a temp folder)")
 )
@@ -148,6 +149,17 @@ func main() {
 				}
 			}
 		}
+		if want("hundred") {
+			for _, p := range peers {
+				if !strings.HasPrefix(strings.TrimPrefix(p.name, "before/"), "rostra") {
+					continue // 100 tmux panes do not fit a 200×50 window
+				}
+				start, cpu, rss := hundredRun(p, dir)
+				add("hundred-start/"+p.name, start)
+				add("hundred-idle/"+p.name, cpu)
+				add("hundred-rss/"+p.name, rss)
+			}
+		}
 		if want("rss") {
 			for _, p := range peers {
 				perLine, empty := rssRun(p, dir, lines)
@@ -237,6 +249,19 @@ func report(res map[string][]float64, peers []peer) {
 			}
 			return fmt.Sprintf("%.3f %%", m("idle-iso/"+n))
 		})
+	}
+	if len(res["hundred-start/"+names[0]]) > 0 {
+		cell := func(k, f string) func(n string) string {
+			return func(n string) string {
+				if len(res[k+n]) == 0 {
+					return "—"
+				}
+				return fmt.Sprintf(f, m(k+n))
+			}
+		}
+		row("100 workers (sleep): from the start to the last one running", "—", cell("hundred-start/", "%.2f s"))
+		row(fmt.Sprintf("  100 quiet panes, CPU over %d s", *idleSecs), "—", cell("hundred-idle/", "%.3f %%"))
+		row("  100 quiet panes, RSS (server and client)", "—", cell("hundred-rss/", "%.1f MiB"))
 	}
 	if len(res["rss-line/"+names[0]]) > 0 {
 		row("16 × 10,000 coloured 120-col lines: RSS per line over empty", "—", func(n string) string { return fmt.Sprintf("%.0f B", m("rss-line/"+n)) })
@@ -463,7 +488,7 @@ func repeat(cmd string, n int) []string {
 
 // idleRun starts 16 quiet panes (12 sleep, 4 cat waiting for input) and
 // returns the CPU (% of a core) the peer used over the idle window, after
-// 5 s to settle.
+// -settle seconds.
 //
 // The CPU is read from each thread's schedstat (nanoseconds: a window of
 // 20 s at 0.05 % is 10 ms, one clock tick of /proc/<pid>/stat), and the
@@ -473,7 +498,7 @@ func idleRun(p peer, dir string) (cpu, wakeups float64) {
 	pid, err := p.start(dir, append(repeat("exec sleep 3600", 12), repeat("exec cat", 4)...))
 	must(err)
 	defer p.stop()
-	time.Sleep(5 * time.Second)
+	time.Sleep(time.Duration(*settle) * time.Second)
 	pids := func() []int {
 		ps := []int{pid}
 		if p.also != nil {
@@ -493,6 +518,55 @@ func idleRun(p peer, dir string) (cpu, wakeups float64) {
 	c1, w1 := sum(cpuNanos), sum(switches)
 	secs := time.Since(t0).Seconds()
 	return float64(c1-c0) / 1e9 / secs * 100, float64(w1-w0) / secs
+}
+
+// hundredRun starts 100 workers, each of which marks a file as it starts
+// and then sleeps, and returns the seconds from the peer's start to the
+// last mark, the CPU (% of a core) of the 100 quiet panes over the idle
+// window after -settle seconds, and the RSS (MiB) of the peer's
+// processes at its end.
+func hundredRun(p peer, dir string) (start, cpu, rssMiB float64) {
+	marks := filepath.Join(dir, "hundred")
+	_ = os.RemoveAll(marks)
+	must(os.MkdirAll(marks, 0o755))
+	cmds := make([]string, 100)
+	for i := range cmds {
+		cmds[i] = fmt.Sprintf("echo > %s/%d; exec sleep 3600", marks, i)
+	}
+	t0 := time.Now()
+	pid, err := p.start(dir, cmds)
+	must(err)
+	defer p.stop()
+	var last time.Time
+	for i := range cmds {
+		_, err := waitFile(filepath.Join(marks, strconv.Itoa(i)), 2*time.Minute)
+		must(err)
+		st, err := os.Stat(filepath.Join(marks, strconv.Itoa(i)))
+		must(err)
+		if st.ModTime().After(last) {
+			last = st.ModTime()
+		}
+	}
+	start = last.Sub(t0).Seconds()
+	time.Sleep(time.Duration(*settle) * time.Second)
+	pids := func() []int {
+		ps := []int{pid}
+		if p.also != nil {
+			ps = append(ps, p.also()...)
+		}
+		return ps
+	}
+	sum := func(f func(int) int64) int64 {
+		var t int64
+		for _, o := range pids() {
+			t += f(o)
+		}
+		return t
+	}
+	t1, c0 := time.Now(), sum(cpuNanos)
+	time.Sleep(time.Duration(*idleSecs) * time.Second)
+	cpu = float64(sum(cpuNanos)-c0) / 1e9 / time.Since(t1).Seconds() * 100
+	return start, cpu, float64(sum(rssBytes)) / (1 << 20)
 }
 
 // cpuNanos is the CPU time pid's threads have run, in nanoseconds (the
@@ -734,7 +808,7 @@ func rostraRunFile(dir string, cmds []string, isolated bool) string {
 		isolation = ", isolation: worktree"
 	}
 	var b strings.Builder
-	b.WriteString("version: 1\nname: peers\nworkspace: .\npanes: { max: 16 }\n")
+	fmt.Fprintf(&b, "version: 1\nname: peers\nworkspace: .\npanes: { max: %d }\n", max(16, len(cmds)))
 	b.WriteString("providers:\n  shell: { command: [\"sh\", \"-c\", \"{prompt}\"] }\n")
 	b.WriteString("defaults: { max_attempts: 1, timeout: 0, stop_grace: 1s, attention_after: 0" + isolation + " }\nworkers:\n")
 	for i, c := range cmds {

@@ -116,6 +116,7 @@ func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stde
 	})
 	sub := eng.Subscribe()
 	printed := printEvents(plan, sub, log, nil)
+	defer trimMemory(eng)()
 	if err := eng.Start(); err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

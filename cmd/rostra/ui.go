@@ -83,6 +83,7 @@ func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 
 	sub := eng.Subscribe()
 	defer sub.Close()
+	defer trimMemory(eng)()
 	if err := eng.Start(); err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		_ = stop()

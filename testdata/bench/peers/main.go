@@ -154,8 +154,9 @@ func main() {
 				if !strings.HasPrefix(strings.TrimPrefix(p.name, "before/"), "rostra") {
 					continue // 100 tmux panes do not fit a 200×50 window
 				}
-				start, cpu, rss := hundredRun(p, dir)
+				start, startCPU, cpu, rss := hundredRun(p, dir)
 				add("hundred-start/"+p.name, start)
+				add("hundred-start-cpu/"+p.name, startCPU)
 				add("hundred-idle/"+p.name, cpu)
 				add("hundred-rss/"+p.name, rss)
 			}
@@ -260,6 +261,7 @@ func report(res map[string][]float64, peers []peer) {
 			}
 		}
 		row("100 workers (sleep): from the start to the last one running", "—", cell("hundred-start/", "%.2f s"))
+		row("  the peer's CPU until then (its start included)", "—", cell("hundred-start-cpu/", "%.2f s"))
 		row(fmt.Sprintf("  100 quiet panes, CPU over %d s", *idleSecs), "—", cell("hundred-idle/", "%.3f %%"))
 		row("  100 quiet panes, RSS (server and client)", "—", cell("hundred-rss/", "%.1f MiB"))
 	}
@@ -522,10 +524,11 @@ func idleRun(p peer, dir string) (cpu, wakeups float64) {
 
 // hundredRun starts 100 workers, each of which marks a file as it starts
 // and then sleeps, and returns the seconds from the peer's start to the
-// last mark, the CPU (% of a core) of the 100 quiet panes over the idle
+// last mark, the CPU seconds the peer had used by then (the start's cost,
+// less load-bound than its wall time), the CPU (% of a core) of the 100 quiet panes over the idle
 // window after -settle seconds, and the RSS (MiB) of the peer's
 // processes at its end.
-func hundredRun(p peer, dir string) (start, cpu, rssMiB float64) {
+func hundredRun(p peer, dir string) (start, startCPU, cpu, rssMiB float64) {
 	marks := filepath.Join(dir, "hundred")
 	_ = os.RemoveAll(marks)
 	must(os.MkdirAll(marks, 0o755))
@@ -548,7 +551,6 @@ func hundredRun(p peer, dir string) (start, cpu, rssMiB float64) {
 		}
 	}
 	start = last.Sub(t0).Seconds()
-	time.Sleep(time.Duration(*settle) * time.Second)
 	pids := func() []int {
 		ps := []int{pid}
 		if p.also != nil {
@@ -563,10 +565,12 @@ func hundredRun(p peer, dir string) (start, cpu, rssMiB float64) {
 		}
 		return t
 	}
+	startCPU = float64(sum(cpuNanos)) / 1e9
+	time.Sleep(time.Duration(*settle) * time.Second)
 	t1, c0 := time.Now(), sum(cpuNanos)
 	time.Sleep(time.Duration(*idleSecs) * time.Second)
 	cpu = float64(sum(cpuNanos)-c0) / 1e9 / time.Since(t1).Seconds() * 100
-	return start, cpu, float64(sum(rssBytes)) / (1 << 20)
+	return start, startCPU, cpu, float64(sum(rssBytes)) / (1 << 20)
 }
 
 // cpuNanos is the CPU time pid's threads have run, in nanoseconds (the

@@ -22,6 +22,18 @@ func (m *Model) noteInput(msg tea.Msg) {
 	}
 }
 
+// noteWatched calls Options.Unwatched once the human has left the UI
+// alone for attendedFor: the first step after that (the focused title's
+// last tick each second) ends a minute of frames, whose garbage a quiet
+// UI would otherwise keep (docs/performance.md §Memory of a quiet pane).
+func (m *Model) noteWatched() {
+	watched := m.opts.Now().Sub(m.lastInput) < attendedFor
+	if m.watched && !watched && m.opts.Unwatched != nil {
+		go m.opts.Unwatched()
+	}
+	m.watched = watched
+}
+
 // fineClock reports whether pane i's times read to the second at now: the
 // focused pane of a UI used in the last attendedFor.
 func (m *Model) fineClock(i int, now time.Time) bool {

@@ -406,7 +406,8 @@ func TestClockSleepsUnlessTimeShows(t *testing.T) {
 func TestClockTicksEachMinuteOutOfFocus(t *testing.T) {
 	f := fakeRun(t, 2, 120, 20)
 	now := testNow.Add(500 * time.Millisecond)
-	m := New(f, Options{Now: func() time.Time { return now }})
+	unwatched := make(chan struct{}, 4)
+	m := New(f, Options{Now: func() time.Time { return now }, Unwatched: func() { unwatched <- struct{}{} }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
 	ended := now
 	f.setWorker("claude-implementer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
@@ -430,6 +431,13 @@ func TestClockTicksEachMinuteOutOfFocus(t *testing.T) {
 	m.Update(clockMsg(now))
 	assert.Equal(t, nextChange(started, now, false), m.clockAt, "an unwatched UI ticks once a minute")
 	assert.Contains(t, m.Render(), "running · 1m")
+	select {
+	case <-unwatched:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Unwatched was not called once the UI was left alone")
+	}
+	m.Update(clockMsg(now))
 	press(m, "?")
 	assert.Equal(t, nextChange(started, now, true), m.clockAt, "a key: it ticks each second again")
+	assert.Empty(t, unwatched, "once for a minute left alone")
 }

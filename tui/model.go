@@ -45,6 +45,10 @@ type Options struct {
 	// first WindowSizeMsg: the first frame is then the panes, not a
 	// placeholder a frame's time earlier (an attaching client's).
 	Width, Height int
+	// Unwatched, when set, is called on a goroutine of its own each time
+	// the UI stops redrawing each second because nobody used it for a
+	// minute (attended.go): rostra gives its frames' garbage back then.
+	Unwatched func()
 }
 
 type inputMode int
@@ -122,6 +126,7 @@ type Model struct {
 	lastFrame   time.Time
 	clockAt     time.Time // when the armed clock tick fires; zero: none
 	lastInput   time.Time // the human's last key, click, paste or resize (attended.go)
+	watched     bool      // lastInput was under attendedFor ago at the last step
 
 	wake     <-chan struct{} // this program's wake-ups from Activity
 	unlisten func()
@@ -296,6 +301,7 @@ func nextChange(since, now time.Time, fine bool) time.Time {
 // screen would change with time alone.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.noteInput(msg)
+	m.noteWatched()
 	cmd := m.update(msg)
 	m.logLongNote()
 	if m.quit {

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -108,6 +109,7 @@ func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stde
 	srv := server.New(server.Config{
 		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: runFile, Log: log,
 		FPS:       uiFPS,
+		Unwatched: debug.FreeOSMemory, // memtrim.go
 		WrapModel: func(m *tui.Model) tea.Model { return withTestPanicKey(m) },
 		Colours: func(env []string) (string, bool, error) {
 			theme, noColor, _, err := uiColours(plan, io.Discard, env)

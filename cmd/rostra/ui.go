@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -89,7 +90,8 @@ func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 		_ = stop()
 		return 1
 	}
-	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes, Theme: theme, NoColor: noColor})
+	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes, Theme: theme, NoColor: noColor,
+		Unwatched: debug.FreeOSMemory}) // memtrim.go
 	// Ctrl-Z (tea.Suspend) and a SIGTSTP from outside both suspend here:
 	// the terminal is given back first (alternate screen, mouse and
 	// keyboard modes off, cooked mode), rostra stops as a shell's job, and

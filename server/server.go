@@ -59,6 +59,8 @@ type Config struct {
 	// error refuses the client with it. nil: the defaults.
 	Colours func(env []string) (theme string, noColor bool, err error)
 	Now     func() time.Time
+	// Unwatched is each client UI's tui.Options.Unwatched.
+	Unwatched func()
 }
 
 // Server serves one run.

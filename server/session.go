@@ -98,6 +98,8 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		Height:   clampSize(h.Rows),
 		Theme:    theme,
 		NoColor:  noColor,
+		// A client's UI left alone stops drawing each second.
+		Unwatched: s.cfg.Unwatched,
 	})
 	var model tea.Model = ss.model
 	if s.cfg.WrapModel != nil {

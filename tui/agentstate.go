@@ -55,7 +55,7 @@ func (p *pane) agentWait(now time.Time) (time.Duration, bool) {
 
 // agentBadge is the title's badge for the pane's agent, long and short,
 // and its colour; "" when it has none.
-func (p *pane) agentBadge(now time.Time, th *theme) (long, short, colour string) {
+func (p *pane) agentBadge(now time.Time, th *theme, fine bool) (long, short, colour string) {
 	d := p.agentRow()
 	if d == nil {
 		return "", "", ""
@@ -72,6 +72,9 @@ func (p *pane) agentBadge(now time.Time, th *theme) (long, short, colour string)
 		}
 		return long, "⏸ permission", th.attn
 	case agentInput:
+		if !fine {
+			return "✓ idle " + elapsedCoarse(since), "✓ idle", th.statusColour(statedir.StatusCompleted)
+		}
 		return "✓ idle " + elapsedShort(since), "✓ idle", th.statusColour(statedir.StatusCompleted)
 	case agentWorking:
 		return "● working", "●", th.statusColour(statedir.StatusRunning)

@@ -384,7 +384,7 @@ func TestClockSleepsUnlessTimeShows(t *testing.T) {
 	m := New(f, Options{Now: func() time.Time { return now }})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
 	started := f.st.Dispatches[0].StartedAt
-	assert.Equal(t, nextChange(started, now), m.clockAt, "a running attempt's elapsed time ticks each second")
+	assert.Equal(t, nextChange(started, now, true), m.clockAt, "a running attempt's elapsed time ticks each second")
 	assert.Equal(t, time.Millisecond, m.clockAt.Sub(started)%time.Second, "on the second of its start")
 
 	ended := now
@@ -397,4 +397,47 @@ func TestClockSleepsUnlessTimeShows(t *testing.T) {
 	m.Update(clockMsg(now))
 	assert.True(t, m.clockAt.IsZero(), "nothing shown changes with time: no tick is armed")
 	assert.True(t, m.nextTick(now.Add(time.Hour)).IsZero())
+}
+
+// TestClockTicksEachMinuteOutOfFocus: only the focused pane's elapsed
+// time ticks each second, and only in the minute after the human's last
+// input; another visible pane's title reads to the minute and wakes the UI
+// once a minute (docs/performance.md §A pane's output).
+func TestClockTicksEachMinuteOutOfFocus(t *testing.T) {
+	f := fakeRun(t, 2, 120, 20)
+	now := testNow.Add(500 * time.Millisecond)
+	unwatched := make(chan struct{}, 4)
+	m := New(f, Options{Now: func() time.Time { return now }, Unwatched: func() { unwatched <- struct{}{} }})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 20})
+	ended := now
+	f.setWorker("claude-implementer", func(w *statedir.WorkerRow, d *statedir.DispatchRow) {
+		w.Status, d.Status, d.EndedAt = statedir.StatusCompleted, statedir.StatusCompleted, &ended
+	})
+	m.Update(clockMsg(now))
+	require.Equal(t, 0, m.focus, "the ended pane has the focus")
+	started := f.st.Dispatches[1].StartedAt
+	assert.Equal(t, nextChange(started, now, false), m.clockAt, "the running pane out of focus ticks once a minute")
+	assert.Equal(t, time.Millisecond, m.clockAt.Sub(started)%time.Minute, "on the minute of its start")
+	assert.Contains(t, m.Render(), "running · <1m", "its title reads to the minute")
+
+	m.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	require.Equal(t, 1, m.focus)
+	assert.Equal(t, nextChange(started, now, true), m.clockAt, "focused, it ticks each second")
+	assert.NotContains(t, m.Render(), "<1m")
+
+	// A minute with no key, click or resize: nobody watches, the focused
+	// title reads to the minute too.
+	now = now.Add(attendedFor)
+	m.Update(clockMsg(now))
+	assert.Equal(t, nextChange(started, now, false), m.clockAt, "an unwatched UI ticks once a minute")
+	assert.Contains(t, m.Render(), "running · 1m")
+	select {
+	case <-unwatched:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Unwatched was not called once the UI was left alone")
+	}
+	m.Update(clockMsg(now))
+	press(m, "?")
+	assert.Equal(t, nextChange(started, now, true), m.clockAt, "a key: it ticks each second again")
+	assert.Empty(t, unwatched, "once for a minute left alone")
 }

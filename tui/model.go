@@ -45,6 +45,10 @@ type Options struct {
 	// first WindowSizeMsg: the first frame is then the panes, not a
 	// placeholder a frame's time earlier (an attaching client's).
 	Width, Height int
+	// Unwatched, when set, is called on a goroutine of its own each time
+	// the UI stops redrawing each second because nobody used it for a
+	// minute (attended.go): rostra gives its frames' garbage back then.
+	Unwatched func()
 }
 
 type inputMode int
@@ -122,6 +126,8 @@ type Model struct {
 	resizeSeq   int
 	lastFrame   time.Time
 	clockAt     time.Time // when the armed clock tick fires; zero: none
+	lastInput   time.Time // the human's last key, click, paste or resize (attended.go)
+	watched     bool      // lastInput was under attendedFor ago at the last step
 
 	wake     <-chan struct{} // this program's wake-ups from Activity
 	unlisten func()
@@ -163,6 +169,7 @@ func New(eng Engine, opts Options) *Model {
 		eng: eng, opts: opts, plan: eng.Plan(), byID: map[string]*pane{},
 		keys: keyMapFor(opts.Attached), panel: newPanel(), searchInput: newSearchInput(),
 		closed: make(chan struct{}), width: opts.Width, height: opts.Height,
+		lastInput: opts.Now(),
 	}
 	if opts.Activity != nil {
 		m.wake, m.unlisten = opts.Activity.Listen()
@@ -240,7 +247,8 @@ func (m *Model) schedule() tea.Cmd {
 
 // nextTick is the next time the screen changes with time alone, zero when
 // it does not: the elapsed time in the title of a visible running attempt
-// (each second, each minute after an hour), a running pane reaching
+// (each second on the focused pane of a watched UI, attended.go, each
+// minute elsewhere and after an hour), how long a visible agent has been idle, a running pane reaching
 // attention_after (the status bar counts it on every page), and the
 // "quiet" time of a visible pane past it.
 func (m *Model) nextTick(now time.Time) time.Time {
@@ -258,14 +266,18 @@ func (m *Model) nextTick(now time.Time) time.Time {
 	}
 	after := m.plan.AttentionAfter
 	for i, p := range m.panes {
+		fine := m.fineClock(i, now)
 		if d := p.shown(); vis[i] && d != nil && d.EndedAt == nil && !d.StartedAt.IsZero() {
-			soonest(nextChange(d.StartedAt, now))
+			soonest(nextChange(d.StartedAt, now, fine))
+		}
+		if d := p.agentRow(); vis[i] && d != nil && d.AgentState == agentInput && d.AgentStateSince != nil {
+			soonest(nextChange(*d.AgentStateSince, now, fine))
 		}
 		if d := p.cur(); after > 0 && p.worker.Status == statedir.StatusRunning && d != nil && d.Surface != "" && !p.lastChange.IsZero() {
 			if at := p.lastChange.Add(after); now.Before(at) {
 				soonest(at)
 			} else if vis[i] {
-				soonest(nextChange(p.lastChange, now))
+				soonest(nextChange(p.lastChange, now, fine))
 			}
 		}
 	}
@@ -273,11 +285,12 @@ func (m *Model) nextTick(now time.Time) time.Time {
 }
 
 // nextChange is when elapsed(t - since) next reads differently after now
-// (a millisecond late, so the tick never lands just short of it).
-func nextChange(since, now time.Time) time.Time {
+// (a millisecond late, so the tick never lands just short of it); when
+// not fine, when elapsedCoarse does.
+func nextChange(since, now time.Time, fine bool) time.Time {
 	e := now.Sub(since)
 	step := time.Second
-	if e >= time.Hour {
+	if e >= time.Hour || !fine {
 		step = time.Minute
 	}
 	if e < 0 {
@@ -289,6 +302,8 @@ func nextChange(since, now time.Time) time.Time {
 // Update routes a message, then arms the clock for the next time the
 // screen would change with time alone.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.noteInput(msg)
+	m.noteWatched()
 	cmd := m.update(msg)
 	m.logLongNote()
 	if m.quit {

@@ -158,6 +158,12 @@ func (p *pane) observe(now time.Time) {
 // state says it for its pane (agentstate.go): the engine has heard its
 // bells and its quiet already.
 func (p *pane) attention(now time.Time, after time.Duration) string {
+	return p.attentionAt(now, after, true)
+}
+
+// attentionAt is attention with the quiet time to the second when fine,
+// to the minute when not (a pane out of focus, ticking once a minute).
+func (p *pane) attentionAt(now time.Time, after time.Duration, fine bool) string {
 	if d := p.agentRow(); d != nil {
 		switch d.AgentState {
 		case agentPermission:
@@ -174,6 +180,9 @@ func (p *pane) attention(now time.Time, after time.Duration) string {
 	case statedir.StatusRunning:
 		d := p.cur()
 		if after > 0 && d != nil && d.Surface != "" && !p.lastChange.IsZero() && now.Sub(p.lastChange) >= after {
+			if !fine {
+				return "quiet " + elapsedCoarse(now.Sub(p.lastChange))
+			}
 			return "quiet " + elapsed(now.Sub(p.lastChange))
 		}
 	case statedir.StatusError, statedir.StatusTimeout:
@@ -212,6 +221,7 @@ func (p *pane) viewTerm() *vt.Terminal {
 // frameCtx is what a frame needs from the model.
 type frameCtx struct {
 	focused bool
+	fine    bool // times read to the second (attended.go)
 	input   bool // keys go to this pane
 	now     time.Time
 	attn    string
@@ -242,7 +252,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 		attn, attnShort = " ⚑ "+c.attn+" ", " ⚑"
 	}
 	agentBadge := false
-	if long, short, agentColour := p.agentBadge(c.now, c.th); long != "" && p.view == 0 {
+	if long, short, agentColour := p.agentBadge(c.now, c.th, c.fine); long != "" && p.view == 0 {
 		// The agent's state, with its evidence, stands for the flag.
 		attn, attnShort, attnColour, agentBadge = " "+long, " "+short, agentColour, true
 	}
@@ -251,12 +261,12 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	}
 	room := max(0, iw-1)
 	attn = fitText(attn, room)
-	title, whole := p.title(d, status, c.now, room-ansi.StringWidth(attn))
+	title, whole := p.title(d, status, c.now, c.fine, room-ansi.StringWidth(attn))
 	if agentBadge {
 		// The evidence is cut, a few cells at a time, before it goes.
 		for w := ansi.StringWidth(attn) - 4; !whole && w > ansi.StringWidth(attnShort)+4; w -= 4 {
 			cut := fitText(attn, w)
-			if title, whole = p.title(d, status, c.now, room-ansi.StringWidth(cut)); whole {
+			if title, whole = p.title(d, status, c.now, c.fine, room-ansi.StringWidth(cut)); whole {
 				attn = cut
 			}
 		}
@@ -265,7 +275,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 		// The flag alone says the pane wants the human (the status bar
 		// counts why); the id and the badges need the room.
 		attn = fitText(attnShort, room)
-		title, _ = p.title(d, status, c.now, room-ansi.StringWidth(attn))
+		title, _ = p.title(d, status, c.now, c.fine, room-ansi.StringWidth(attn))
 	}
 	used := 1 + ansi.StringWidth(attn) + ansi.StringWidth(title)
 	top := paint(colour, b.tl+b.h) + paint(attnColour, attn) + paint(colour, title+strings.Repeat(b.h, max(0, iw-used))+b.tr)
@@ -298,7 +308,7 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 // a badge is gone). A role that only repeats the id is
 // not shown. Outside text (the id, role and provider come from the run
 // file) is shown escaped.
-func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room int) (t string, whole bool) {
+func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, fine bool, room int) (t string, whole bool) {
 	surface := "—"
 	k := "0"
 	var took, tookShort, manual string
@@ -323,6 +333,12 @@ func (p *pane) title(d *statedir.DispatchRow, status string, now time.Time, room
 		if !d.StartedAt.IsZero() {
 			took = elapsed(end.Sub(d.StartedAt))
 			tookShort = elapsedShort(end.Sub(d.StartedAt))
+			if !fine && d.EndedAt == nil {
+				// Out of focus a running attempt's time ticks each
+				// minute (docs/performance.md §A pane's output).
+				took = elapsedCoarse(end.Sub(d.StartedAt))
+				tookShort = took
+			}
 		}
 	}
 	switch {

@@ -50,6 +50,19 @@ func elapsed(d time.Duration) string {
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
 
+// elapsedCoarse is elapsed to the minute, for a title that is redrawn
+// once a minute (a pane out of focus or a UI nobody uses,
+// docs/performance.md §A pane's output): <1m, 3m, 1h02m.
+func elapsedCoarse(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return strconv.Itoa(int(d.Minutes())) + "m"
+	}
+	return elapsed(d)
+}
+
 // elapsedShort is elapsed to the largest unit only, for a narrow title:
 // 42s, 3m, 1h.
 func elapsedShort(d time.Duration) string {

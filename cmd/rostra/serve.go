@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
@@ -122,6 +123,7 @@ func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stde
 	srv := server.New(server.Config{
 		Engine: eng, Activity: act, Sizes: sizes, Listener: ln, RunFile: runFile, Log: log,
 		FPS:       uiFPS,
+		Unwatched: debug.FreeOSMemory, // memtrim.go
 		WrapModel: func(m *tui.Model) tea.Model { return withTestPanicKey(m) },
 		Colours: func(env []string) (string, bool, error) {
 			theme, noColor, _, err := uiColours(plan, io.Discard, env)
@@ -130,6 +132,7 @@ func serve(plan *runfile.Plan, runFile string, resume bool, cols, rows int, stde
 	})
 	sub := eng.Subscribe()
 	printed := printEvents(plan, sub, log, nil)
+	defer trimMemory(eng)()
 	if err := eng.Start(); err != nil {
 		ln.Close()
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)

@@ -13,6 +13,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -83,12 +84,14 @@ func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 
 	sub := eng.Subscribe()
 	defer sub.Close()
+	defer trimMemory(eng)()
 	if err := eng.Start(); err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		_ = stop()
 		return 1
 	}
-	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes, Theme: theme, NoColor: noColor})
+	m := tui.New(eng, tui.Options{Events: sub, Activity: act, Stop: stop, Sizes: sizes, Theme: theme, NoColor: noColor,
+		Unwatched: debug.FreeOSMemory}) // memtrim.go
 	// Ctrl-Z (tea.Suspend) and a SIGTSTP from outside both suspend here:
 	// the terminal is given back first (alternate screen, mouse and
 	// keyboard modes off, cooked mode), rostra stops as a shell's job, and

@@ -6,8 +6,8 @@
 #   bash testdata/bench/peers.sh -rounds 1 -only one,echo
 #
 # Flags go to the harness (testdata/bench/peers/main.go): -rounds N,
-# -mib N (one pane; four panes cat N/2 each), -idle SECONDS, -echo N,
-# -only one,four,idle,rss,echo. Needs tmux; mprocs is used when it is on
+# -mib N (one pane; four panes cat N/2 each), -idle SECONDS, -settle SECONDS, -echo N,
+# -only one,four,idle,idle-iso,rss,echo,hundred. Needs tmux; mprocs is used when it is on
 # PATH, named by $MPROCS, or installable with npm (mprocs@0.9.6 ships a
 # Linux binary). Run it on an otherwise idle machine: the numbers are wall
 # times and CPU shares.

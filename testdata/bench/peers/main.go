@@ -51,8 +51,9 @@ var (
 	rounds    = flag.Int("rounds", 3, "rounds of each workload")
 	mib       = flag.Int("mib", 64, "MiB for one pane (four panes get half each)")
 	idleSecs  = flag.Int("idle", 30, "seconds of the idle CPU window")
+	settle    = flag.Int("settle", 65, "seconds the idle panes run before the idle window opens (a minute: rostra's titles out of focus, and all of them once no key was pressed for a minute, tick once a minute)")
 	echoN     = flag.Int("echo", 150, "keystroke samples")
-	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,idle-iso,rss,echo); empty = all")
+	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,idle-iso,rss,echo,hundred); empty = all")
 	onlyPeers = flag.String("peers", "", "comma-separated peers to run (rostra,rostra-direct,rostra-detached,tmux,mprocs; a before/ peer runs with its own); empty = all")
 	work      = flag.String("dir", "", "work folder (default: a temp folder)")
 )
@@ -136,7 +137,9 @@ func main() {
 		}
 		if want("idle") {
 			for _, p := range peers {
-				add("idle/"+p.name, idleRun(p, dir))
+				cpu, wake := idleRun(p, dir)
+				add("idle/"+p.name, cpu)
+				add("idle-wake/"+p.name, wake)
 			}
 		}
 		if want("idle-iso") {
@@ -144,6 +147,18 @@ func main() {
 				if p.startIsolated != nil {
 					add("idle-iso/"+p.name, idleIsoRun(p, dir))
 				}
+			}
+		}
+		if want("hundred") {
+			for _, p := range peers {
+				if !strings.HasPrefix(strings.TrimPrefix(p.name, "before/"), "rostra") {
+					continue // 100 tmux panes do not fit a 200×50 window
+				}
+				start, startCPU, cpu, rss := hundredRun(p, dir)
+				add("hundred-start/"+p.name, start)
+				add("hundred-start-cpu/"+p.name, startCPU)
+				add("hundred-idle/"+p.name, cpu)
+				add("hundred-rss/"+p.name, rss)
 			}
 		}
 		if want("rss") {
@@ -226,6 +241,7 @@ func report(res map[string][]float64, peers []peer) {
 	}
 	if len(res["idle/"+names[0]]) > 0 {
 		row(fmt.Sprintf("16 quiet panes (12 sleep, 4 cat), CPU over %d s", *idleSecs), "—", func(n string) string { return fmt.Sprintf("%.3f %%", m("idle/"+n)) })
+		row("  wakeups per second (context switches of all threads)", "—", func(n string) string { return fmt.Sprintf("%.1f", m("idle-wake/"+n)) })
 	}
 	if len(res["idle-iso/"+names[0]]) > 0 {
 		row(fmt.Sprintf("4 quiet isolated panes, %d-file repository, CPU with git's over %d s", *isoFiles, *idleSecs), "—", func(n string) string {
@@ -234,6 +250,20 @@ func report(res map[string][]float64, peers []peer) {
 			}
 			return fmt.Sprintf("%.3f %%", m("idle-iso/"+n))
 		})
+	}
+	if len(res["hundred-start/"+names[0]]) > 0 {
+		cell := func(k, f string) func(n string) string {
+			return func(n string) string {
+				if len(res[k+n]) == 0 {
+					return "—"
+				}
+				return fmt.Sprintf(f, m(k+n))
+			}
+		}
+		row("100 workers (sleep): from the start to the last one running", "—", cell("hundred-start/", "%.2f s"))
+		row("  the peer's CPU until then (its start included)", "—", cell("hundred-start-cpu/", "%.2f s"))
+		row(fmt.Sprintf("  100 quiet panes, CPU over %d s", *idleSecs), "—", cell("hundred-idle/", "%.3f %%"))
+		row("  100 quiet panes, RSS (server and client)", "—", cell("hundred-rss/", "%.1f MiB"))
 	}
 	if len(res["rss-line/"+names[0]]) > 0 {
 		row("16 × 10,000 coloured 120-col lines: RSS per line over empty", "—", func(n string) string { return fmt.Sprintf("%.0f B", m("rss-line/"+n)) })
@@ -460,12 +490,124 @@ func repeat(cmd string, n int) []string {
 
 // idleRun starts 16 quiet panes (12 sleep, 4 cat waiting for input) and
 // returns the CPU (% of a core) the peer used over the idle window, after
-// 5 s to settle.
-func idleRun(p peer, dir string) float64 {
+// -settle seconds.
+//
+// The CPU is read from each thread's schedstat (nanoseconds: a window of
+// 20 s at 0.05 % is 10 ms, one clock tick of /proc/<pid>/stat), and the
+// wakeups are the context switches of every thread (voluntary and not)
+// per second of the window.
+func idleRun(p peer, dir string) (cpu, wakeups float64) {
 	pid, err := p.start(dir, append(repeat("exec sleep 3600", 12), repeat("exec cat", 4)...))
 	must(err)
 	defer p.stop()
-	return idleWindow(p, pid, cpuTicks)
+	time.Sleep(time.Duration(*settle) * time.Second)
+	pids := func() []int {
+		ps := []int{pid}
+		if p.also != nil {
+			ps = append(ps, p.also()...)
+		}
+		return ps
+	}
+	sum := func(f func(int) int64) int64 {
+		var t int64
+		for _, o := range pids() {
+			t += f(o)
+		}
+		return t
+	}
+	t0, c0, w0 := time.Now(), sum(cpuNanos), sum(switches)
+	time.Sleep(time.Duration(*idleSecs) * time.Second)
+	c1, w1 := sum(cpuNanos), sum(switches)
+	secs := time.Since(t0).Seconds()
+	return float64(c1-c0) / 1e9 / secs * 100, float64(w1-w0) / secs
+}
+
+// hundredRun starts 100 workers, each of which marks a file as it starts
+// and then sleeps, and returns the seconds from the peer's start to the
+// last mark, the CPU seconds the peer had used by then (the start's cost,
+// less load-bound than its wall time), the CPU (% of a core) of the 100 quiet panes over the idle
+// window after -settle seconds, and the RSS (MiB) of the peer's
+// processes at its end.
+func hundredRun(p peer, dir string) (start, startCPU, cpu, rssMiB float64) {
+	marks := filepath.Join(dir, "hundred")
+	_ = os.RemoveAll(marks)
+	must(os.MkdirAll(marks, 0o755))
+	cmds := make([]string, 100)
+	for i := range cmds {
+		cmds[i] = fmt.Sprintf("echo > %s/%d; exec sleep 3600", marks, i)
+	}
+	t0 := time.Now()
+	pid, err := p.start(dir, cmds)
+	must(err)
+	defer p.stop()
+	var last time.Time
+	for i := range cmds {
+		_, err := waitFile(filepath.Join(marks, strconv.Itoa(i)), 2*time.Minute)
+		must(err)
+		st, err := os.Stat(filepath.Join(marks, strconv.Itoa(i)))
+		must(err)
+		if st.ModTime().After(last) {
+			last = st.ModTime()
+		}
+	}
+	start = last.Sub(t0).Seconds()
+	pids := func() []int {
+		ps := []int{pid}
+		if p.also != nil {
+			ps = append(ps, p.also()...)
+		}
+		return ps
+	}
+	sum := func(f func(int) int64) int64 {
+		var t int64
+		for _, o := range pids() {
+			t += f(o)
+		}
+		return t
+	}
+	startCPU = float64(sum(cpuNanos)) / 1e9
+	time.Sleep(time.Duration(*settle) * time.Second)
+	t1, c0 := time.Now(), sum(cpuNanos)
+	time.Sleep(time.Duration(*idleSecs) * time.Second)
+	cpu = float64(sum(cpuNanos)-c0) / 1e9 / time.Since(t1).Seconds() * 100
+	return start, startCPU, cpu, float64(sum(rssBytes)) / (1 << 20)
+}
+
+// cpuNanos is the CPU time pid's threads have run, in nanoseconds (the
+// first field of each /proc/<pid>/task/<tid>/schedstat).
+func cpuNanos(pid int) int64 {
+	var sum int64
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/schedstat", pid))
+	for _, t := range tasks {
+		if b, err := os.ReadFile(t); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				v, _ := strconv.ParseInt(f[0], 10, 64)
+				sum += v
+			}
+		}
+	}
+	return sum
+}
+
+// switches is the context switches of pid's threads so far: each is a
+// thread going to sleep or taken off its core, so an idle process's count
+// grows by its wakeups.
+func switches(pid int) int64 {
+	var sum int64
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/status", pid))
+	for _, t := range tasks {
+		b, err := os.ReadFile(t)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(l, "voluntary_ctxt_switches:") || strings.HasPrefix(l, "nonvoluntary_ctxt_switches:") {
+				v, _ := strconv.ParseInt(strings.TrimSpace(l[strings.IndexByte(l, ':')+1:]), 10, 64)
+				sum += v
+			}
+		}
+	}
+	return sum
 }
 
 // idleIsoRun is idleRun with 4 workers, each in a worktree of its own, and
@@ -670,7 +812,7 @@ func rostraRunFile(dir string, cmds []string, isolated bool) string {
 		isolation = ", isolation: worktree"
 	}
 	var b strings.Builder
-	b.WriteString("version: 1\nname: peers\nworkspace: .\npanes: { max: 16 }\n")
+	fmt.Fprintf(&b, "version: 1\nname: peers\nworkspace: .\npanes: { max: %d }\n", max(16, len(cmds)))
 	b.WriteString("providers:\n  shell: { command: [\"sh\", \"-c\", \"{prompt}\"] }\n")
 	b.WriteString("defaults: { max_attempts: 1, timeout: 0, stop_grace: 1s, attention_after: 0" + isolation + " }\nworkers:\n")
 	for i, c := range cmds {

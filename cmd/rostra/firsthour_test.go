@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,6 +230,42 @@ func TestInitAddAddsTheAgentCLIsTheFileLacksAndKeepsItsText(t *testing.T) {
 	same, err := os.ReadFile(file)
 	require.NoError(t, err)
 	assert.Equal(t, string(after), string(same))
+}
+
+// A file init wrote before it knew the sandbox has claude's providers but
+// not claude-yolo: --add adds that one provider, and no worker.
+func TestInitAddAddsTheYoloProviderAnOlderFileLacks(t *testing.T) {
+	t.Parallel()
+	ws := t.TempDir()
+	file := filepath.Join(ws, "rostra.yaml")
+	r := runBinEnv(t, ws, []string{agentPath(t, "claude")}, "init")
+	require.Equal(t, 0, r.code, r.stderr)
+	data, err := os.ReadFile(file)
+	require.NoError(t, err)
+	// The provider is two lines: "claude-yolo: { command: …," and "resume: … }".
+	old := regexp.MustCompile(`(?m)^ *claude-yolo: \{.*\n.*\}\n`).ReplaceAllString(string(data), "")
+	old = strings.Replace(old, "    # provider: claude-yolo\n", "", 1)
+	require.NotEqual(t, string(data), old, "the file without its yolo provider")
+	require.NoError(t, os.WriteFile(file, []byte(old), 0o644))
+	plan, err := runfile.Load(file)
+	require.NoError(t, err, "%s", old)
+	require.NotContains(t, plan.Providers, "claude-yolo")
+
+	add := runBinEnv(t, ws, []string{agentPath(t, "claude")}, "init", "--add")
+	require.Equal(t, 0, add.code, add.stderr)
+	assert.Equal(t, "added to rostra.yaml: the providers of claude-yolo, then: rostra run rostra.yaml\n", add.stdout)
+	after, err := os.ReadFile(file)
+	require.NoError(t, err)
+	assert.True(t, isSubsequence(old, string(after)), "every line of the file stays, in order:\n%s", after)
+	plan, err = runfile.Load(file)
+	require.NoError(t, err, "%s", after)
+	require.Contains(t, plan.Providers, "claude-yolo")
+	assert.True(t, plan.Providers["claude-yolo"].SandboxRequired)
+	require.Len(t, plan.Workers, 1, "no second worker")
+
+	none := runBinEnv(t, ws, []string{agentPath(t, "claude")}, "init", "--add")
+	require.Equal(t, 0, none.code, none.stderr)
+	assert.Contains(t, none.stdout, "nothing to add")
 }
 
 // A file written by hand: workers at the left margin, no providers: key.

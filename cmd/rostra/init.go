@@ -82,10 +82,12 @@ const initUsage = `usage: rostra init [--add] [RUNFILE]
 
 Writes RUNFILE (default ./rostra.yaml): a commented run file with a worker
 for each agent CLI found on PATH (claude, codex, gemini, qwen), each with a
-headless and an interactive provider. It never overwrites a file.
+headless, an interactive and a -yolo provider (its permission prompts
+off, in the sandbox). It never overwrites a file.
 --add adds to an existing RUNFILE the providers and the worker of each
-agent CLI on PATH it has no provider for, and changes nothing else in it
-(its text and comments stay as they are).
+agent CLI on PATH it has no provider for, and the -yolo provider of one
+it has the others of, and changes nothing else in it (its text and
+comments stay as they are).
 `
 
 func runInit(args []string, stdout, stderr io.Writer) int {
@@ -201,14 +203,18 @@ func initAdd(path string, found []agentCLI, where []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "rostra init --add: %s must load before workers are added to it; fix it first:\n%v\n", path, err)
 		return 2
 	}
-	var add []agentCLI
-	var addWhere []string
+	var add, yolo []agentCLI
+	var addWhere, yoloWhere []string
 	for i, c := range found {
 		if _, ok := plan.Providers[c.name]; !ok {
 			add, addWhere = append(add, c), append(addWhere, where[i])
+		} else if _, ok := plan.Providers[c.name+"-yolo"]; !ok {
+			// A file written before rostra knew the sandbox has the CLI's
+			// providers but not its -yolo one.
+			yolo, yoloWhere = append(yolo, c), append(yoloWhere, where[i])
 		}
 	}
-	if len(add) == 0 {
+	if len(add)+len(yolo) == 0 {
 		var names []string
 		for _, c := range found {
 			names = append(names, c.name)
@@ -220,7 +226,7 @@ func initAdd(path string, found []agentCLI, where []string, stdout, stderr io.Wr
 		}
 		return 0
 	}
-	text, ids, err := addAgentCLIs(string(data), add, addWhere, func(id string) bool { _, ok := plan.Worker(id); return ok })
+	text, ids, err := addAgentCLIs(string(data), add, addWhere, yolo, yoloWhere, func(id string) bool { _, ok := plan.Worker(id); return ok })
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra init --add: %s: %v\n", path, err)
 		return 2
@@ -239,6 +245,9 @@ func initAdd(path string, found []agentCLI, where []string, stdout, stderr io.Wr
 	for _, c := range add {
 		names = append(names, c.name)
 	}
+	for _, c := range yolo {
+		names = append(names, c.name+"-yolo")
+	}
 	fmt.Fprintf(stdout, "added to %s: the providers of %s", path, strings.Join(names, ", "))
 	if len(ids) > 0 {
 		fmt.Fprintf(stdout, " and the worker(s) %s.\nWrite their task in the prompts", strings.Join(ids, ", "))
@@ -250,12 +259,12 @@ func initAdd(path string, found []agentCLI, where []string, stdout, stderr io.Wr
 // topLevelKey is a line that opens a top-level key of a YAML mapping.
 var topLevelKey = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)\s*:(.*)$`)
 
-// addAgentCLIs adds the providers of add at the end of text's providers:
-// block and a worker each (unless hasWorker says its id is taken) at the
+// addAgentCLIs adds the providers of add, and the -yolo provider of each
+// of yolo, at the end of text's providers: block, and for add a worker each (unless hasWorker says its id is taken) at the
 // end of its workers: block; a block that is missing is added at the end.
 // A block written in flow style ({...}, [...]) is not edited: it is an
 // error that says what to add by hand.
-func addAgentCLIs(text string, add []agentCLI, where []string, hasWorker func(string) bool) (string, []string, error) {
+func addAgentCLIs(text string, add []agentCLI, where []string, yolo []agentCLI, yoloWhere []string, hasWorker func(string) bool) (string, []string, error) {
 	lines := strings.SplitAfter(text, "\n")
 	if len(lines) > 0 && lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
@@ -299,6 +308,9 @@ func addAgentCLIs(text string, add []agentCLI, where []string, hasWorker func(st
 	for i, c := range add {
 		fmt.Fprintf(&note, "#   %-7s %s\n", c.name, where[i])
 	}
+	for i, c := range yolo {
+		fmt.Fprintf(&note, "#   %-7s %s (its -yolo provider)\n", c.name, yoloWhere[i])
+	}
 
 	_, pEnd, pIndent, pOK, err := block("providers")
 	if err != nil {
@@ -313,6 +325,9 @@ func addAgentCLIs(text string, add []agentCLI, where []string, hasWorker func(st
 	}
 	for _, c := range add {
 		ptext.WriteString(providersText(c, pIndent))
+	}
+	for _, c := range yolo {
+		ptext.WriteString(yoloProviderText(c, pIndent))
 	}
 	var ids []string
 	var wtext strings.Builder
@@ -477,6 +492,13 @@ func providersText(c agentCLI, indent string) string {
 		"(rostra run --resume; docs/agents.md).")
 	fmt.Fprintf(&b, "%s%s: { command: %s, agent: %s,\n%s  resume: %s }\n", indent, c.name, yamlArgv(c.headless), c.name, indent, c.resume(c.headless))
 	fmt.Fprintf(&b, "%s%s-live: { command: %s, agent: %s,\n%s  resume: %s }\n", indent, c.name, yamlArgv(c.live), c.name, indent, c.resume(c.live))
+	b.WriteString(yoloProviderText(c, indent))
+	return b.String()
+}
+
+// yoloProviderText is c's -yolo provider, its comment above it.
+func yoloProviderText(c agentCLI, indent string) string {
+	var b strings.Builder
 	comment(&b, indent, c.name+"-yolo asks before nothing (its permission prompts off): its workers\n"+
 		"must have sandbox: writes, which has the kernel refuse their writes outside\n"+
 		"the worker's folders (docs/sandbox.md).")

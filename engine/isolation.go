@@ -368,6 +368,30 @@ func (e *Engine) endWorktrees() bool {
 	}
 	e.worktreesEnd = true
 	started := false
+	repo := ""
+	for _, w := range e.workers {
+		if w.iso != nil {
+			repo = w.iso.wt.Repo
+			break
+		}
+	}
+	if e.st.GitFiles != nil && repo != "" {
+		// The shared .git as the run leaves it: merge judges the run's
+		// window and not what the user does afterwards
+		// (docs/isolation.md §Review and merge).
+		started = true
+		e.startBackground()
+		go func() {
+			files, err := workspace.GitFiles(repo)
+			e.post(func() {
+				defer e.endBackground()
+				if err == nil {
+					e.st.GitFilesAtEnd = files
+					e.dirty = true
+				}
+			})
+		}()
+	}
 	for _, w := range e.workers {
 		iso := w.iso
 		if iso == nil {

@@ -154,25 +154,52 @@ func TestABranchMadeInTheWorktreeIsQuarantined(t *testing.T) {
 // the branch brings, would have git run the agent's programs in the merge:
 // the merge refuses, naming them, and touches nothing.
 func TestMergeRefusesWhatGitWouldRunFromTheRepository(t *testing.T) {
-	plan, st := finishedRun(t)
-	require.NotEmpty(t, st.GitFiles, "the run recorded the repository's .git files")
-	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
+	// The agent plants a hook in the shared .git while its attempt runs.
+	plan, _ := gitPlan(t, isolated(runfile.WorkerSpec{ID: "a"}))
+	h := startHarness(t, plan)
+	fh := h.opened(h.pane)
+	appendTo(t, filepath.Join(fh.spec.Dir, "src/f1.txt"), "from a\n")
 	ran := filepath.Join(t.TempDir(), "hook-ran")
 	hook := filepath.Join(plan.Workspace, ".git", "hooks", "pre-merge-commit")
 	require.NoError(t, os.WriteFile(hook, []byte("#!/bin/sh\ntouch "+ran+"\n"), 0o755))
+	fh.finish(0)
+	h.event(statedir.EventRunFinished)
+	h.shutdown()
+	st, err := statedir.ReadTeamState(plan.StateDir)
+	require.NoError(t, err)
+	require.NotEmpty(t, st.GitFiles, "the run recorded the repository's .git files at its start")
+	require.NotEmpty(t, st.GitFilesAtEnd, "and at its end")
+	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
 
-	_, err := workspace.MergeWorktree(st, "a", "")
+	_, err = workspace.MergeWorktree(st, "a", "")
 	require.ErrorIs(t, err, workspace.ErrReview)
-	assert.Contains(t, err.Error(), "the repository's .git/hooks/pre-merge-commit changed since run t started")
+	assert.Contains(t, err.Error(), "the repository's .git/hooks/pre-merge-commit changed during run t")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))
 	assert.NoFileExists(t, ran)
-
+	// Put back as the run found it (the hook removed), the merge goes on.
 	require.NoError(t, os.Remove(hook))
+	_, err = workspace.MergeWorktree(st, "a", "")
+	require.NoError(t, err, "the hook the run planted is gone")
+	assert.NoFileExists(t, ran)
+
+	// A run whose end recorded the .git files as it found them at the start:
+	// the user's own hook, added after the run's end, does not stop a merge.
+	plan2, st2 := finishedRun(t)
+	require.Equal(t, st2.GitFiles, st2.GitFilesAtEnd)
+	mine := filepath.Join(plan2.Workspace, ".git", "hooks", "post-merge")
+	require.NoError(t, os.WriteFile(mine, []byte("#!/bin/sh\nexit 0\n"), 0o755))
+	_, err = workspace.MergeWorktree(st2, "a", "")
+	require.NoError(t, err, "a hook the user added after the run is theirs")
+}
+
+func TestMergeRefusesAnAttributesChange(t *testing.T) {
+	plan, st := finishedRun(t)
+	head := gitT(t, plan.Workspace, "rev-parse", "HEAD")
 	wt := filepath.Join(plan.StateDir, "worktrees", "a")
 	require.NoError(t, os.WriteFile(filepath.Join(wt, ".gitattributes"), []byte("*.txt filter=pwn\n"), 0o644))
 	gitT(t, wt, "add", ".gitattributes")
 	gitT(t, wt, "commit", "-q", "-m", "attributes")
-	_, err = workspace.MergeWorktree(st, "a", "")
+	_, err := workspace.MergeWorktree(st, "a", "")
 	require.ErrorIs(t, err, workspace.ErrReview)
 	assert.Contains(t, err.Error(), "rostra/t/a changes .gitattributes, which tells git what to run on files")
 	assert.Equal(t, head, gitT(t, plan.Workspace, "rev-parse", "HEAD"))

@@ -56,6 +56,10 @@ type TeamState struct {
 	// repository's config and its hooks/ and info/ files as the run found
 	// them: `rostra merge` refuses when they changed (docs/isolation.md).
 	GitFiles map[string]string `json:"gitFiles,omitempty"`
+	// GitFilesAtEnd digests the same files as the run's end found them,
+	// once its workers were gone: merge judges the run's window, start
+	// to end, and leaves what changed afterwards to the user.
+	GitFilesAtEnd map[string]string `json:"gitFilesAtEnd,omitempty"`
 }
 
 // WorkerRow is a roster row: the state of one worker across its attempts.

@@ -101,6 +101,10 @@ func worktreeHead(dir string) (string, error) {
 // hooks/ and info/, and, when worktree is not "", that worktree's own
 // config.worktree. Keys are the paths as a person finds them: relative to
 // repo when inside it.
+// GitFiles digests repo's shared config, hooks/ and info/ files, as a run
+// records them at its start and its end (TeamState.GitFiles).
+func GitFiles(repo string) (map[string]string, error) { return repoFiles(repo, "") }
+
 func repoFiles(repo, worktree string) (map[string]string, error) {
 	common, err := gitDirOf(repo, "--git-common-dir")
 	if err != nil {

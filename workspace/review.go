@@ -434,12 +434,22 @@ func mergeMessage(branch, worker, run string) string {
 // (docs/isolation.md, "Review and merge").
 func guardRepository(st *statedir.TeamState, wt Worktree, tip string) error {
 	if st.GitFiles != nil {
+		// A run that has ended is judged on its window: what changed
+		// after its workers were gone is the user's own.
 		now, err := repoFiles(wt.Repo, "")
 		if err != nil {
 			return err
 		}
-		if changed := changedFiles(st.GitFiles, now); len(changed) > 0 {
-			return refused("the repository's %s changed since run %s started (an agent may have planted what git runs during a merge); nothing was merged: read them, put them back, or merge by hand (git merge %s) once you trust them",
+		changed, since := changedFiles(st.GitFiles, now), "since run %s started"
+		if st.GitFilesAtEnd != nil {
+			// Of what differs now, what the run had already changed by its
+			// end; a file put back as the run found it is not.
+			during := changedFiles(st.GitFiles, st.GitFilesAtEnd)
+			changed = slices.DeleteFunc(changed, func(p string) bool { return !slices.Contains(during, p) })
+			since = "during run %s"
+		}
+		if len(changed) > 0 {
+			return refused("the repository's %s changed "+since+" (an agent may have planted what git runs during a merge); nothing was merged: read them, put them back, or merge by hand (git merge %s) once you trust them",
 				listPaths(changed, 8), st.Run, statedir.ShortCommit(tip))
 		}
 	}

@@ -13,8 +13,11 @@ import (
 
 // String is s with every control character written as an escape: ESC as
 // \e, newline, tab and carriage return as \n, \t and \r, the others (C0,
-// DEL, C1) as \xNN or \u00NN. The result is one line; a string with no
-// control character is returned as it is.
+// DEL, C1) as \xNN or \u00NN; and the bidirectional embedding, override
+// and isolate characters (U+202A–U+202E, U+2066–U+2069) as \uNNNN, which
+// would have the terminal show the text around them in another order (a
+// file name that reads as another). The result is one line; a string with
+// none of them is returned as it is.
 func String(s string) string { return escape(s, false) }
 
 // Lines is String but keeps newlines: for text shown as several lines
@@ -22,14 +25,15 @@ func String(s string) string { return escape(s, false) }
 func Lines(s string) string { return escape(s, true) }
 
 func escape(s string, keepNewlines bool) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return IsControl(r) && !(keepNewlines && r == '\n') }) {
+	escaped := func(r rune) bool { return (IsControl(r) || IsBidiControl(r)) && !(keepNewlines && r == '\n') }
+	if !strings.ContainsFunc(s, escaped) {
 		return s
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for _, r := range s {
 		switch {
-		case !IsControl(r), keepNewlines && r == '\n':
+		case !escaped(r):
 			b.WriteRune(r)
 		case r == 0x1b:
 			b.WriteString(`\e`)
@@ -51,3 +55,9 @@ func escape(s string, keepNewlines bool) string {
 // IsControl reports whether r is a C0 or C1 control character or DEL:
 // what a terminal acts on rather than shows.
 func IsControl(r rune) bool { return r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0 }
+
+// IsBidiControl reports whether r is one of the explicit bidirectional
+// formatting characters (embeddings, overrides, isolates and their ends):
+// text that reorders what follows it on the screen. The marks (LRM, RLM)
+// and right-to-left letters are not: they only show text as it is.
+func IsBidiControl(r rune) bool { return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069 }

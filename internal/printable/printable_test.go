@@ -15,6 +15,11 @@ func TestString(t *testing.T) {
 		{"line\nnext\ttab", `line\nnext\ttab`},
 		{"nul\x00del\x7f", `nul\x00del\x7f`},
 		{"csi\u009b2J", `csi\u009b2J`},
+		// A right-to-left override shows "evil_txt.exe" as "evil_exe.txt".
+		{"evil_\u202etxt.exe", `evil_\u202etxt.exe`},
+		{"a\u2066b\u2069c\u202ad\u202c", `a\u2066b\u2069c\u202ad\u202c`},
+		// Right-to-left letters and the marks show text as it is.
+		{"שלום \u200fمرحبا", "שלום \u200fمرحبا"},
 	} {
 		assert.Equal(t, tc.want, String(tc.in), "%q", tc.in)
 	}

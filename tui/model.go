@@ -286,7 +286,9 @@ func (m *Model) nextTick(now time.Time) time.Time {
 
 // nextChange is when elapsed(t - since) next reads differently after now
 // (a millisecond late, so the tick never lands just short of it); when
-// not fine, when elapsedCoarse does.
+// not fine, when elapsedCoarse does, put off to the next coarseGrid of
+// the clock: the minutes of panes that started a few seconds apart then
+// change in one frame, not in one each.
 func nextChange(since, now time.Time, fine bool) time.Time {
 	e := now.Sub(since)
 	step := time.Second
@@ -296,8 +298,18 @@ func nextChange(since, now time.Time, fine bool) time.Time {
 	if e < 0 {
 		return since.Add(time.Millisecond)
 	}
-	return since.Add(e.Truncate(step) + step + time.Millisecond)
+	at := since.Add(e.Truncate(step) + step + time.Millisecond)
+	if step == time.Minute {
+		if grid := at.Truncate(coarseGrid); grid.Before(at) {
+			at = grid.Add(coarseGrid)
+		}
+	}
+	return at
 }
+
+// coarseGrid is how late a title that reads to the minute may change: at
+// most this much after its minute has turned.
+const coarseGrid = 10 * time.Second
 
 // Update routes a message, then arms the clock for the next time the
 // screen would change with time alone.

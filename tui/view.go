@@ -74,9 +74,21 @@ func (m *Model) Render() string {
 			copy:    m.copyOn(v.idx),
 		})
 	}
+	heads := map[int]string{} // y → a run's header (tiling.go)
+	if !m.zoom {
+		for _, gh := range m.tiles().heads {
+			if gh.page == m.page {
+				heads[gh.y] = m.groupHeader(gh, m.width)
+			}
+		}
+	}
 	// Panes of one grid row share their y and height: draw row by row.
 	var b strings.Builder
 	for y := area.y; y < area.y+area.h; y++ {
+		if h, ok := heads[y]; ok {
+			lines = append(lines, h)
+			continue
+		}
 		b.Reset()
 		x := 0
 		for _, v := range vis {

@@ -24,10 +24,10 @@ import (
 type tiling struct {
 	pageOf []int
 	rects  []rect
-	first  []int        // each page's first pane
-	heads  []groupHead  // every page's headers
-	key    [3]int       // the width, height and pane count it was made for
-	blocks []paneBlock  // the runs, as ranges of panes (nil: one run)
+	first  []int       // each page's first pane
+	heads  []groupHead // every page's headers
+	key    [3]int      // the width, height and pane count it was made for
+	blocks []paneBlock // the runs, as ranges of panes (nil: one run)
 	cached bool
 }
 

@@ -39,7 +39,12 @@ func (m *Model) readLinks() {
 		return
 	}
 	for _, p := range m.panes {
+		was := p.link
 		p.link = rl.LinkNote(p.spec.ID)
+		if was != "" && p.link == "" && strings.HasPrefix(m.note, p.spec.ID+": ") && strings.HasSuffix(m.note, linkKeysNote) {
+			// The link is back: keys go again, the note is over.
+			m.note = ""
+		}
 	}
 }
 

@@ -117,6 +117,7 @@ func TestGoldenManyRunsLinkLost(t *testing.T) {
 	press(m, "i", "x")
 	assert.Equal(t, "build-box:api/codex-tester: link lost · reconnecting (3 s): the key was dropped, not queued; keys go again once the link is back", m.note)
 	assert.Empty(t, f.handles["build-box:api/codex-tester"].Typed())
+	assert.Contains(t, ansi.Strip(m.Render()), "the key was dropped, not queued; keys go again once the link is back", "the note is on the screen in input mode")
 
 	// The link back: the titles are the run's again.
 	delete(f.lost, "build-box:api")

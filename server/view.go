@@ -38,6 +38,9 @@ type View struct {
 	State  *statedir.TeamState `json:"state,omitempty"`
 	Events []statedir.Event    `json:"events,omitempty"`
 	Panes  []PaneView          `json:"panes,omitempty"`
+	// Notices are the run's notifications since the last View, for the
+	// client to alert its terminal of (viewnotify.go).
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // PaneView is what changed on one worker's screen. A client applies
@@ -123,6 +126,8 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 			poke()
 		}
 	}()
+	takeNotices, leave := s.viewNotes.join(poke)
+	defer leave()
 	var wake <-chan struct{}
 	if s.cfg.Activity != nil {
 		w, stop := s.cfg.Activity.Listen()
@@ -157,6 +162,7 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		emu.Lock()
 		v.Events, events = events, nil
 		emu.Unlock()
+		v.Notices = takeNotices()
 		for i := range plan.Workers {
 			if pv, ok := s.paneView(plan.Workers[i].ID, sent); ok {
 				v.Panes = append(v.Panes, pv)
@@ -164,7 +170,7 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		}
 		// An empty View at least every viewIdle tells the client the
 		// link is up: a cut link is silence, not an error.
-		if first || v.State != nil || len(v.Events) > 0 || len(v.Panes) > 0 || time.Since(lastSent) >= viewIdle {
+		if first || v.State != nil || len(v.Events) > 0 || len(v.Panes) > 0 || len(v.Notices) > 0 || time.Since(lastSent) >= viewIdle {
 			for _, part := range splitView(v, viewFrameBudget) {
 				if err := write(FrameView, part); err != nil {
 					return
@@ -233,6 +239,9 @@ func (s *Server) viewRequests(fr *FrameReader, write func(FrameType, any) error,
 			if w, ok := h.(interface{ Write([]byte) (int, error) }); ok && h != nil {
 				_, _ = w.Write(req.Data)
 			}
+			continue
+		case OpNotified:
+			s.viewNotes.answer(req.Notice, tui.NotifyReply{Via: req.Text, Quiet: req.Quiet})
 			continue
 		case OpResize:
 			h, _ := s.eng.Handle(req.Worker)
@@ -354,7 +363,7 @@ func splitView(v View, budget int) []View {
 	if size <= budget {
 		return []View{v}
 	}
-	out := []View{{Plan: v.Plan, State: v.State, Events: v.Events}}
+	out := []View{{Plan: v.Plan, State: v.State, Events: v.Events, Notices: v.Notices}}
 	var cur View
 	curSize := 0
 	flush := func() {

@@ -77,6 +77,9 @@ func attachMany(refs []string, stdout, stderr io.Writer) int {
 	defer m.Close()
 	p := tea.NewProgram(m, append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS),
 		tea.WithRenderOnChange(), tea.WithFilter(m.Filter))...)
+	// Each run decides its notifications; this terminal is alerted of
+	// them (docs/agents.md §Notifications).
+	multi.SetAnnouncer(directAnnouncer(p))
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)

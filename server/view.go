@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -59,7 +60,7 @@ type PaneView struct {
 	// first, each as it was when it went; "" for one still as the
 	// client's row of that number has it.
 	Off     []string       `json:"off,omitempty"`
-	Lines   map[int]string `json:"lines,omitempty"` // row → the row in ANSI, exactly Cols cells
+	Lines   map[int]string `json:"lines,omitempty"` // row → the row in ANSI, Cols cells or fewer then EL (trimRows)
 	CursorX int            `json:"cx"`
 	CursorY int            `json:"cy"`
 	Cursor  bool           `json:"cursor"`
@@ -288,7 +289,7 @@ func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, b
 	}
 	cols, rows := t.Size()
 	sb := t.ScrollbackLen()
-	lines := t.Window(sb, true)
+	lines := trimRows(t.Window(sb, true))
 	rows = len(lines)
 	pv := PaneView{Worker: worker, Attempt: attempt, Cols: cols, Rows: rows,
 		CursorX: cx, CursorY: cy, Cursor: cursor, Modes: modes, Bells: bells - sp.bells}
@@ -329,6 +330,39 @@ func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, b
 	return pv, true
 }
 
+// trimRows cuts each line's blank cells at its end, when they have the
+// default style, for an EL (erase to the end of the row): a pane's rows
+// are mostly blank, and a View of every row padded to its width weighs
+// several times what it holds (the first View of 16 panes: 124 kB, most
+// of it spaces), which the first frame of an attach over a slow link
+// waits for.
+func trimRows(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = trimLine(l)
+	}
+	return lines
+}
+
+// trimmedMin is the fewest blank cells worth an EL (3 bytes) instead.
+const trimmedMin = 4
+
+func trimLine(l string) string {
+	k := len(l)
+	for k > 0 && l[k-1] == ' ' {
+		k--
+	}
+	if len(l)-k < trimmedMin {
+		return l
+	}
+	// The style at the cut must be the default: no escape before it, or
+	// the last one a reset (an open hyperlink or a colour would show in
+	// those blanks).
+	if e := strings.LastIndexByte(l[:k], 0x1b); e >= 0 && !strings.HasPrefix(l[e:k], "\x1b[m") {
+		return l
+	}
+	return l[:k] + "\x1b[K"
+}
+
 // maxOffLines bounds the lines a View carries for the scrollback: a
 // screen that scrolled by more since the last is sent whole instead.
 const maxOffLines = 1000
@@ -338,7 +372,7 @@ func offLines(t *vt.Terminal, top, n int) []string {
 	_, rows := t.Size()
 	var out []string
 	for len(out) < n {
-		w := t.Window(top+len(out), true)
+		w := trimRows(t.Window(top+len(out), true))
 		out = append(out, w[:min(len(w), n-len(out), rows)]...)
 		if len(w) == 0 {
 			break

@@ -9,7 +9,7 @@
 //
 // Data model: a tiling is, for each pane, its page and rectangle, and
 // for each page its headers (a full-width line naming a run) and its
-// first pane, which is where Page Down puts the focus.
+// first pane, which is where `]` and `[` put the focus.
 package tui
 
 import (

@@ -29,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -66,6 +67,8 @@ type Multi struct {
 	plan  *runfile.Plan
 	index map[string]workerAt
 	act   *vt.Activity
+
+	announce atomic.Pointer[engine.Announcer] // the UI's, for the runs' notices (viewnotify.go)
 
 	evmu   sync.Mutex
 	evcond *sync.Cond
@@ -173,6 +176,36 @@ func (m *Multi) Close() {
 		}
 	}
 	wg.Wait()
+}
+
+// SetAnnouncer makes a the way the runs' notifications reach the UI
+// (docs/agents.md §Notifications): each run's server decides, a alerts
+// this terminal, and what it did goes back to that run.
+func (m *Multi) SetAnnouncer(a engine.Announcer) { m.announce.Store(&a) }
+
+// notices announces a run's notices to the UI, each answered to its
+// run, off the link's reader.
+func (l *link) notices(ns []Notice) {
+	if len(ns) == 0 {
+		return
+	}
+	a := l.m.announce.Load()
+	if l.prefix == "" {
+		a = nil // the first View, before the runs are joined: answered, not shown
+	}
+	run := ""
+	if l.plan != nil {
+		run = l.plan.Name
+	}
+	go func() {
+		for _, nt := range ns {
+			var d engine.Delivery
+			if a != nil && *a != nil {
+				d = (*a)(nt.notification(run, l.prefix))
+			}
+			_, _ = l.request(Request{Op: OpNotified, Notice: nt.ID, Text: strings.Join(d.Via, ", "), Quiet: d.Quiet > 0})
+		}
+	}()
 }
 
 // Plan is the joined plan.
@@ -555,7 +588,7 @@ func (l *link) failReplies() {
 // request sends req; with an answer expected (not input, not resize) it
 // waits for the Reply.
 func (l *link) request(req Request) (Reply, error) {
-	quiet := req.Op == OpInput || req.Op == OpResize
+	quiet := req.Op == OpInput || req.Op == OpResize || req.Op == OpNotified
 	// wmu keeps the replies awaited in the order the requests went out;
 	// mu is not held while writing, so a stalled link never stalls the UI.
 	l.wmu.Lock()
@@ -596,6 +629,7 @@ func (l *link) request(req Request) (Reply, error) {
 // apply paints a View into the link's mirrors.
 func (l *link) apply(v View) {
 	l.m.push(l.prefix, v.Events)
+	l.notices(v.Notices)
 	l.mu.Lock()
 	if v.State != nil {
 		l.st = *v.State

@@ -18,7 +18,7 @@ import (
 // program to answer (one busy drawing a flood, say).
 const announceWait = time.Second
 
-// announce hands n to every attached client's program.
+// announce hands n to every attached client's program and view client.
 func (s *Server) announce(n engine.Notification) engine.Delivery {
 	s.mu.Lock()
 	progs := make([]*tea.Program, 0, len(s.sessions))
@@ -26,5 +26,13 @@ func (s *Server) announce(n engine.Notification) engine.Delivery {
 		progs = append(progs, ss.prog)
 	}
 	s.mu.Unlock()
-	return tui.Announce(progs, n, announceWait)
+	// The UIs over many runs attached are told too (viewnotify.go), at
+	// the same time as the sessions here.
+	views := make(chan engine.Delivery, 1)
+	go func() { views <- s.announceViews(n, announceWait) }()
+	d := tui.Announce(progs, n, announceWait)
+	vd := <-views
+	d.Via = append(d.Via, vd.Via...)
+	d.Quiet += vd.Quiet
+	return d
 }

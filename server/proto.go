@@ -181,6 +181,10 @@ type Request struct {
 	// than type it now. Prompt, with OpQueueRemove: the prompt's number.
 	Queue  bool `json:"queue,omitempty"`
 	Prompt int  `json:"prompt,omitempty"`
+	// Notice, with OpNotified, is the number of the Notice answered;
+	// Quiet: no sequence was written, the human types into that pane.
+	Notice uint64 `json:"notice,omitempty"`
+	Quiet  bool   `json:"quiet,omitempty"`
 }
 
 // UntilNeedsYou is the Until of a wait that returns once an agent waits

@@ -88,6 +88,8 @@ type Server struct {
 	code     int
 
 	handlers sync.WaitGroup
+
+	viewNotes viewNotices // viewnotify.go
 }
 
 // New makes a server for cfg; Serve runs it.

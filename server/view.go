@@ -22,6 +22,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,9 @@ type View struct {
 	State  *statedir.TeamState `json:"state,omitempty"`
 	Events []statedir.Event    `json:"events,omitempty"`
 	Panes  []PaneView          `json:"panes,omitempty"`
+	// Notices are the run's notifications since the last View, for the
+	// client to alert its terminal of (viewnotify.go).
+	Notices []Notice `json:"notices,omitempty"`
 }
 
 // PaneView is what changed on one worker's screen. A client applies
@@ -56,7 +60,7 @@ type PaneView struct {
 	// first, each as it was when it went; "" for one still as the
 	// client's row of that number has it.
 	Off     []string       `json:"off,omitempty"`
-	Lines   map[int]string `json:"lines,omitempty"` // row → the row in ANSI, exactly Cols cells
+	Lines   map[int]string `json:"lines,omitempty"` // row → the row in ANSI, Cols cells or fewer then EL (trimRows)
 	CursorX int            `json:"cx"`
 	CursorY int            `json:"cy"`
 	Cursor  bool           `json:"cursor"`
@@ -123,6 +127,8 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 			poke()
 		}
 	}()
+	takeNotices, leave := s.viewNotes.join(poke)
+	defer leave()
 	var wake <-chan struct{}
 	if s.cfg.Activity != nil {
 		w, stop := s.cfg.Activity.Listen()
@@ -157,6 +163,7 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		emu.Lock()
 		v.Events, events = events, nil
 		emu.Unlock()
+		v.Notices = takeNotices()
 		for i := range plan.Workers {
 			if pv, ok := s.paneView(plan.Workers[i].ID, sent); ok {
 				v.Panes = append(v.Panes, pv)
@@ -164,7 +171,7 @@ func (s *Server) view(c net.Conn, fr *FrameReader) {
 		}
 		// An empty View at least every viewIdle tells the client the
 		// link is up: a cut link is silence, not an error.
-		if first || v.State != nil || len(v.Events) > 0 || len(v.Panes) > 0 || time.Since(lastSent) >= viewIdle {
+		if first || v.State != nil || len(v.Events) > 0 || len(v.Panes) > 0 || len(v.Notices) > 0 || time.Since(lastSent) >= viewIdle {
 			for _, part := range splitView(v, viewFrameBudget) {
 				if err := write(FrameView, part); err != nil {
 					return
@@ -234,6 +241,9 @@ func (s *Server) viewRequests(fr *FrameReader, write func(FrameType, any) error,
 				_, _ = w.Write(req.Data)
 			}
 			continue
+		case OpNotified:
+			s.viewNotes.answer(req.Notice, tui.NotifyReply{Via: req.Text, Quiet: req.Quiet})
+			continue
 		case OpResize:
 			h, _ := s.eng.Handle(req.Worker)
 			if r, ok := h.(interface{ Resize(cols, rows int) error }); ok && h != nil && req.Cols > 0 && req.Rows > 0 {
@@ -279,7 +289,7 @@ func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, b
 	}
 	cols, rows := t.Size()
 	sb := t.ScrollbackLen()
-	lines := t.Window(sb, true)
+	lines := trimRows(t.Window(sb, true))
 	rows = len(lines)
 	pv := PaneView{Worker: worker, Attempt: attempt, Cols: cols, Rows: rows,
 		CursorX: cx, CursorY: cy, Cursor: cursor, Modes: modes, Bells: bells - sp.bells}
@@ -320,6 +330,39 @@ func (s *Server) paneView(worker string, sent map[string]*sentPane) (PaneView, b
 	return pv, true
 }
 
+// trimRows cuts each line's blank cells at its end, when they have the
+// default style, for an EL (erase to the end of the row): a pane's rows
+// are mostly blank, and a View of every row padded to its width weighs
+// several times what it holds (the first View of 16 panes: 124 kB, most
+// of it spaces), which the first frame of an attach over a slow link
+// waits for.
+func trimRows(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = trimLine(l)
+	}
+	return lines
+}
+
+// trimmedMin is the fewest blank cells worth an EL (3 bytes) instead.
+const trimmedMin = 4
+
+func trimLine(l string) string {
+	k := len(l)
+	for k > 0 && l[k-1] == ' ' {
+		k--
+	}
+	if len(l)-k < trimmedMin {
+		return l
+	}
+	// The style at the cut must be the default: no escape before it, or
+	// the last one a reset (an open hyperlink or a colour would show in
+	// those blanks).
+	if e := strings.LastIndexByte(l[:k], 0x1b); e >= 0 && !strings.HasPrefix(l[e:k], "\x1b[m") {
+		return l
+	}
+	return l[:k] + "\x1b[K"
+}
+
 // maxOffLines bounds the lines a View carries for the scrollback: a
 // screen that scrolled by more since the last is sent whole instead.
 const maxOffLines = 1000
@@ -329,7 +372,7 @@ func offLines(t *vt.Terminal, top, n int) []string {
 	_, rows := t.Size()
 	var out []string
 	for len(out) < n {
-		w := t.Window(top+len(out), true)
+		w := trimRows(t.Window(top+len(out), true))
 		out = append(out, w[:min(len(w), n-len(out), rows)]...)
 		if len(w) == 0 {
 			break
@@ -354,7 +397,7 @@ func splitView(v View, budget int) []View {
 	if size <= budget {
 		return []View{v}
 	}
-	out := []View{{Plan: v.Plan, State: v.State, Events: v.Events}}
+	out := []View{{Plan: v.Plan, State: v.State, Events: v.Events, Notices: v.Notices}}
 	var cur View
 	curSize := 0
 	flush := func() {

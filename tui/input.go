@@ -95,14 +95,14 @@ func (m *Model) toggleZoom() tea.Cmd {
 
 func (m *Model) nextPage() tea.Cmd {
 	if m.page < m.pages()-1 && !m.zoom {
-		return m.setFocus((m.page + 1) * m.grid().perPage())
+		return m.setFocus(m.tiles().first[m.page+1])
 	}
 	return nil
 }
 
 func (m *Model) prevPage() tea.Cmd {
 	if m.page > 0 && !m.zoom {
-		return m.setFocus((m.page - 1) * m.grid().perPage())
+		return m.setFocus(m.tiles().first[m.page-1])
 	}
 	return nil
 }
@@ -231,7 +231,7 @@ func (m *Model) typeKey(k tea.Key) (changed bool) {
 	p.goLive()
 	p.touch()
 	if p.link != "" {
-		m.note = p.spec.ID + ": " + p.link + ": keys are not sent" // multirun.go
+		m.note = p.spec.ID + ": " + p.link + ": " + linkKeysNote // multirun.go
 		return true
 	}
 	m.alerts.typed(p.spec.ID, m.opts.Now())

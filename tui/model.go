@@ -96,6 +96,7 @@ type Model struct {
 	focus         int
 	zoom          bool
 	page          int
+	tileCache     tiling // tiling.go
 
 	th          *theme
 	background  color.Color // the outer terminal's background, once it answers
@@ -533,9 +534,8 @@ func (m *Model) setFocus(i int) tea.Cmd {
 	if m.zoom {
 		return m.layoutChanged()
 	}
-	g := m.grid()
-	if per := g.perPage(); per > 0 && i/per != m.page {
-		m.page = i / per
+	if pg := m.tiles().pageOf[i]; pg != m.page {
+		m.page = pg
 		return m.layoutChanged()
 	}
 	return nil

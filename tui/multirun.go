@@ -17,6 +17,11 @@ type RunGroup struct {
 	Workers []string
 }
 
+// linkKeysNote is what a key typed into a pane whose link is lost is
+// told: it is dropped, not kept to go later (a key sent late is a key
+// the human did not mean then), and typing works again with the link.
+const linkKeysNote = "the key was dropped, not queued; keys go again once the link is back"
+
 // linkTitleMin is the room a lost link's note leaves for the title at
 // least (the run and the worker, cut): the note goes to its flag only in
 // panes narrower than that.
@@ -34,7 +39,12 @@ func (m *Model) readLinks() {
 		return
 	}
 	for _, p := range m.panes {
+		was := p.link
 		p.link = rl.LinkNote(p.spec.ID)
+		if was != "" && p.link == "" && strings.HasPrefix(m.note, p.spec.ID+": ") && strings.HasSuffix(m.note, linkKeysNote) {
+			// The link is back: keys go again, the note is over.
+			m.note = ""
+		}
 	}
 }
 

@@ -121,13 +121,8 @@ func (s *PaneSizes) set(worker string, cols, rows int) {
 // area is where panes go: everything but the status bar.
 func (m *Model) area() rect { return rect{0, 0, m.width, max(1, m.height-1)} }
 
-func (m *Model) grid() grid { return gridFor(len(m.panes), m.area()) }
-
-// pages is how many pages the grid needs.
-func (m *Model) pages() int {
-	per := m.grid().perPage()
-	return (len(m.panes) + per - 1) / per
-}
+// pages is how many pages the panes need.
+func (m *Model) pages() int { return m.tiles().pages() }
 
 // placed is a pane and where it is drawn.
 type placed struct {
@@ -140,13 +135,13 @@ func (m *Model) visible() []placed {
 	if m.zoom {
 		return []placed{{m.focus, m.area()}}
 	}
-	g := m.grid()
-	per := g.perPage()
-	m.page = max(0, min(m.page, m.pages()-1))
+	t := m.tiles()
+	m.page = max(0, min(m.page, t.pages()-1))
 	var out []placed
-	for i := m.page * per; i < min(len(m.panes), (m.page+1)*per); i++ {
-		_, r := g.slot(i, len(m.panes))
-		out = append(out, placed{i, r})
+	for i, pg := range t.pageOf {
+		if pg == m.page {
+			out = append(out, placed{i, t.rects[i]})
+		}
 	}
 	return out
 }
@@ -157,7 +152,7 @@ func (m *Model) target(i int) (cols, rows int) {
 	if m.zoom && i == m.focus {
 		r = m.area()
 	} else {
-		_, r = m.grid().slot(i, len(m.panes))
+		r = m.tiles().rects[i]
 	}
 	in := r.inner()
 	p := m.panes[i]

@@ -74,9 +74,21 @@ func (m *Model) Render() string {
 			copy:    m.copyOn(v.idx),
 		})
 	}
+	heads := map[int]string{} // y → a run's header (tiling.go)
+	if !m.zoom {
+		for _, gh := range m.tiles().heads {
+			if gh.page == m.page {
+				heads[gh.y] = m.groupHeader(gh, m.width)
+			}
+		}
+	}
 	// Panes of one grid row share their y and height: draw row by row.
 	var b strings.Builder
 	for y := area.y; y < area.y+area.h; y++ {
+		if h, ok := heads[y]; ok {
+			lines = append(lines, h)
+			continue
+		}
 		b.Reset()
 		x := 0
 		for _, v := range vis {
@@ -166,6 +178,10 @@ func (m *Model) statusBar() string {
 	switch {
 	case m.stopping:
 		mid = paint(m.th.warn, "stopping every worker: SIGTERM, then SIGKILL after stop_grace…")
+	case m.mode == modeInput && m.note != "" && !m.noteOnItsLine():
+		// What became of a key (dropped: its link is lost, its child
+		// not reading) is shown in input mode too.
+		mid = paint(m.th.attn, " INPUT → "+printable.String(m.focused().spec.ID)+" ") + " " + paint(m.th.warn, printable.String(m.note))
 	case m.mode == modeInput:
 		mid = paint(m.th.attn, " INPUT → "+printable.String(m.focused().spec.ID)+" ") + paint(m.th.barKey, " keys go to the pane · "+hintLine(m.keys.typing))
 	case m.mode == modeSearch:
@@ -276,7 +292,11 @@ func (m *Model) noteOnItsLine() bool {
 		return false
 	}
 	_, counts := m.barCounts()
-	return ansi.StringWidth(printable.String(m.note)) > m.width-ansi.StringWidth(counts)-ansi.StringWidth(m.barFolder())
+	room := m.width - ansi.StringWidth(counts) - ansi.StringWidth(m.barFolder())
+	if m.mode == modeInput {
+		room -= ansi.StringWidth(" INPUT → "+printable.String(m.focused().spec.ID)) + 3
+	}
+	return ansi.StringWidth(printable.String(m.note)) > room
 }
 
 // noteMaxLines bounds the message's own lines: a longer one ends with a

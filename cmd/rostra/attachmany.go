@@ -60,6 +60,10 @@ func attachMany(refs []string, stdout, stderr io.Writer) int {
 	}
 	// Links dial again while the UI has the terminal: ssh must not ask.
 	remoteInteractive, remoteInstall = false, false
+	// The outer tmux's passthrough, for the notifications' sequence, is
+	// asked while the links are dialled.
+	environ := make(chan []string, 1)
+	go func() { environ <- notifyEnviron(os.Environ()) }()
 	multi, err := server.OpenMulti(runs)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra attach: %v\n", err)
@@ -76,7 +80,10 @@ func attachMany(refs []string, stdout, stderr io.Writer) int {
 		Theme: theme, NoColor: noColor, Width: width, Height: height})
 	defer m.Close()
 	p := tea.NewProgram(m, append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS),
-		tea.WithRenderOnChange(), tea.WithFilter(m.Filter))...)
+		tea.WithRenderOnChange(), tea.WithEnvironment(<-environ), tea.WithFilter(m.Filter))...)
+	// Each run decides its notifications; this terminal is alerted of
+	// them (docs/agents.md §Notifications).
+	multi.SetAnnouncer(directAnnouncer(p))
 
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, stopSignals...)

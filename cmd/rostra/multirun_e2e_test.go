@@ -120,6 +120,28 @@ func TestAttachManyRunsOverSSH(t *testing.T) {
 		"near/ticker", "box1:far/cat-echo", "box1:far/ticker", "box2:far/cat-echo", "box2:far/ticker",
 		"cat is ready", "tick 3", "near 3", "near ●1 · box1:far ●2 · box2:far ●2", "d detach")
 	t.Logf("first screen:\n%s", screen)
+	// Grouped by run: each run under its header, its panes on rows of
+	// their own, the runs in order.
+	lines := strings.Split(screen, "\n")
+	headAt := map[string]int{}
+	for i, l := range lines {
+		for _, h := range []string{"── near ●1", "── box1:far ●2", "── box2:far ●2"} {
+			if strings.HasPrefix(l, h) {
+				headAt[h] = i
+			}
+		}
+	}
+	require.Len(t, headAt, 3, "a header per run:\n%s", screen)
+	assert.Less(t, headAt["── near ●1"], headAt["── box1:far ●2"])
+	assert.Less(t, headAt["── box1:far ●2"], headAt["── box2:far ●2"])
+	for run, h := range map[string]string{"near/": "── near ●1", "box1:far/": "── box1:far ●2", "box2:far/": "── box2:far ●2"} {
+		assert.Contains(t, lines[headAt[h]+1], run, "%s's panes right under its header", run)
+		for _, other := range []string{"near/", "box1:far/", "box2:far/"} {
+			if other != run {
+				assert.NotContains(t, lines[headAt[h]+1], other, "no other run on %s's row", run)
+			}
+		}
+	}
 
 	// A key typed into a remote pane reaches its child there.
 	term.keys("Tab")
@@ -153,6 +175,14 @@ func TestAttachManyRunsOverSSH(t *testing.T) {
 	}
 	assert.Equal(t, 2, lost, "both of box2's panes say so:\n%s", screen)
 	assert.Contains(t, screen, "box2:far ⚠")
+	assert.Contains(t, screen, "── box2:far ●2 ⚠ link lost · reconnecting", "its header says so too")
+	// A key typed into a pane of the lost run: dropped, and the note says
+	// when keys go again.
+	term.keys("Tab", "Tab", "i")
+	term.waitScreen("input mode on box2's pane", "INPUT → box2:far/cat-echo")
+	term.keys("x")
+	term.waitScreen("the dropped key's note", "box2:far/cat-echo: link lost · reconnecting", "the key was dropped, not queued; keys go again once the link is back")
+	term.keys("C-]")
 	before := lastNear(screen)
 	require.Eventually(t, func() bool { return lastNear(term.screen()) > before+5 }, 5*time.Second, 50*time.Millisecond,
 		"the local pane goes on while box2 is cut off: %s", term.screen())
@@ -169,7 +199,7 @@ func TestAttachManyRunsOverSSH(t *testing.T) {
 	require.Eventually(t, func() bool { return !strings.Contains(term.screen(), "link lost") }, 20*time.Second, 50*time.Millisecond,
 		"the titles say the link is back: %s", term.screen())
 	t.Logf("reconnected after the cut, %v after it began", time.Since(cutAt).Round(100*time.Millisecond))
-	term.keys("Tab", "Tab", "Tab", "z")
+	term.keys("Tab", "z")
 	screen = term.waitScreen("box2's ticker zoomed", "ZOOM", "box2:far/ticker")
 	var shown []string
 	for _, l := range strings.Split(screen, "\n") {

@@ -31,7 +31,7 @@ func (p *part) openView() *paneView {
 		return v
 	}
 	m, err := server.OpenMulti([]server.RunAddr{{Ref: p.state, Host: p.name, Dial: func() (server.Stream, error) {
-		return p.t.Stream(rostraScript("__bridge", "--run", Quote(p.state)))
+		return p.t.Stream(p.bridge())
 	}}})
 	if err != nil {
 		return nil

@@ -40,6 +40,7 @@ import (
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/transport"
 	"github.com/rostra-dev/rostra/workspace"
 )
 
@@ -310,7 +311,7 @@ func (p *part) start() error {
 	q := Quote
 	script := strings.Join([]string{
 		"set -e",
-		findRostra(),
+		transport.FindRostra(),
 		"d=" + q(p.dir) + "; t=" + q(tree),
 		`mkdir -p "$d"; printf '*\n' >"$d/.gitignore"`,
 		// A resumed part keeps its tree; a fresh one starts from the base.
@@ -328,7 +329,7 @@ func (p *part) start() error {
 
 // resumePart starts the part's server there again on its state.
 func (p *part) resumePart() {
-	script := findRostra() + `; "$R" run --detach --resume ` + Quote(p.file) + ` </dev/null >` + Quote(path.Join(p.dir, "start.log")) + ` 2>&1 || { cat ` + Quote(path.Join(p.dir, "start.log")) + ` >&2; exit 1; }`
+	script := transport.FindRostra() + `; "$R" run --detach --resume ` + Quote(p.file) + ` </dev/null >` + Quote(path.Join(p.dir, "start.log")) + ` 2>&1 || { cat ` + Quote(path.Join(p.dir, "start.log")) + ` >&2; exit 1; }`
 	if _, err := p.t.Run(script, nil); err != nil {
 		p.logf("its part's server is gone, and resuming it failed: %v", err)
 		return
@@ -367,7 +368,7 @@ func (p *part) failStart(err error, n int, final bool) {
 
 // dial opens a control connection to the part's server through the bridge.
 func (p *part) dial() (*server.Conn, error) {
-	s, err := p.t.Stream(rostraScript("__bridge", "--run", Quote(p.state)))
+	s, err := p.t.Stream(p.bridge())
 	if err != nil {
 		return nil, err
 	}
@@ -383,7 +384,7 @@ func (p *part) follow() {
 			if p.readFiles() {
 				return
 			}
-			if errors.Is(err, errNoServer) && !p.stopping() {
+			if errors.Is(err, server.ErrNoServer) && !p.stopping() {
 				// Its server died there with workers unsettled: resume it.
 				p.resumePart()
 			}
@@ -535,7 +536,7 @@ func (p *part) stopPart(reason string) {
 	if err != nil {
 		if !p.readFiles() {
 			how := "rostra stop --run " + p.state + " there"
-			if p.t.ssh {
+			if p.t.ssh() {
 				how = "rostra stop --run ssh://" + p.t.Host.SSH + p.state
 			}
 			p.logf("its part could not be reached to stop it (%v): it goes on there; %s stops it", err, how)

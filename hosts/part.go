@@ -12,13 +12,14 @@
 // host (or ssh) said and is tried again after their retry_backoff while
 // their max_attempts allow.
 //
-// Then the part's server is asked for its rows over the bridge every
-// pollEvery; each of its workers' rows and dispatch rows is copied into
-// the engine (engine.Mirror) as it changes, once an attempt's commit has
-// been fetched home as rostra/<run>/<worker>. The panes come through a
-// view link of the part's (pane.go), which the local grid draws and
-// types into. A link that drops is dialled again every second;
-// the part goes on meanwhile, and the next answer catches the rows up.
+// Then the part's server is joined in view mode over the bridge (pane.go):
+// it pushes its state each time it changes, and each of its workers' rows
+// and dispatch rows is copied into the engine (engine.Mirror) as it
+// changes, once an attempt's commit has been fetched home as
+// rostra/<run>/<worker>. The same link carries the panes, which the
+// local grid draws and types into. A link that drops is dialled again
+// (server.Multi's backoff); the part goes on meanwhile, and the link's
+// first View catches the rows up.
 package hosts
 
 import (
@@ -43,10 +44,6 @@ import (
 	"github.com/rostra-dev/rostra/transport"
 	"github.com/rostra-dev/rostra/workspace"
 )
-
-// pollEvery is how often a part's rows are asked for: a remote result
-// reaches its row here within it plus a round trip.
-const pollEvery = 100 * time.Millisecond
 
 // Options are what the parts are given besides the plan.
 type Options struct {
@@ -113,14 +110,6 @@ func (ps *Parts) Stop(reason string) {
 	if !ps.ran.Load() {
 		return // never run: nothing was started
 	}
-	for _, p := range ps.parts {
-		// A follower waiting on a link that is down would hold the stop.
-		p.mu.Lock()
-		if p.conn != nil {
-			go p.conn.Close()
-		}
-		p.mu.Unlock()
-	}
 	var wg sync.WaitGroup
 	for _, p := range ps.parts {
 		wg.Add(1)
@@ -180,8 +169,9 @@ type part struct {
 	repo                  workspace.HostRepo
 	started               chan struct{} // closed once the start has succeeded or given up
 
+	held atomic.Bool // the last mirror held a row back for its commit
+
 	mu       sync.Mutex
-	conn     *server.Conn      // the follower's connection, closed by a stop that finds it waiting
 	fetched  map[string]string // worker: the last commit brought home
 	lastRows map[string]statedir.WorkerRow
 	lastDisp map[string][]statedir.DispatchRow
@@ -375,16 +365,20 @@ func (p *part) dial() (*server.Conn, error) {
 	return server.ControlOver(s)
 }
 
-// follow mirrors the part until it has finished or the run stops.
+// follow mirrors the part until it has finished or the run stops: its
+// view link pushes each state the part's server publishes (pane.go), and
+// each is copied in as it comes. A link that cannot be opened, or is
+// over (the part's server gone), is opened again every second, the
+// part's files read meanwhile, and a part that died there resumed.
 func (p *part) follow() {
 	lost := false
 	for !p.stopping() {
-		c, err := p.dial()
-		if err != nil {
-			if p.readFiles() {
+		v, err := p.openView()
+		if v == nil {
+			if p.stopping() || p.readFiles() {
 				return
 			}
-			if errors.Is(err, server.ErrNoServer) && !p.stopping() {
+			if errors.Is(err, server.ErrNoServer) {
 				// Its server died there with workers unsettled: resume it.
 				p.resumePart()
 			}
@@ -401,30 +395,33 @@ func (p *part) follow() {
 			p.logf("its link is back")
 			lost = false
 		}
-		p.mu.Lock()
-		p.conn = c
-		p.mu.Unlock()
-		if p.stopping() {
-			c.Close()
+		if p.watch(v) {
 			return
 		}
-		for !p.stopping() {
-			rep, err := c.Do(server.Request{Op: server.OpStatus})
-			if err != nil || rep.State == nil {
-				break
-			}
-			if p.mirror(rep.State) {
-				c.Close()
-				return
-			}
-			if !p.sleep(pollEvery) {
-				break
+		p.dropView(v)
+	}
+}
+
+// watch copies in what v's link brings until the part is over or the run
+// stops (true), or the link is over (false).
+func (p *part) watch(v *paneView) bool {
+	for {
+		select {
+		case <-p.ps.stop:
+			return true
+		case <-v.pushed:
+		case <-v.over:
+			st, _ := v.latest()
+			return st != nil && p.mirror(st)
+		}
+		p.followPanes(v)
+		if st, fresh := v.latest(); st != nil && (fresh || p.held.Load()) {
+			// A row held for its commit is tried again with each View
+			// (the server sends one at least every second).
+			if p.mirror(st) {
+				return true
 			}
 		}
-		p.mu.Lock()
-		p.conn = nil
-		p.mu.Unlock()
-		c.Close()
 	}
 }
 
@@ -479,9 +476,7 @@ func (p *part) mirror(st *statedir.TeamState) bool {
 			p.m.MirrorRow(row, disp)
 		}
 	}
-	if !partOver {
-		p.followPanes(st.Workers)
-	}
+	p.held.Store(held)
 	return partOver && !held
 }
 

@@ -1,9 +1,9 @@
 // pane.go is a part's view link: the part's server joined in view mode
 // through the host's transport and the bridge (server.Multi, one link per
 // part, dialled again when it drops). It brings two things. The part's
-// state, pushed by its server each time it changes (docs/remote.md §While
-// it runs): the link hands each to the part's follower (part.go), which
-// copies its rows in. And its panes: an emulator here painted from the
+// state, pushed by its server each time it changes
+// (docs/remote.md §While it runs): the link hands each to the part's
+// follower (part.go), which copies its rows in. And its panes: an emulator here painted from the
 // changed rows of each pane there; that emulator's handle is the
 // attempt's engine.Handle here, so the local grid draws it as any pane,
 // and keys typed into it and its size go back over the same link to the

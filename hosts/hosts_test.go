@@ -16,19 +16,20 @@ import (
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/transport"
 )
 
 func TestTransportCommands(t *testing.T) {
 	t.Setenv("ROSTRA_SSH", "ip netns exec ns1 ssh -F /cfg")
 	ssh := NewTransport(runfile.HostSpec{Name: "box", SSH: "me@box", Port: "2222"})
-	assert.Equal(t, []string{"ip", "netns", "exec", "ns1", "ssh", "-F", "/cfg", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-p", "2222", "--", "me@box", "echo hi"}, ssh.Command("echo hi").Args)
+	assert.Equal(t, []string{"ip", "netns", "exec", "ns1", "ssh", "-F", "/cfg", "-o", "BatchMode=yes", "-o", "ServerAliveInterval=5", "-o", "ServerAliveCountMax=3", "-p", "2222", "--", "me@box", "echo hi"}, ssh.Cmd("echo hi").Args)
 	cmd, variant, url := ssh.GitSSH("/srv/proj")
 	assert.Equal(t, "ip netns exec ns1 ssh -F /cfg -o BatchMode=yes -o ServerAliveInterval=5 -o ServerAliveCountMax=3 -p 2222", cmd)
 	assert.Equal(t, "ssh", variant)
 	assert.Equal(t, "ssh://me@box/srv/proj", url)
 
 	pod := NewTransport(runfile.HostSpec{Name: "pod", Transport: []string{"kubectl", "exec", "-i", "p 1", "--", "sh", "-c"}})
-	assert.Equal(t, []string{"kubectl", "exec", "-i", "p 1", "--", "sh", "-c", "echo hi"}, pod.Command("echo hi").Args)
+	assert.Equal(t, []string{"kubectl", "exec", "-i", "p 1", "--", "sh", "-c", "echo hi"}, pod.Cmd("echo hi").Args)
 	cmd, variant, url = pod.GitSSH("/work/api")
 	assert.Equal(t, `rostra_git() { shift; exec kubectl exec -i 'p 1' -- sh -c "$1"; }; rostra_git`, cmd)
 	assert.Equal(t, "simple", variant)
@@ -39,12 +40,12 @@ func TestProbeProblems(t *testing.T) {
 	tr := NewTransport(runfile.HostSpec{Name: "box", SSH: "box", Workspace: "~/proj"})
 	assert.Empty(t, Facts{Rostra: "rostra " + vt.Version(), Git: "git version 2.39", Workspace: "/home/me/proj", Top: "/home/me/proj"}.Problems(tr))
 	assert.Equal(t, []string{
-		"host box: no rostra there, on PATH nor in ~/.cache/rostra/" + versionDir() + "/rostra: install rostra " + vt.Version() + " there",
+		"host box: no rostra there, on PATH nor in ~/.cache/rostra/" + transport.VersionDir() + "/rostra: install rostra " + vt.Version() + " there, or give --install to copy this binary there",
 		"host box: no git on PATH there: install git",
 		"host box: the workspace ~/proj is not a folder there: clone the project there, or fix hosts.box.workspace",
 	}, Facts{}.Problems(tr))
 	assert.Equal(t, []string{
-		"host box: it runs rostra 0.0.1, this is rostra " + vt.Version() + ": use the same version on both machines",
+		"host box: it runs rostra 0.0.1, this is rostra " + vt.Version() + ": use the same version on both machines, or give --install to copy this binary there",
 		"host box: the workspace /home/me/proj is not in a git repository (fatal: not a git repository): clone the project there",
 	}, Facts{Rostra: "rostra 0.0.1", Git: "git version 2.39", Workspace: "/home/me/proj", Said: "fatal: not a git repository"}.Problems(tr))
 }

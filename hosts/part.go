@@ -12,13 +12,14 @@
 // host (or ssh) said and is tried again after their retry_backoff while
 // their max_attempts allow.
 //
-// Then the part's server is asked for its rows over the bridge every
-// pollEvery; each of its workers' rows and dispatch rows is copied into
-// the engine (engine.Mirror) as it changes, once an attempt's commit has
-// been fetched home as rostra/<run>/<worker>. The panes come through a
-// view link of the part's (pane.go), which the local grid draws and
-// types into. A link that drops is dialled again every second;
-// the part goes on meanwhile, and the next answer catches the rows up.
+// Then the part's server is joined in view mode over the bridge (pane.go):
+// it pushes its state each time it changes, and each of its workers' rows
+// and dispatch rows is copied into the engine (engine.Mirror) as it
+// changes, once an attempt's commit has been fetched home as
+// rostra/<run>/<worker>. The same link carries the panes, which the
+// local grid draws and types into. A link that drops is dialled again
+// (server.Multi's backoff); the part goes on meanwhile, and the link's
+// first View catches the rows up.
 package hosts
 
 import (
@@ -40,12 +41,9 @@ import (
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/transport"
 	"github.com/rostra-dev/rostra/workspace"
 )
-
-// pollEvery is how often a part's rows are asked for: a remote result
-// reaches its row here within it plus a round trip.
-const pollEvery = 100 * time.Millisecond
 
 // Options are what the parts are given besides the plan.
 type Options struct {
@@ -112,14 +110,6 @@ func (ps *Parts) Stop(reason string) {
 	if !ps.ran.Load() {
 		return // never run: nothing was started
 	}
-	for _, p := range ps.parts {
-		// A follower waiting on a link that is down would hold the stop.
-		p.mu.Lock()
-		if p.conn != nil {
-			go p.conn.Close()
-		}
-		p.mu.Unlock()
-	}
 	var wg sync.WaitGroup
 	for _, p := range ps.parts {
 		wg.Add(1)
@@ -179,8 +169,9 @@ type part struct {
 	repo                  workspace.HostRepo
 	started               chan struct{} // closed once the start has succeeded or given up
 
+	held atomic.Bool // the last mirror held a row back for its commit
+
 	mu       sync.Mutex
-	conn     *server.Conn      // the follower's connection, closed by a stop that finds it waiting
 	fetched  map[string]string // worker: the last commit brought home
 	lastRows map[string]statedir.WorkerRow
 	lastDisp map[string][]statedir.DispatchRow
@@ -310,7 +301,7 @@ func (p *part) start() error {
 	q := Quote
 	script := strings.Join([]string{
 		"set -e",
-		findRostra(),
+		transport.FindRostra(),
 		"d=" + q(p.dir) + "; t=" + q(tree),
 		`mkdir -p "$d"; printf '*\n' >"$d/.gitignore"`,
 		// A resumed part keeps its tree; a fresh one starts from the base.
@@ -328,7 +319,7 @@ func (p *part) start() error {
 
 // resumePart starts the part's server there again on its state.
 func (p *part) resumePart() {
-	script := findRostra() + `; "$R" run --detach --resume ` + Quote(p.file) + ` </dev/null >` + Quote(path.Join(p.dir, "start.log")) + ` 2>&1 || { cat ` + Quote(path.Join(p.dir, "start.log")) + ` >&2; exit 1; }`
+	script := transport.FindRostra() + `; "$R" run --detach --resume ` + Quote(p.file) + ` </dev/null >` + Quote(path.Join(p.dir, "start.log")) + ` 2>&1 || { cat ` + Quote(path.Join(p.dir, "start.log")) + ` >&2; exit 1; }`
 	if _, err := p.t.Run(script, nil); err != nil {
 		p.logf("its part's server is gone, and resuming it failed: %v", err)
 		return
@@ -367,23 +358,27 @@ func (p *part) failStart(err error, n int, final bool) {
 
 // dial opens a control connection to the part's server through the bridge.
 func (p *part) dial() (*server.Conn, error) {
-	s, err := p.t.Stream(rostraScript("__bridge", "--run", Quote(p.state)))
+	s, err := p.t.Stream(p.bridge())
 	if err != nil {
 		return nil, err
 	}
 	return server.ControlOver(s)
 }
 
-// follow mirrors the part until it has finished or the run stops.
+// follow mirrors the part until it has finished or the run stops: its
+// view link pushes each state the part's server publishes (pane.go), and
+// each is copied in as it comes. A link that cannot be opened, or is
+// over (the part's server gone), is opened again every second, the
+// part's files read meanwhile, and a part that died there resumed.
 func (p *part) follow() {
 	lost := false
 	for !p.stopping() {
-		c, err := p.dial()
-		if err != nil {
-			if p.readFiles() {
+		v, err := p.openView()
+		if v == nil {
+			if p.stopping() || p.readFiles() {
 				return
 			}
-			if errors.Is(err, errNoServer) && !p.stopping() {
+			if errors.Is(err, server.ErrNoServer) {
 				// Its server died there with workers unsettled: resume it.
 				p.resumePart()
 			}
@@ -400,30 +395,33 @@ func (p *part) follow() {
 			p.logf("its link is back")
 			lost = false
 		}
-		p.mu.Lock()
-		p.conn = c
-		p.mu.Unlock()
-		if p.stopping() {
-			c.Close()
+		if p.watch(v) {
 			return
 		}
-		for !p.stopping() {
-			rep, err := c.Do(server.Request{Op: server.OpStatus})
-			if err != nil || rep.State == nil {
-				break
-			}
-			if p.mirror(rep.State) {
-				c.Close()
-				return
-			}
-			if !p.sleep(pollEvery) {
-				break
+		p.dropView(v)
+	}
+}
+
+// watch copies in what v's link brings until the part is over or the run
+// stops (true), or the link is over (false).
+func (p *part) watch(v *paneView) bool {
+	for {
+		select {
+		case <-p.ps.stop:
+			return true
+		case <-v.pushed:
+		case <-v.over:
+			st, _ := v.latest()
+			return st != nil && p.mirror(st)
+		}
+		p.followPanes(v)
+		if st, fresh := v.latest(); st != nil && (fresh || p.held.Load()) {
+			// A row held for its commit is tried again with each View
+			// (the server sends one at least every second).
+			if p.mirror(st) {
+				return true
 			}
 		}
-		p.mu.Lock()
-		p.conn = nil
-		p.mu.Unlock()
-		c.Close()
 	}
 }
 
@@ -478,9 +476,7 @@ func (p *part) mirror(st *statedir.TeamState) bool {
 			p.m.MirrorRow(row, disp)
 		}
 	}
-	if !partOver {
-		p.followPanes(st.Workers)
-	}
+	p.held.Store(held)
 	return partOver && !held
 }
 
@@ -535,7 +531,7 @@ func (p *part) stopPart(reason string) {
 	if err != nil {
 		if !p.readFiles() {
 			how := "rostra stop --run " + p.state + " there"
-			if p.t.ssh {
+			if p.t.ssh() {
 				how = "rostra stop --run ssh://" + p.t.Host.SSH + p.state
 			}
 			p.logf("its part could not be reached to stop it (%v): it goes on there; %s stops it", err, how)

@@ -58,6 +58,14 @@ type RunAddr struct {
 	Ref  string
 	Host string
 	Dial func() (Stream, error)
+	// OnView, OnLost and OnOver, when set, are told of the link on its
+	// own goroutine (they must not block): each View once applied, with
+	// the state it brought (nil: unchanged); the link lost, with why;
+	// the link over for good, with why. So a run's rows are pushed to
+	// whoever mirrors them, not asked for (hosts/part.go).
+	OnView func(st *statedir.TeamState)
+	OnLost func(err error)
+	OnOver func(why string)
 }
 
 // Multi is many runs as one engine for the UI (tui.Engine and
@@ -451,6 +459,9 @@ func (l *link) run() {
 			l.setOver("the run finished; its server has ended")
 			return
 		}
+		if f := l.addr.OnLost; f != nil {
+			f(err)
+		}
 		if !l.redial() {
 			return
 		}
@@ -558,6 +569,9 @@ func (l *link) setOver(why string) {
 	l.over, l.lostAt = why, time.Time{}
 	l.mu.Unlock()
 	l.m.act.Wake()
+	if f := l.addr.OnOver; f != nil {
+		f(why)
+	}
 }
 
 // note is what the link's panes say of it.
@@ -661,6 +675,9 @@ func (l *link) apply(v View) {
 		p()
 	}
 	l.m.act.Wake()
+	if f := l.addr.OnView; f != nil {
+		f(v.State)
+	}
 }
 
 // paneSeq is what paints pv into t: the terminal sequences that scroll,

@@ -25,13 +25,14 @@ import (
 
 	"github.com/rostra-dev/rostra/panes/vt"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/transport"
 )
 
 // bridgeMode is the hidden command the transport runs on the run's machine.
 const bridgeMode = "__bridge"
 
 // bridgeNoServer is the bridge's exit code when no server runs for the run.
-const bridgeNoServer = 3
+const bridgeNoServer = transport.NoServer
 
 func runBridge(args []string, _, stderr io.Writer) int {
 	fs := flag.NewFlagSet(bridgeMode, flag.ContinueOnError)

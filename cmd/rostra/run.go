@@ -27,7 +27,7 @@ import (
 	"github.com/rostra-dev/rostra/workspace"
 )
 
-const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [RUNFILE]
+const runUsage = `usage: rostra run [--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [--install] [RUNFILE]
 
 Runs the roster of RUNFILE (default ./rostra.yaml) in a server of its own
 and attaches this terminal to it: d detaches, and the run goes on without
@@ -39,6 +39,8 @@ stays in this process and prints one line per event instead of the UI.
 --fresh archives the run found there, finished or not, to previous/ and
 starts over. --ssh ADDR (127.0.0.1:2222) also serves the UI to SSH clients
 with a key of ~/.ssh/authorized_keys, while the run lasts (docs/remote.md).
+--install first copies this binary to each of the run's hosts that lacks
+this version of rostra (docs/remote.md).
 `
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -51,6 +53,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	detach := fs.Bool("detach", false, "start the run's server and return")
 	noServer := fs.Bool("no-server", false, "draw the UI in this process, without a server")
 	fs.StringVar(&sshListen, "ssh", "", "serve the UI to SSH clients on ADDR too (docs/remote.md)")
+	install := fs.Bool("install", false, "copy this rostra to the run's hosts that lack it first")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -88,6 +91,13 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra run: %v\n", err)
 		return 2
+	}
+	if *install {
+		// Here, before the server starts: what it copied, or could not, is
+		// said on this terminal; a host it could not fails its workers.
+		for _, line := range hosts.Install(plan) {
+			fmt.Fprintln(stderr, printable.String(line))
+		}
 	}
 	if *fresh {
 		dest, err := statedir.ArchiveForFreshRun(plan, time.Now())

@@ -20,6 +20,7 @@ import (
 	"github.com/rostra-dev/rostra/runfile"
 	"github.com/rostra-dev/rostra/server"
 	"github.com/rostra-dev/rostra/statedir"
+	"github.com/rostra-dev/rostra/transport"
 )
 
 // defaultRunFile is the run file a command uses when given no PATH.
@@ -63,15 +64,7 @@ func (r runRef) cmd(words string) string {
 }
 
 // shellQuote quotes s for a shell when it needs it.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == '+' || r == ':' || r == '@' || r == ',' ||
-			(r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
+var shellQuote = transport.Quote
 
 // runRefFrom picks PATH from --run and the positional arguments (at most
 // one): one way or the other, not both.

@@ -14,12 +14,13 @@ import (
 	"github.com/rostra-dev/rostra/runfile"
 )
 
-const validateUsage = `usage: rostra validate [--hosts] [RUNFILE]
+const validateUsage = `usage: rostra validate [--hosts [--install]] [RUNFILE]
 
 Checks RUNFILE (default ./rostra.yaml) and lists every problem, each with
 file:line:col and its key path; exits 2 when there is one. --hosts also
 connects to each of its hosts (ssh with BatchMode, or its transport) and
-checks rostra, git and the workspace there (docs/remote.md).
+checks rostra, git and the workspace there (docs/remote.md); --install
+first copies this binary to a host without this version of rostra.
 `
 
 func runValidate(args []string, stdout, stderr io.Writer) int {
@@ -27,6 +28,7 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() { fmt.Fprint(stderr, validateUsage) }
 	checkHosts := fs.Bool("hosts", false, "connect to each host and check rostra, git and the workspace there")
+	install := fs.Bool("install", false, "with --hosts: copy this rostra to a host without it first")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -54,8 +56,12 @@ func runValidate(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 2
 	}
+	if *install && !*checkHosts {
+		fmt.Fprintf(stderr, "rostra validate: --install copies rostra to the hosts --hosts checks: give both\n")
+		return 2
+	}
 	if *checkHosts {
-		if problems := hosts.Check(plan); len(problems) > 0 {
+		if problems := hosts.Check(plan, *install); len(problems) > 0 {
 			for _, p := range problems {
 				fmt.Fprintln(stderr, printable.String(p))
 			}

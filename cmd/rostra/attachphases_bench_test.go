@@ -19,6 +19,7 @@ import (
 
 	"github.com/rostra-dev/rostra/internal/testhost"
 	"github.com/rostra-dev/rostra/server"
+	"github.com/rostra-dev/rostra/transport"
 	"github.com/rostra-dev/rostra/tui"
 )
 
@@ -50,7 +51,7 @@ func BenchmarkAttachOverSSHPhases(b *testing.B) {
 	}
 	runSSH := func(script string) time.Duration {
 		start := time.Now()
-		out, err := sshCmd(a, true, script).CombinedOutput()
+		out, err := a.command(true).Cmd(script).CombinedOutput()
 		require.NoError(b, err, "%s", out)
 		return time.Since(start)
 	}
@@ -58,7 +59,7 @@ func BenchmarkAttachOverSSHPhases(b *testing.B) {
 	var viewBytes int64
 	for b.Loop() {
 		sshOnly = append(sshOnly, runSSH("true"))
-		bridgeStart = append(bridgeStart, runSSH(rostraScript("--version")))
+		bridgeStart = append(bridgeStart, runSSH(transport.Rostra("--version")))
 
 		var ts *timedStream
 		start := time.Now()

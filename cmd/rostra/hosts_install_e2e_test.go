@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -18,7 +19,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/rostra-dev/rostra/statedir"
-	"github.com/rostra-dev/rostra/transport"
 )
 
 const hostsInstallRunFile = `version: 1
@@ -45,11 +45,14 @@ func TestHostsWithoutRostraAndInstall(t *testing.T) {
 	runFile := filepath.Join(ws, "rostra.yaml")
 	require.NoError(t, os.WriteFile(runFile, []byte(strings.NewReplacer("HOSTA", h.Home).Replace(hostsInstallRunFile)), 0o644))
 	env := []string{"ROSTRA_SSH=" + h.SSHCommand()}
-	copied := filepath.Join(h.Home, ".cache", "rostra", transport.VersionDir(), "rostra")
-
 	v := runBinEnv(t, ws, env, "validate", "--hosts", runFile)
 	assert.Equal(t, 2, v.code, v.stdout+v.stderr)
-	assert.Contains(t, v.stderr, "hosts.bare: host bare: no rostra there, on PATH nor in ~/.cache/rostra/"+transport.VersionDir()+"/rostra")
+	// The binary's version folder (a build in a git checkout names its
+	// commit; this test binary says devel).
+	m := regexp.MustCompile(`hosts\.bare: host bare: no rostra there, on PATH nor in ~/\.cache/rostra/([^/ ]+)/rostra`).FindStringSubmatch(v.stderr)
+	require.NotNil(t, m, "%s", v.stderr)
+	versionDir := m[1]
+	copied := filepath.Join(h.Home, ".cache", "rostra", versionDir, "rostra")
 	assert.Contains(t, v.stderr, "or give --install to copy this binary there")
 
 	// Without --install: its worker fails notStarted, saying how.
@@ -68,7 +71,7 @@ func TestHostsWithoutRostraAndInstall(t *testing.T) {
 	r = runBinEnv(t, ws, env, "run", "--detach", "--fresh", "--install", runFile)
 	require.Equal(t, 0, r.code, "run --install: %s%s", r.stdout, r.stderr)
 	assert.Contains(t, r.stderr, "rostra: host bare: rostra ")
-	assert.Contains(t, r.stderr, "copied to ~/.cache/rostra/"+transport.VersionDir()+"/rostra there")
+	assert.Contains(t, r.stderr, "copied to ~/.cache/rostra/"+versionDir+"/rostra there")
 	w = runBinEnv(t, ws, env, "wait", "--run", runFile)
 	require.Equal(t, 0, w.code, "wait: %s%s", w.stdout, w.stderr)
 	assert.Equal(t, statedir.StatusCompleted, rowOf(readSpread(t, ws), "on-bare").Status)

@@ -107,7 +107,7 @@ func TestFlagsMayFollowTheArguments(t *testing.T) {
 	require.Equal(t, 0, r.code, r.stderr)
 	r = runBin(t, ws, "validate", "rostra.yaml", "--help")
 	assert.Equal(t, 0, r.code)
-	assert.Contains(t, r.stderr, "usage: rostra validate [--hosts] [RUNFILE]")
+	assert.Contains(t, r.stderr, "usage: rostra validate [--hosts [--install]] [RUNFILE]")
 	// After "--" everything is an argument.
 	r = runBin(t, ws, "validate", "--", "--headless")
 	assert.Equal(t, 2, r.code)

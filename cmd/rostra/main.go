@@ -39,9 +39,9 @@ func init() {
 	commands = []command{
 		{"init", "[--add] [RUNFILE]", "write a run file for the agent CLIs on PATH (default ./rostra.yaml); --add adds those it lacks", groupMain, runInit},
 		{"demo", "[--detach]", "run the built-in demo roster in a temp workspace", groupMain, runDemo},
-		{"run", "[--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
+		{"run", "[--detach | --headless | --no-server] [--resume | --fresh] [--ssh ADDR] [--install] [RUNFILE]", "run a roster (default ./rostra.yaml) in a server, attached to this terminal unless --detach", groupMain, runRun},
 		{"attach", "[--run PATH] [PATH...]", "show the UI of a run whose server runs (d detaches); of many runs at once in one grid", groupMain, runAttach},
-		{"validate", "[--hosts] [RUNFILE]", "check a run file (default ./rostra.yaml) and list every problem", groupMain, runValidate},
+		{"validate", "[--hosts [--install]] [RUNFILE]", "check a run file (default ./rostra.yaml) and list every problem", groupMain, runValidate},
 		{"status", "[--json] [--run PATH] [PATH]", "the roster and its attempts (live when a server runs)", groupMain, runStatus},
 		{"replay", "[--size 120x40] [--ansi] [--scrollback] LOG", "print the final screen of a pane's output.log", groupMain, runReplay},
 		{"report", "[--run PATH] [PATH]", "write a markdown report of a run", groupMain, runReport},

@@ -70,7 +70,7 @@ func waitEvent(t *testing.T, sub *engine.Subscription, typ, worker string, withi
 // and the start are what a plain attempt of the same run took (ref), so
 // the bound follows the machine's load (two cores under -race take 10×
 // an idle machine's time); the second beyond it is for the scheduler of a
-// loaded machine (CI met 1.55 s against 1.50). What it tells apart is an
+// loaded machine (a run at load 15 met 1.55 s against 1.50). What it tells apart is an
 // attempt stopped after stop_grace from one that waited for the
 // descendant (minutes).
 func graceBound(stopGrace, ref time.Duration) time.Duration {

@@ -126,6 +126,7 @@ type Model struct {
 	quit        bool
 	resizeSeq   int
 	lastFrame   time.Time
+	frameBytes  int       // the size of the last frame Render made (view.go)
 	clockAt     time.Time // when the armed clock tick fires; zero: none
 	lastInput   time.Time // the human's last key, click, paste or resize (attended.go)
 	watched     bool      // lastInput was under attendedFor ago at the last step

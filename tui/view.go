@@ -82,35 +82,56 @@ func (m *Model) Render() string {
 			}
 		}
 	}
-	// Panes of one grid row share their y and height: draw row by row.
+	// Panes of one grid row share their y and height: draw row by row,
+	// into one buffer the size of the last frame (the rows are slices of
+	// it, and a frame with no note nor overlay is that buffer and the
+	// status bar: what an idle frame leaves to collect, see
+	// docs/performance.md §Memory of a quiet pane).
 	var b strings.Builder
+	b.Grow(m.frameBytes)
+	starts := make([]int, 0, area.h+1)
 	for y := area.y; y < area.y+area.h; y++ {
+		starts = append(starts, b.Len())
 		if h, ok := heads[y]; ok {
-			lines = append(lines, h)
+			b.WriteString(h)
+			b.WriteByte('\n')
 			continue
 		}
-		b.Reset()
 		x := 0
 		for _, v := range vis {
 			if y < v.r.y || y >= v.r.y+v.r.h {
 				continue
 			}
 			if v.r.x > x {
-				b.WriteString(strings.Repeat(" ", v.r.x-x))
+				writeSpaces(&b, v.r.x-x)
 			}
 			b.WriteString(frames[v.idx][y-v.r.y])
 			x = v.r.x + v.r.w
 		}
 		if x < m.width {
-			b.WriteString(strings.Repeat(" ", m.width-x))
+			writeSpaces(&b, m.width-x)
 		}
-		lines = append(lines, b.String())
+		b.WriteByte('\n')
 	}
-	if nl := m.noteLines(); len(nl) > 0 {
+	starts = append(starts, b.Len())
+	status := m.statusBar()
+	nl := m.noteLines()
+	ob := m.overlayBox()
+	if len(nl) == 0 && ob == nil {
+		b.WriteString(status)
+		m.frameBytes = b.Len()
+		return b.String()
+	}
+	body := b.String()
+	m.frameBytes = len(body) + len(status)
+	for i := range len(starts) - 1 {
+		lines = append(lines, body[starts[i]:starts[i+1]-1])
+	}
+	if len(nl) > 0 {
 		copy(lines[max(0, len(lines)-len(nl)):], nl)
 	}
-	lines = append(lines, m.statusBar())
-	if ob := m.overlayBox(); ob != nil {
+	lines = append(lines, status)
+	if ob != nil {
 		splice(lines, ob, m.width)
 	}
 	return strings.Join(lines, "\n")
@@ -379,4 +400,14 @@ func hints(acts []act, n int, th *theme) string {
 		b.WriteString(paint(th.barKey, keyLabel(a.Keys()[0])) + " " + a.name)
 	}
 	return b.String()
+}
+
+// writeSpaces writes n spaces to b.
+func writeSpaces(b *strings.Builder, n int) {
+	const spaces = "                                                                "
+	for n > len(spaces) {
+		b.WriteString(spaces)
+		n -= len(spaces)
+	}
+	b.WriteString(spaces[:n])
 }

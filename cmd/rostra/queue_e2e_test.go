@@ -67,23 +67,35 @@ workers:
 	return ws, filepath.Join(ws, ".rostra", "queued")
 }
 
-// statusQueues is the "queues" of `rostra status --json`, checking that
-// the state's own keys are there too.
+// statusQueues is the "queues" of `rostra status --json` of the queued
+// run, checking that the state's own keys are there too.
 func statusQueues(t *testing.T, out string) map[string]struct {
 	Count   int                     `json:"count"`
 	Prompts []statedir.QueuedPrompt `json:"prompts"`
 } {
+	q := statusQueuesOf(t, out)
 	var st struct {
 		Run     string `json:"run"`
 		Workers []statedir.WorkerRow
-		Queues  map[string]struct {
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
+	require.Equal(t, "queued", st.Run)
+	require.Len(t, st.Workers, 2)
+	return q
+}
+
+// statusQueuesOf is the "queues" of `rostra status --json`.
+func statusQueuesOf(t *testing.T, out string) map[string]struct {
+	Count   int                     `json:"count"`
+	Prompts []statedir.QueuedPrompt `json:"prompts"`
+} {
+	var st struct {
+		Queues map[string]struct {
 			Count   int                     `json:"count"`
 			Prompts []statedir.QueuedPrompt `json:"prompts"`
 		} `json:"queues"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
-	require.Equal(t, "queued", st.Run)
-	require.Len(t, st.Workers, 2)
 	require.NotNil(t, st.Queues, "no queues key: %s", out)
 	return st.Queues
 }

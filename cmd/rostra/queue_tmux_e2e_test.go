@@ -1,6 +1,6 @@
 // queue_tmux_e2e_test.go queues a prompt through the real binary's UI as
-// a person would, in a tmux server of its own (docs/agents.md §A queue of
-// prompts, docs/ui.md §Keys): Q on a pane opens the dialog, Alt-Enter and
+// a person would, in a tmux server of its own
+// (docs/agents.md §A queue of prompts, docs/ui.md §Keys): Q on a pane opens the dialog, Alt-Enter and
 // Ctrl-J make new lines, Enter queues, Esc closes without queueing; the
 // pane's title shows "1 queued", `rostra queue` lists the prompt, and it is
 // typed, whole and once, when the scripted agent (its state from OSC 7501,

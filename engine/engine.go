@@ -774,6 +774,7 @@ func (e *Engine) launchSpec(spec *runfile.WorkerSpec, ap *runfile.AttemptPlan) L
 		l.Stdin = []byte(ap.Prompt)
 		l.TypePrompt = []byte(ap.Prompt)
 		l.TypeQuiet = TypeQuiet
+		l.TypeAwaitAgent = awaitsAgentReady(spec)
 		l.PromptFile = ap.PromptFile
 	}
 	return l

@@ -241,6 +241,9 @@ func (e *Engine) queueAttemptOpened(a *attemptRT) {
 // waiting-input after a queued prompt went in ends the turn; a wait for
 // input types the next.
 func (e *Engine) queueAgentState(a *attemptRT, st agents.State) {
+	if st == agents.WaitingInput {
+		agentReady(a)
+	}
 	pq := a.w.queue
 	if pq == nil || a.w.cur != a {
 		return

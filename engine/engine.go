@@ -460,6 +460,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	}
 	launch := e.launchSpec(w.spec, &ap)
 	typeResumePrompt(w.spec, rp, &ap, &launch)
+	a.feed.paneTypes = launch.TypePrompt != nil
 	hookFiles, noHooks := e.applyHooks(a, &launch)
 	if f := e.giveSession(a, &launch); f != nil {
 		hookFiles = mergeFiles(hookFiles, f)
@@ -792,7 +793,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 		<-h.Done()
 		e.post(func() { e.onExit(a) })
 	}()
-	if d, ok := h.(PromptDelivered); ok && spec.Delivery == runfile.DeliveryType {
+	if d, ok := h.(PromptDelivered); ok && a.feed.paneTypes {
 		go func() {
 			select {
 			case how, ok := <-d.PromptDelivered():

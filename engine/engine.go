@@ -460,6 +460,7 @@ func (e *Engine) startAttempt(w *workerRT, manual bool) {
 	}
 	launch := e.launchSpec(w.spec, &ap)
 	typeResumePrompt(w.spec, rp, &ap, &launch)
+	a.feed.paneTypes = launch.TypePrompt != nil
 	hookFiles, noHooks := e.applyHooks(a, &launch)
 	if f := e.giveSession(a, &launch); f != nil {
 		hookFiles = mergeFiles(hookFiles, f)
@@ -774,6 +775,7 @@ func (e *Engine) launchSpec(spec *runfile.WorkerSpec, ap *runfile.AttemptPlan) L
 		l.Stdin = []byte(ap.Prompt)
 		l.TypePrompt = []byte(ap.Prompt)
 		l.TypeQuiet = TypeQuiet
+		l.TypeAwaitAgent = awaitsAgentReady(spec)
 		l.PromptFile = ap.PromptFile
 	}
 	return l
@@ -791,7 +793,7 @@ func (e *Engine) watchAttempt(a *attemptRT) {
 		<-h.Done()
 		e.post(func() { e.onExit(a) })
 	}()
-	if d, ok := h.(PromptDelivered); ok && spec.Delivery == runfile.DeliveryType {
+	if d, ok := h.(PromptDelivered); ok && a.feed.paneTypes {
 		go func() {
 			select {
 			case how, ok := <-d.PromptDelivered():

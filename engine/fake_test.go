@@ -40,6 +40,7 @@ type fakeHandle struct {
 	typeGate   chan struct{} // when set, TypeLine waits for it to close
 	typing     chan string   // when set, receives each line TypeLine starts
 	afterEnter func()        // when set, runs as the child would once Enter is written
+	ready      atomic.Int32  // AgentReady calls (typeready_test.go)
 }
 
 func (h *fakeHandle) NotifyOutput(f func()) {

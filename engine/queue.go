@@ -54,8 +54,11 @@ type promptQueue struct {
 
 // queueFeed is what an attempt's feeding of queued prompts waits on.
 type queueFeed struct {
-	ready bool // its own prompt is in (typed by the pane, or given in its command)
-	fed   bool // a queued prompt was typed this turn: the next waits for the agent to work and wait again
+	// paneTypes: a pane is to type its own prompt (delivery: type, or a
+	// resume command that takes none), so queued prompts wait for it.
+	paneTypes bool
+	ready     bool // its own prompt is in (typed by the pane, or given in its command)
+	fed       bool // a queued prompt was typed this turn: the next waits for the agent to work and wait again
 }
 
 // promptCut is how much of a prompt's text its events carry.
@@ -230,9 +233,11 @@ func (e *Engine) Queue(worker string) []statedir.QueuedPrompt {
 func (e *Engine) queuePromptIn(a *attemptRT) { a.feed.ready = true }
 
 // queueAttemptOpened arms an opened attempt's feeding: an attempt whose
-// prompt is not typed by its pane has it in already.
+// prompt is not typed by its pane has it in already. A resumed attempt
+// whose resume command takes no prompt has it typed (resume.go): queued
+// prompts follow it.
 func (e *Engine) queueAttemptOpened(a *attemptRT) {
-	if _, ok := a.handle.(PromptDelivered); !ok || a.w.spec.Delivery != runfile.DeliveryType {
+	if _, ok := a.handle.(PromptDelivered); !ok || !a.feed.paneTypes {
 		a.feed.ready = true
 	}
 }
@@ -241,6 +246,9 @@ func (e *Engine) queueAttemptOpened(a *attemptRT) {
 // waiting-input after a queued prompt went in ends the turn; a wait for
 // input types the next.
 func (e *Engine) queueAgentState(a *attemptRT, st agents.State) {
+	if st == agents.WaitingInput {
+		agentReady(a)
+	}
 	pq := a.w.queue
 	if pq == nil || a.w.cur != a {
 		return

@@ -201,5 +201,6 @@ func typeResumePrompt(spec *runfile.WorkerSpec, rp *resumePlan, ap *runfile.Atte
 	l.Stdin = []byte(ap.Prompt)
 	l.TypePrompt = []byte(ap.Prompt)
 	l.TypeQuiet = TypeQuiet
+	l.TypeAwaitAgent = awaitsAgentReady(spec)
 	l.PromptFile = ap.PromptFile
 }

@@ -323,6 +323,7 @@ func TestAResumeCommandWithoutItsPromptHasItTyped(t *testing.T) {
 	fh := h.opened(h.pane)
 	assert.Equal(t, []string{"gemini", "--resume", prev.Dispatches[0].AgentSession}, fh.spec.Argv)
 	assert.Equal(t, runfile.ResumePrompt, string(fh.spec.TypePrompt), "typed once gemini is ready")
+	assert.True(t, fh.spec.TypeAwaitAgent, "and once gemini's own state says it waits for input (typeready.go)")
 }
 
 func TestAPlainCommandIsNotResumed(t *testing.T) {

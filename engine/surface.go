@@ -35,6 +35,9 @@ type LaunchSpec struct {
 	// quiet for TypeQuiet (prompt delivery `type` on the pane surface).
 	TypePrompt []byte
 	TypeQuiet  time.Duration
+	// TypeAwaitAgent: the typing waits also for the agent's own word that
+	// it waits for input (AgentReadier, typeready.go).
+	TypeAwaitAgent bool
 	// PromptFile is the attempt's prompt.txt, which a pane types in the
 	// prompt's place when the child could not take it as keys.
 	PromptFile string

@@ -58,6 +58,11 @@ type Launch struct {
 	TypePrompt     []byte
 	TypeQuiet      time.Duration
 	TypeReadyLimit time.Duration
+	// TypeAwaitAgent makes the typing wait also for the agent's own word
+	// that it waits for input (PTYProcess.AgentReady), within
+	// TypeReadyLimit: its CLI's input may go live after it looks ready
+	// to the pty (docs/runfile.md §Prompt delivery).
+	TypeAwaitAgent bool
 	// PromptFile is the prompt's file, typed in its place when the child
 	// reads in canonical mode and a line of TypePrompt is longer than the
 	// kernel keeps (4095 bytes).

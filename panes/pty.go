@@ -73,6 +73,7 @@ type PTYProcess struct {
 	master    *os.File
 	replies   chan []byte
 	delivered chan string
+	ready     *readySignal // the agent's own readiness, when the typing waits for it (typeline.go)
 }
 
 // StartPTY starts l.Argv on a new pty. The error is why the pane surface is
@@ -164,6 +165,9 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 		limit := l.TypeReadyLimit
 		if limit <= 0 {
 			limit = DefaultTypeReadyLimit
+		}
+		if l.TypeAwaitAgent {
+			p.ready = newReadySignal()
 		}
 		p.helpers.Add(1)
 		go p.typePrompt(append([]byte(nil), l.TypePrompt...), l.PromptFile, quiet, limit)
@@ -283,7 +287,9 @@ const maxCanonLine = 4095
 const typeSettle = 6
 
 // typePrompt types the prompt once the child is ready for it, then Enter
-// once the child has quietened after the text; exactly once. Ready means its output has been quiet for quiet and either
+// once the child has quietened after the text; exactly once. Ready means
+// its agent said it waits for input, when that is awaited
+// (Launch.TypeAwaitAgent), and its output has been quiet for quiet and either
 //   - its tty is raw and it has drawn something: every agent CLI is a TUI
 //     that goes raw, then draws its prompt, and may take many seconds to
 //     start (gemini and qwen went raw after 13 and 18 s on a loaded
@@ -311,11 +317,14 @@ func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet, limit t
 	defer close(p.delivered)
 	t := time.NewTimer(quiet)
 	defer t.Stop()
+	readyC := p.ready.wait()
 	for {
 		select {
 		case <-p.quit:
 			return
 		case <-t.C:
+		case <-readyC:
+			readyC = nil // heard: the loop looks at once, and waits on it no more
 		}
 		running := time.Since(p.startedAt)
 		idle := running - time.Duration(p.lastOut.Load())
@@ -331,9 +340,11 @@ func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet, limit t
 			// can be dropped (gemini). One that never does gets them
 			// after a longer quiet spell.
 			settled := p.screenModes().BracketedPaste || idle >= typeSettle*quiet
-			if !(drawn && settled) && !tty.reading {
+			if !(drawn && settled) && !tty.reading || p.ready.pending() {
 				// Look again a little later: going raw or blocking in a
-				// read makes no event rostra could wait on.
+				// read makes no event rostra could wait on. An agent
+				// whose readiness is awaited wakes the loop when it says
+				// so.
 				t.Reset(min(quiet, limit-running))
 				continue
 			}

@@ -2,12 +2,15 @@
 
 // typeline.go types one line into a pane's child as a person pastes it and
 // presses Enter: the engine's queued prompts go in this way once the agent
-// waits for input (docs/agents.md §A queue of prompts).
+// waits for input (docs/agents.md §A queue of prompts). It also holds the
+// agent's readiness the pane's own typed prompt may wait for
+// (docs/runfile.md §Prompt delivery).
 package panes
 
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/rostra-dev/rostra/panes/vt"
@@ -47,4 +50,47 @@ func (p *PTYProcess) TypeLine(text string, beforeEnter func()) (string, error) {
 		return how, fmt.Errorf("type into the pane: %w", err)
 	}
 	return how, nil
+}
+
+// readySignal is an agent's word that it waits for input, given once by
+// AgentReady and awaited by typePrompt (Launch.TypeAwaitAgent). A nil
+// *readySignal is none awaited: never pending.
+type readySignal struct {
+	once sync.Once
+	ch   chan struct{}
+}
+
+func newReadySignal() *readySignal { return &readySignal{ch: make(chan struct{})} }
+
+// wait is closed once the agent said it is ready; nil (never) when none
+// is awaited.
+func (r *readySignal) wait() <-chan struct{} {
+	if r == nil {
+		return nil
+	}
+	return r.ch
+}
+
+// pending is an awaited word not given yet.
+func (r *readySignal) pending() bool {
+	if r == nil {
+		return false
+	}
+	select {
+	case <-r.ch:
+		return false
+	default:
+		return true
+	}
+}
+
+// AgentReady tells the pane its agent waits for input, from what rostra
+// knows of its state (its hooks, screen rules, OSC 7501 status): a prompt
+// the pane types waits for it when Launch.TypeAwaitAgent says so
+// (docs/runfile.md §Prompt delivery). Later calls, and calls for a pane
+// that awaits none, do nothing; it never blocks.
+func (p *PTYProcess) AgentReady() {
+	if p.ready != nil {
+		p.ready.once.Do(func() { close(p.ready.ch) })
+	}
 }

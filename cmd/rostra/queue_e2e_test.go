@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -66,6 +67,39 @@ workers:
 	return ws, filepath.Join(ws, ".rostra", "queued")
 }
 
+// statusQueues is the "queues" of `rostra status --json` of the queued
+// run, checking that the state's own keys are there too.
+func statusQueues(t *testing.T, out string) map[string]struct {
+	Count   int                     `json:"count"`
+	Prompts []statedir.QueuedPrompt `json:"prompts"`
+} {
+	q := statusQueuesOf(t, out)
+	var st struct {
+		Run     string `json:"run"`
+		Workers []statedir.WorkerRow
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
+	require.Equal(t, "queued", st.Run)
+	require.Len(t, st.Workers, 2)
+	return q
+}
+
+// statusQueuesOf is the "queues" of `rostra status --json`.
+func statusQueuesOf(t *testing.T, out string) map[string]struct {
+	Count   int                     `json:"count"`
+	Prompts []statedir.QueuedPrompt `json:"prompts"`
+} {
+	var st struct {
+		Queues map[string]struct {
+			Count   int                     `json:"count"`
+			Prompts []statedir.QueuedPrompt `json:"prompts"`
+		} `json:"queues"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &st), out)
+	require.NotNil(t, st.Queues, "no queues key: %s", out)
+	return st.Queues
+}
+
 // lines are what the scripted agent read, in order.
 func lines(ws string) []string {
 	b, _ := os.ReadFile(filepath.Join(ws, "got.txt"))
@@ -100,6 +134,13 @@ func TestQueuedPromptsReachAScriptedAgentOnePerTurn(t *testing.T) {
 	assert.Contains(t, r.stderr, "a has no queued prompt 9")
 	r = runBin(t, ws, "status")
 	assert.Regexp(t, `queued prompts: a [12] \(rostra queue lists them\)`, r.stdout)
+	r = runBin(t, ws, "status", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	live := statusQueues(t, r.stdout)
+	require.Contains(t, live, "a", "live from the server: %s", r.stdout)
+	assert.Equal(t, len(live["a"].Prompts), live["a"].Count)
+	assert.Equal(t, "second", live["a"].Prompts[len(live["a"].Prompts)-1].Text, "prompt 1 may be typed by now")
+	assert.NotContains(t, live, "plain")
 
 	require.Eventually(t, func() bool { return len(lines(ws)) >= 2 }, 30*time.Second, 50*time.Millisecond, "read: %v", lines(ws))
 	assert.Equal(t, []string{"1 first, ask", "1 second"}, lines(ws))
@@ -175,6 +216,13 @@ func TestAQueueSurvivesAServerSIGKILLAndAResume(t *testing.T) {
 	assert.Regexp(t, `a +2 +\S+ +after the crash\na +3 +\S+ +exit\n`, r.stdout)
 	r = runBin(t, ws, "queue", "clear", "a")
 	assert.NotEqual(t, 0, r.code, "editing needs the server")
+	r = runBin(t, ws, "status", "--json")
+	require.Equal(t, 0, r.code, r.stderr)
+	files := statusQueues(t, r.stdout)
+	require.Contains(t, files, "a", "from the queue files: %s", r.stdout)
+	assert.Equal(t, 2, files["a"].Count)
+	assert.Equal(t, []int{2, 3}, []int{files["a"].Prompts[0].ID, files["a"].Prompts[1].ID})
+	assert.Equal(t, "after the crash", files["a"].Prompts[0].Text)
 
 	detachedRun(t, ws, "--resume")
 	require.Eventually(t, func() bool {

@@ -28,12 +28,13 @@ const statusUsage = `usage: rostra status [--json] [--run PATH] [PATH]
 
 The roster and its attempts: live from the run's server when one runs,
 else from team-state.json. PATH is a run file or a state dir (default
-./rostra.yaml). --json prints the state as team-state.json holds it.
+./rostra.yaml). --json prints the state as team-state.json holds it,
+with each worker's queued prompts under "queues".
 `
 
 func runStatus(args []string, stdout, stderr io.Writer) int {
 	c := newControlCmd("status", statusUsage, stderr)
-	asJSON := c.fs.Bool("json", false, "print team-state.json as it is")
+	asJSON := c.fs.Bool("json", false, "print team-state.json as it is, with the queued prompts")
 	r, code, ok := c.parseRun(args)
 	if !ok {
 		return code
@@ -43,7 +44,7 @@ func runStatus(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if *asJSON {
-		data, _ := json.MarshalIndent(st, "", "  ")
+		data, _ := json.MarshalIndent(statusJSON{TeamState: st, Queues: queuesOf(r, live, stderr)}, "", "  ")
 		fmt.Fprintf(stdout, "%s\n", data)
 		return 0
 	}

@@ -25,6 +25,10 @@ type clientInput struct {
 	queued []byte
 	paused bool
 	closed bool
+	// reading counts the reads waiting or copying now: none once a pause
+	// has ended the program's input reader (suspend_test.go checks it is
+	// so when the terminal is given back).
+	reading int
 }
 
 func newClientInput() *clientInput {
@@ -38,6 +42,8 @@ func newClientInput() *clientInput {
 func (in *clientInput) Read(p []byte) (int, error) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
+	in.reading++
+	defer func() { in.reading-- }()
 	for !in.paused && !in.closed && len(in.queued) == 0 {
 		in.cond.Wait()
 	}
@@ -63,6 +69,13 @@ func (in *clientInput) Write(p []byte) (int, error) {
 	in.queued = append(in.queued, p...)
 	in.cond.Broadcast()
 	return len(p), nil
+}
+
+// readers is how many reads are in progress.
+func (in *clientInput) readers() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.reading
 }
 
 // pause makes every read end (io.EOF) until resume, keeping the queue.

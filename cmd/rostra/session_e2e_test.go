@@ -135,6 +135,14 @@ func TestAnAgentsConversationSurvivesACrashOfItsRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(string(c.kind), func(t *testing.T) {
+			if (c.kind == agenttest.Qwen || c.kind == agenttest.Gemini) && os.Getenv("ROSTRA_TEST_RESUME_ALL") == "" {
+				// Not reliable enough for CI (docs/agents.md §Sessions): the
+				// resumed qwen 0.24.4 failed 3 of 4 runs here at load 4–36
+				// (it answers the resumed turn's tool call with a turn end),
+				// gemini 0.61.0 2 of 2 at load 17–38 (its resume still loading
+				// when the prompt is typed). claude and codex run always.
+				t.Skipf("%s's resume is run with ROSTRA_TEST_RESUME_ALL=1", c.kind)
+			}
 			t.Parallel()
 			turns := []fakemodel.Turn{
 				{Shell: "echo one > step1.txt && echo marker-step-one"},

@@ -37,12 +37,17 @@ func newTmuxPane(t *testing.T, shellLine string) tmuxPane {
 		t.Fatal("this test needs tmux (apt-get install -y tmux); it never skips")
 	}
 	p := tmuxPane{t: t, socket: "rostra-agent-" + strconv.Itoa(os.Getpid()) + "-" + strconv.FormatInt(tmuxSeq.Add(1), 10)}
+	// After the server's end (cleanups run last first): what the CLI left
+	// running is ended before the test's folders are removed.
+	var sid int
+	t.Cleanup(func() { tmuxtest.EndSession(sid) })
 	stop, err := tmuxtest.Guard(p.socket)
 	require.NoError(t, err)
 	t.Cleanup(stop)
 	// remain-on-exit keeps the pane, and the CLI's last words, after it exits.
 	p.run("new-session", "-d", "-s", "cli", "-x", "120", "-y", "40", shellLine)
 	p.run("set-option", "-t", "cli", "remain-on-exit", "on")
+	sid, _ = strconv.Atoi(strings.TrimSpace(p.run("display-message", "-p", "-t", "cli", "#{pane_pid}")))
 	return p
 }
 

@@ -14,12 +14,15 @@
 package tmuxtest
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // SocketPath is where `tmux -L name` makes its socket.
@@ -54,4 +57,60 @@ tmux -L "$1" kill-server 2>/dev/null; rm -f "$2"`, os.Getpid())
 		_ = syscall.Kill(-w.Process.Pid, syscall.SIGKILL) // its sleep too
 		_ = w.Wait()
 	}, nil
+}
+
+// EndSession kills every process of session sid (a tmux pane's shell is
+// the leader of one) and waits, at most 10 s, until none is left: killing
+// the tmux server hangs the pane up, but a program there that ignores it,
+// or its children, may go on writing in the test's folders while the
+// test's cleanup removes them (qwen's node processes in its HOME).
+func EndSession(sid int) {
+	if sid <= 1 {
+		return
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		left := sessionMembers(sid)
+		if len(left) == 0 || time.Now().After(deadline) {
+			return
+		}
+		for _, pid := range left {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// sessionMembers are the live processes of session sid (zombies count as
+// gone: they write nothing).
+func sessionMembers(sid int) []int {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var pids []int
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// comm may hold spaces and parentheses: the fields start after
+		// the last ')': state, ppid, pgrp, session.
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 4 || f[0] == "Z" {
+			continue
+		}
+		if s, err := strconv.Atoi(f[3]); err == nil && s == sid {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
 }

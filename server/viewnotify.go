@@ -128,27 +128,12 @@ func (vn *viewNotices) done(id uint64) {
 // announceViews hands n to the view clients and adds what they did to d,
 // waiting at most wait for their answers.
 func (s *Server) announceViews(n engine.Notification, wait time.Duration) engine.Delivery {
-	var d engine.Delivery
 	id, count, answers := s.viewNotes.send(n)
 	if count == 0 {
-		return d
+		return engine.Delivery{}
 	}
 	defer s.viewNotes.done(id)
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	for range count {
-		select {
-		case r := <-answers:
-			if r.Quiet {
-				d.Quiet++
-			} else if r.Via != "" {
-				d.Via = append(d.Via, r.Via)
-			}
-		case <-deadline.C:
-			return d
-		}
-	}
-	return d
+	return tui.GatherReplies(answers, count, wait)
 }
 
 // notification is the Notice as the UI over many runs announces it:

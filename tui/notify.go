@@ -74,10 +74,17 @@ func Announce(progs []*tea.Program, n engine.Notification, wait time.Duration) e
 	for _, p := range progs {
 		go p.Send(Notify(n, replies))
 	}
+	return GatherReplies(replies, len(progs), wait)
+}
+
+// GatherReplies reads count answers to one notification from replies,
+// waiting at most wait in all, and says what they did: the alerts sent
+// and the UIs that stayed quiet for their human typing into the pane.
+func GatherReplies(replies <-chan NotifyReply, count int, wait time.Duration) engine.Delivery {
 	var d engine.Delivery
 	deadline := time.NewTimer(wait)
 	defer deadline.Stop()
-	for range progs {
+	for range count {
 		select {
 		case r := <-replies:
 			if r.Quiet {

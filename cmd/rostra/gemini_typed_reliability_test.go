@@ -81,8 +81,13 @@ workers:
 				typed = ev.TS
 			}
 		}
-		t.Logf("%s: submitted %v; waiting-input %v after its start, typed %v after it", worker, got[i],
-			ready.Sub(started).Round(time.Millisecond), typed.Sub(started).Round(time.Millisecond))
+		after := func(at time.Time) string {
+			if at.IsZero() || started.IsZero() {
+				return "never"
+			}
+			return at.Sub(started).Round(time.Millisecond).String() + " after its start"
+		}
+		t.Logf("%s: submitted %v; waiting-input %s, typed %s", worker, got[i], after(ready), after(typed))
 		if !got[i] {
 			r := runBin(t, ws, "logs", "--screen", worker)
 			t.Logf("%s's screen:\n%s", worker, r.stdout)

@@ -118,6 +118,10 @@ func New(t testing.TB, kind Kind, baseURL, dir string) *Agent {
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"NO_UPDATE_NOTIFIER=1",
+		// The CLI runs as a person's would, also when the tests run in CI
+		// (CI=true): gemini takes CI=true for "no terminal" and goes
+		// headless, and ink-based screens draw differently (docs/agents.md).
+		"CI=false",
 	}
 	require.NoError(t, os.MkdirAll(filepath.Join(home, "tmp"), 0o755))
 	switch kind {

@@ -244,6 +244,31 @@ func TestRenderOnChangeDrawsAtMostFPSFramesASecond(t *testing.T) {
 	}
 }
 
+// TestRenderOnChangeDrawsTheFrameAfterALoneOneAtOnce: at 1 FPS, a change
+// that follows a lone frame (a key's echo after a clock's tick) is drawn
+// at once, not a frame time after it; the next one waits for its frame.
+func TestRenderOnChangeDrawsTheFrameAfterALoneOneAtOnce(t *testing.T) {
+	m := &frameModel{}
+	p, out := startFrameProgram(t, m, WithFPS(1), WithRenderOnChange())
+	mark := out.waitFor(t, 0, frameWord(0))
+	time.Sleep(2100 * time.Millisecond) // the credit full again (the start may draw twice)
+
+	p.Send(setFrame(1)) // the lone frame
+	mark = out.waitFor(t, mark, frameWord(1))
+	start := time.Now()
+	p.Send(setFrame(2))
+	mark = out.waitFor(t, mark, frameWord(2))
+	if took := time.Since(start); took > 600*time.Millisecond {
+		t.Fatalf("the frame after a lone one took %s at 1 FPS; it should be drawn at once", took)
+	}
+	start = time.Now()
+	p.Send(setFrame(3))
+	out.waitFor(t, mark, frameWord(3))
+	if took := time.Since(start); took < 700*time.Millisecond {
+		t.Fatalf("a third frame in a row took %s at 1 FPS; it should wait for its frame", took)
+	}
+}
+
 // TestReleasedTerminalGetsNoFrameAndRestoreDrawsTheLatest: with the
 // on-change renderer, ReleaseTerminal leaves the alternate screen and
 // nothing is drawn while the view changes; RestoreTerminal then a clear

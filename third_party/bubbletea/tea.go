@@ -1512,10 +1512,11 @@ func (p *Program) startRenderer() {
 }
 
 // startRendererOnChange is startRenderer without a ticker (rostra): a
-// flush follows a request at once when the last one is at least a frame
-// old, else when the frame is up, so a lone change (a key's echo) is drawn
-// immediately, a flood at most fps times a second, and an idle program
-// never wakes up.
+// flush follows a request at once while there is credit for a frame, else
+// when there is. The credit grows by one frame each 1/fps up to
+// frameBurst, so a lone change (a key's echo, also one right after a
+// clock's tick) is drawn immediately, a flood at most fps times a second
+// (after a first burst), and an idle program never wakes up.
 func (p *Program) startRendererOnChange(framerate time.Duration) {
 	// WithRenderOnChange makes renderReq already: seqReq is made on its own,
 	// or a queued sequence (a clipboard write) waits for the next frame.
@@ -1530,7 +1531,12 @@ func (p *Program) startRendererOnChange(framerate time.Duration) {
 	go func() {
 		timer := time.NewTimer(framerate)
 		timer.Stop()
-		var last time.Time
+		credit, counted := float64(frameBurst), time.Now()
+		count := func() {
+			now := time.Now()
+			credit = min(frameBurst, credit+float64(now.Sub(counted))/float64(framerate))
+			counted = now
+		}
 		armed := false
 		for {
 			select {
@@ -1546,20 +1552,28 @@ func (p *Program) startRendererOnChange(framerate time.Duration) {
 				if armed {
 					continue
 				}
-				if wait := framerate - time.Since(last); wait > 0 {
+				if count(); credit < 1 {
 					armed = true
-					timer.Reset(wait)
+					timer.Reset(time.Duration((1 - credit) * float64(framerate)))
 					continue
 				}
 			case <-timer.C:
 				armed = false
+				count()
+				credit = max(credit, 1) // the timer's own rounding
 			}
-			last = time.Now()
+			credit--
 			_ = p.flush()
 			_ = p.renderer.flush(false)
 		}
 	}()
 }
+
+// frameBurst is how many frames the on-change renderer draws back to back
+// before it keeps to 1/fps apart (rostra): two, so the frame that follows
+// another by less than a frame time (an echo after a tick) is not held
+// back, while a flood is drawn at fps frames a second.
+const frameBurst = 2
 
 // stopRenderer stops the renderer.
 // If kill is true, the renderer will be stopped immediately without flushing

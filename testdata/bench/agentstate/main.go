@@ -39,6 +39,7 @@ var (
 	samples   = flag.Int("samples", 40, "hook samples of each kind (permission, idle)")
 	rounds    = flag.Int("rounds", 2, "rounds of the idle workload")
 	idleSecs  = flag.Int("idle", 30, "seconds of the idle CPU window")
+	settle    = flag.Int("settle", 5, "seconds the panes run (after the agents wait) before the idle window opens; 65 passes the first minute, after which every title and badge reads to the minute")
 	only      = flag.String("only", "", "latency or idle; empty = both")
 )
 
@@ -131,7 +132,7 @@ func idle(dir string) {
 			if w.agent != "" {
 				waitAgents(filepath.Join(filepath.Dir(rf), ".rostra", "bench"), 16, "waiting-input")
 			}
-			time.Sleep(5 * time.Second)
+			time.Sleep(time.Duration(*settle) * time.Second)
 			s0, k0, t0 := cpuTicks(server), cpuTicks(client), time.Now()
 			time.Sleep(time.Duration(*idleSecs) * time.Second)
 			secs := time.Since(t0).Seconds()

@@ -49,7 +49,9 @@ type Config struct {
 	// OutputLimit is how many bytes may wait for one client before it is
 	// dropped; 0: DefaultOutputLimit.
 	OutputLimit int
-	// FPS caps each client's repaints; 0: 30, as the direct UI.
+	// FPS caps how often a client's resizes reach its UI and the Views a
+	// many-runs client is sent each second; 0: 30, the UI's own output
+	// frame rate. The renderer's ceiling is tui.RendererFPS.
 	FPS int
 	// WrapModel wraps each client's model (a test's fault injection); nil:
 	// the model as it is.

@@ -123,10 +123,10 @@ func (s *Server) attach(c net.Conn, fr *FrameReader, h Hello) {
 		tea.WithColorProfile(profile),
 		tea.WithWindowSize(clampSize(h.Cols), clampSize(h.Rows)),
 		tea.WithoutSignalHandler(),
-		tea.WithFPS(s.cfg.FPS),
+		tea.WithFPS(tui.RendererFPS),
 		// Flush on change (our bubbletea patch): a key's echo is drawn at
-		// once, a flood at most FPS times a second, and an idle client
-		// costs no frame ticker.
+		// once, output at most 30 times a second (the UI's own limit), and
+		// an idle client costs no frame ticker.
 		tea.WithRenderOnChange(),
 		// A suspend (Ctrl-Z in the UI, or the client's own SIGTSTP) cannot
 		// stop this process: the client stops itself, once the program has

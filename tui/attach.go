@@ -41,6 +41,7 @@ func (m *Model) Close() {
 	close(m.closed)
 	if m.unlisten != nil {
 		m.unlisten()
+		m.unlistenEcho()
 	}
 	if m.opts.Sizes != nil {
 		m.opts.Sizes.release(m)

@@ -32,7 +32,7 @@ import (
 func (m *Model) onKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.typesInto(k) {
 		m.typeKey(tea.Key(k))
-		return nil
+		return m.startEchoWatch()
 	}
 	if m.stopping {
 		return nil
@@ -193,8 +193,12 @@ func (m *Model) Filter(_ tea.Model, msg tea.Msg) tea.Msg {
 	if m.opts.Sizes != nil && !m.opts.Sizes.owns(m) {
 		return msg // the key claims the ptys' sizes first (Update, sizes.go)
 	}
-	if m.typeKey(tea.Key(k)) {
+	changed := m.typeKey(tea.Key(k))
+	switch {
+	case changed:
 		return typedMsg{}
+	case m.echoWatch:
+		return echoWatchMsg{} // Update starts its watcher (echo.go)
 	}
 	return nil
 }
@@ -235,9 +239,14 @@ func (m *Model) typeKey(k tea.Key) (changed bool) {
 		return true
 	}
 	m.alerts.typed(p.spec.ID, m.opts.Now())
-	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil && !kw.send(b) {
-		m.note = p.spec.ID + " is not reading its input: keys dropped"
-		return true
+	if b := vt.EncodeKey(uv.Key(k), p.term.Modes()); b != nil {
+		if !kw.send(b) {
+			m.note = p.spec.ID + " is not reading its input: keys dropped"
+			return true
+		}
+		if m.awaitEcho(p) { // echo.go
+			m.echoWatch = true
+		}
 	}
 	return changed
 }

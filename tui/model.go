@@ -72,8 +72,16 @@ const (
 // frameInterval caps redraws while output streams in (30 per second): on
 // two cores, drawing faster takes CPU from the pty readers and the
 // emulators (BenchmarkPaneThroughput). Output after a quiet spell is drawn
-// at once, so typing echoes without delay.
-const frameInterval = 33 * time.Millisecond
+// at once, so typing echoes without delay, and so is a key's echo while
+// another pane streams (echo.go).
+const frameInterval = 34 * time.Millisecond
+
+// RendererFPS is the frame rate a program drawing this UI gives
+// bubbletea's renderer (tea.WithFPS): twice the output's, so that output
+// alone never uses up the renderer's credit of frames and a key's echo, or
+// a key that changes the UI, is drawn at once. Output is still drawn at
+// most once a frameInterval, by the UI itself.
+const RendererFPS = 60
 
 // resizeDebounce is how long the layout must hold still before ptys are
 // resized: a window dragged wider resizes every child once, not fifty times.
@@ -126,17 +134,25 @@ type Model struct {
 	quit        bool
 	resizeSeq   int
 	lastFrame   time.Time
+	redraw      bool     // the last step may have changed the view (view.go)
+	held        tea.View // the view View gave last
+	heldOK      bool
+	listening   bool      // a waitWake is out (echo.go)
+	echo        echoWait  // the key whose echo is watched for (echo.go)
+	echoWatch   bool      // its watcher is still to start
 	frameBytes  int       // the size of the last frame Render made (view.go)
 	clockAt     time.Time // when the armed clock tick fires; zero: none
 	lastInput   time.Time // the human's last key, click, paste or resize (attended.go)
 	watched     bool      // lastInput was under attendedFor ago at the last step
 
-	wake     <-chan struct{} // this program's wake-ups from Activity
-	unlisten func()
-	closed   chan struct{} // closed by Close: the program has ended
-	detached bool          // the human detached (attach.go)
-	blurred  bool          // the outer terminal lost the focus (tea.BlurMsg)
-	alerts   alerts        // what alerts this UI's terminal (notify.go)
+	wake         <-chan struct{} // this program's wake-ups from Activity
+	echoWake     <-chan struct{} // the echo watcher's (echo.go)
+	unlistenEcho func()
+	unlisten     func()
+	closed       chan struct{} // closed by Close: the program has ended
+	detached     bool          // the human detached (attach.go)
+	blurred      bool          // the outer terminal lost the focus (tea.BlurMsg)
+	alerts       alerts        // what alerts this UI's terminal (notify.go)
 }
 
 // Messages.
@@ -175,6 +191,7 @@ func New(eng Engine, opts Options) *Model {
 	}
 	if opts.Activity != nil {
 		m.wake, m.unlisten = opts.Activity.Listen()
+		m.echoWake, m.unlistenEcho = opts.Activity.Listen()
 	}
 	m.evlog.loaded = opts.Events == nil || m.plan.StateDir == ""
 	m.paneHints = m.keys.paneHints()
@@ -203,7 +220,7 @@ func (m *Model) Interrupted() bool { return m.interrupted }
 // time later, and a claim then would take the ptys from a client used in
 // between.
 func (m *Model) Init() tea.Cmd {
-	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.waitWake(), tea.RequestBackgroundColor, m.askColors(), tea.RequestTerminalVersion)
+	return tea.Batch(m.claimSizes(), m.readEventHistory(), m.nextEvent(), m.listen(), tea.RequestBackgroundColor, m.askColors(), tea.RequestTerminalVersion)
 }
 
 func (m *Model) nextEvent() tea.Cmd {
@@ -316,6 +333,7 @@ const coarseGrid = 10 * time.Second
 // Update routes a message, then arms the clock for the next time the
 // screen would change with time alone.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	m.redraw = true // view.go
 	m.noteInput(msg)
 	m.noteWatched()
 	cmd := m.update(msg)
@@ -353,7 +371,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return tea.Batch(m.claimSizes(), m.onKey(msg))
 	case typedMsg:
-		return nil // Filter typed the key (input.go); the frame follows
+		// Filter typed the key (input.go); the frame follows.
+		return m.startEchoWatch()
 	case tea.PasteMsg:
 		return tea.Batch(m.claimSizes(), m.onPaste(msg.Content))
 	case tea.MouseMsg:
@@ -391,14 +410,27 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.onEventHistory(msg)
 		return nil
 	case wakeMsg:
-		// Output arrived: draw at most once per frameInterval.
+		// Output arrived: draw at most once per frameInterval, a key's
+		// echo at once (echo.go).
+		m.listening = false
 		wait := frameInterval - m.opts.Now().Sub(m.lastFrame)
 		if wait <= 0 {
 			return m.frame()
 		}
+		m.redraw = false // the output waits for its frame (view.go)
 		return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
 	case frameMsg:
+		if wait := frameInterval - m.opts.Now().Sub(m.lastFrame); wait > 0 {
+			// A key's echo drew a frame since this one was armed.
+			m.redraw = false
+			return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+		}
 		return m.frame()
+	case echoWatchMsg:
+		m.redraw = false
+		return m.startEchoWatch()
+	case echoedMsg:
+		return m.onEchoed(msg)
 	case clockMsg:
 		m.clockAt = time.Time{}
 		m.refresh()
@@ -445,7 +477,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 func (m *Model) frame() tea.Cmd {
 	m.lastFrame = m.opts.Now()
 	m.refresh()
-	return tea.Batch(m.waitWake(), m.afterRefresh())
+	return tea.Batch(m.listen(), m.afterRefresh())
 }
 
 // refresh reads the engine's rows and handles into the panes.

@@ -22,7 +22,24 @@ import (
 )
 
 // View is the frame bubbletea draws.
+//
+// bubbletea asks for the view after every message, its own too (a batch
+// of commands, a sequence), and the panes' windows are read live from their
+// emulators: the view is made again only after an Update that may have
+// changed it (redraw), not after one that draws nothing new (output that
+// waits for its frame, an echo's watch) nor bubbletea's own, so output is
+// drawn at frame times only. Otherwise a stream was drawn at every message,
+// and the renderer's credit of frames, used up, held back the echo of a
+// key typed meanwhile (echo.go).
 func (m *Model) View() tea.View {
+	if !m.redraw && m.heldOK {
+		return m.held
+	}
+	m.held, m.heldOK, m.redraw = m.view(), true, false
+	return m.held
+}
+
+func (m *Model) view() tea.View {
 	v := tea.NewView(m.Render())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion

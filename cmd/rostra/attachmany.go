@@ -79,7 +79,7 @@ func attachMany(refs []string, stdout, stderr io.Writer) int {
 	m := tui.New(multi, tui.Options{Events: multi, Activity: multi.Activity(), Stop: multi.Stop, Attached: true,
 		Theme: theme, NoColor: noColor, Width: width, Height: height})
 	defer m.Close()
-	p := tea.NewProgram(m, append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS),
+	p := tea.NewProgram(m, append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(tui.RendererFPS),
 		tea.WithRenderOnChange(), tea.WithEnvironment(<-environ), tea.WithFilter(m.Filter))...)
 	// Each run decides its notifications; this terminal is alerted of
 	// them (docs/agents.md §Notifications).

@@ -123,7 +123,7 @@ func uiRun(b *testing.B, path string, n int, draw string) (wall, cpu time.Durati
 		// io.Discard for output bubbletea would detect no terminal and
 		// draw no colour at all.
 		p = tea.NewProgram(m, tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithWindowSize(200, 50), tea.WithoutSignalHandler(),
-			tea.WithFPS(uiFPS), tea.WithRenderOnChange(),
+			tea.WithFPS(tui.RendererFPS), tea.WithRenderOnChange(),
 			tea.WithEnvironment([]string{"TERM=xterm-256color"}), tea.WithColorProfile(colorprofile.ANSI256))
 		go func() { defer close(done); _, _ = p.Run() }()
 	case drawAttached:

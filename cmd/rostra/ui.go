@@ -28,11 +28,12 @@ import (
 	"github.com/rostra-dev/rostra/tui"
 )
 
-// uiFPS caps how often bubbletea repaints the terminal while output
-// streams in. The renderer flushes on change (tea.WithRenderOnChange, our
-// patch in third_party/bubbletea): a lone change such as a key's echo is
-// drawn at once, a flood at most uiFPS times a second, and an idle UI is
-// never woken by a frame ticker.
+// uiFPS is the server's frame rate for what is not drawn by the UI's own
+// frames: a client's resizes and a many-runs client's Views (server.Config).
+// The UI draws output at most 30 times a second itself, and the renderer
+// flushes on change (tea.WithRenderOnChange, our patch in
+// third_party/bubbletea) up to tui.RendererFPS: a key's echo is drawn at
+// once, and an idle UI is never woken by a frame ticker.
 const uiFPS = 30
 
 // isTerminal reports whether w is a terminal (the UI needs one).
@@ -118,7 +119,7 @@ func runUI(plan *runfile.Plan, resume bool, stdout, stderr io.Writer) int {
 		}
 		return m.Filter(mod, msg)
 	}
-	p = tea.NewProgram(withTestPanicKey(m), append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(uiFPS), tea.WithRenderOnChange(),
+	p = tea.NewProgram(withTestPanicKey(m), append(colourOpts, tea.WithOutput(stdout), tea.WithoutSignalHandler(), tea.WithFPS(tui.RendererFPS), tea.WithRenderOnChange(),
 		tea.WithEnvironment(notifyEnviron(os.Environ())), tea.WithFilter(filter))...)
 	eng.SetAnnouncer(directAnnouncer(p))
 	go func() {

@@ -7,7 +7,7 @@
 #
 # Flags go to the harness (testdata/bench/peers/main.go): -rounds N,
 # -mib N (one pane; four panes cat N/2 each), -idle SECONDS, -settle SECONDS, -echo N,
-# -only one,four,idle,idle-iso,rss,echo,hundred. Needs tmux; mprocs is used when it is on
+# -only one,four,idle,idle-iso,rss,echo,echo-busy,hundred. Needs tmux; mprocs is used when it is on
 # PATH, named by $MPROCS, or installable with npm (mprocs@0.9.6 ships a
 # Linux binary). Run it on an otherwise idle machine: the numbers are wall
 # times and CPU shares.

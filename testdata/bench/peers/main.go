@@ -18,7 +18,8 @@
 // once; 16 quiet panes' CPU over a window; 4 quiet isolated panes' CPU,
 // with the git processes rostra runs for them (idle-iso, rostra only); RSS
 // of 16 panes holding 10,000 coloured 120-column lines over 16 empty
-// panes; keystroke echo into cat.
+// panes; keystroke echo into cat, alone (echo) and beside a pane that
+// streams lines as an agent answering does (echo-busy).
 // Times of a child are taken by the child itself (date before and after
 // cat), so every peer is timed the same way.
 package main
@@ -53,7 +54,7 @@ var (
 	idleSecs  = flag.Int("idle", 30, "seconds of the idle CPU window")
 	settle    = flag.Int("settle", 65, "seconds the idle panes run before the idle window opens (a minute: rostra's titles out of focus, and all of them once no key was pressed for a minute, tick once a minute)")
 	echoN     = flag.Int("echo", 150, "keystroke samples")
-	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,idle-iso,rss,echo,hundred); empty = all")
+	only      = flag.String("only", "", "comma-separated workloads to run (one,four,idle,idle-iso,rss,echo,echo-busy,hundred); empty = all")
 	onlyPeers = flag.String("peers", "", "comma-separated peers to run (rostra,rostra-direct,rostra-detached,tmux,mprocs; a before/ peer runs with its own); empty = all")
 	work      = flag.String("dir", "", "work folder (default: a temp folder)")
 )
@@ -65,10 +66,11 @@ type peer struct {
 	start func(dir string, cmds []string) (pid int, err error)
 	// stop ends what start started, and waits for it to be gone.
 	stop func()
-	// echoCommand runs the peer with one `cat`, in the terminal it is
-	// given (the echo workload's own pty); focusKeys then make typed keys
-	// go to the cat.
-	echoCommand func(dir string) *exec.Cmd
+	// echoCommand runs the peer with one `cat` (then the other commands
+	// of cmds, each in a pane of its own), in the terminal it is given
+	// (the echo workload's own pty); focusKeys then make typed keys go to
+	// the cat.
+	echoCommand func(dir string, cmds []string) *exec.Cmd
 	focusKeys   []byte
 	// also lists more pids whose CPU counts (rostra's attached client).
 	also func() []int
@@ -168,14 +170,20 @@ func main() {
 				add("rss-empty/"+p.name, empty)
 			}
 		}
-		if want("echo") {
+		for _, w := range []struct {
+			name string
+			cmds []string
+		}{{"echo", []string{"exec cat"}}, {"echo-busy", []string{"exec cat", busyLines}}} {
+			if !want(w.name) {
+				continue
+			}
 			for _, p := range peers {
 				if p.echoCommand == nil {
 					continue
 				}
-				med, p95 := echoRun(p, dir)
-				add("echo-med/"+p.name, med)
-				add("echo-p95/"+p.name, p95)
+				med, p95 := echoRun(p, dir, w.cmds)
+				add(w.name+"-med/"+p.name, med)
+				add(w.name+"-p95/"+p.name, p95)
 			}
 		}
 	}
@@ -269,12 +277,18 @@ func report(res map[string][]float64, peers []peer) {
 		row("16 × 10,000 coloured 120-col lines: RSS per line over empty", "—", func(n string) string { return fmt.Sprintf("%.0f B", m("rss-line/"+n)) })
 		row("  RSS per empty pane (16 quiet vs 1)", "—", func(n string) string { return fmt.Sprintf("%.0f KB", m("rss-empty/"+n)/1024) })
 	}
-	if len(res["echo-med/"+names[0]]) > 0 {
-		row(fmt.Sprintf("keystroke echo into cat, %d samples: median, p95", *echoN), "—", func(n string) string {
-			if len(res["echo-med/"+n]) == 0 {
+	for _, w := range []struct{ key, what string }{
+		{"echo", "keystroke echo into cat"},
+		{"echo-busy", "  the same beside a pane streaming 50 lines a second"},
+	} {
+		if len(res[w.key+"-med/"+names[0]]) == 0 {
+			continue
+		}
+		row(fmt.Sprintf("%s, %d samples: median, p95", w.what, *echoN), "—", func(n string) string {
+			if len(res[w.key+"-med/"+n]) == 0 {
 				return "—"
 			}
-			return fmt.Sprintf("%.1f ms, %.1f ms", m("echo-med/"+n), m("echo-p95/"+n))
+			return fmt.Sprintf("%.1f ms, %.1f ms", m(w.key+"-med/"+n), m(w.key+"-p95/"+n))
 		})
 	}
 	fmt.Println()
@@ -670,8 +684,12 @@ func rssRun(p peer, dir, lines string) (perLine, perEmpty float64) {
 
 // echoRun runs the peer with one cat in a pty of its own (the terminal,
 // 200×50) and times each typed letter until it is drawn.
-func echoRun(p peer, dir string) (med, p95 float64) {
-	cmd := p.echoCommand(dir)
+// busyLines is the streaming pane of echo-busy: 50 lines a second, as an
+// agent writing its answer, each line a change to draw.
+const busyLines = `i=0; while :; do i=$((i+1)); echo "line $i of an answer streamed by another agent"; sleep 0.02; done`
+
+func echoRun(p peer, dir string, cmds []string) (med, p95 float64) {
+	cmd := p.echoCommand(dir, cmds)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Cols: 200, Rows: 50})
 	must(err)
 	defer func() {
@@ -981,8 +999,8 @@ func rostraPeer(name, mode, bin string) peer {
 		waitGone(pid, 15*time.Second)
 	}
 	if mode != rostraDetached {
-		p.echoCommand = func(dir string) *exec.Cmd {
-			rf = rostraRunFile(dir, []string{"exec cat"}, false)
+		p.echoCommand = func(dir string, cmds []string) *exec.Cmd {
+			rf = rostraRunFile(dir, cmds, false)
 			args := []string{"run", rf}
 			if mode == rostraDirect {
 				args = []string{"run", "--no-server", rf}
@@ -1031,8 +1049,9 @@ func tmuxPeer() peer {
 		_, _ = tmux(innerSock, "kill-server")
 		waitGone(pid, 15*time.Second)
 	}
-	p.echoCommand = func(dir string) *exec.Cmd {
-		setup(dir, []string{"exec cat"})
+	p.echoCommand = func(dir string, cmds []string) *exec.Cmd {
+		setup(dir, cmds)
+		_, _ = inner("select-pane", "-t", "s.0") // the cat; a split focuses the new pane
 		return exec.Command("tmux", "-L", innerSock, "attach", "-t", "s")
 	}
 	return p
@@ -1065,8 +1084,8 @@ func mprocsPeer() peer {
 		outerStop()
 		waitGone(pid, 15*time.Second)
 	}
-	p.echoCommand = func(dir string) *exec.Cmd {
-		cf := config(dir, []string{"exec cat"})
+	p.echoCommand = func(dir string, cmds []string) *exec.Cmd {
+		cf := config(dir, cmds)
 		c := exec.Command(*mprocsBin, "-c", cf)
 		c.Dir = filepath.Dir(cf)
 		return c

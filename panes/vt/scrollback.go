@@ -207,12 +207,14 @@ func readStyle(b []byte) (cellStyle, int) {
 // trimmedLen is the number of cells of a row up to its last cell that
 // is not a default-style blank.
 func trimmedLen(cells []gridCell) int {
-	n := len(cells)
-	for n > 0 {
-		c := cells[n-1]
-		if uint32(c.r)&^' '|c.s != 0 { // not r ∈ {0, ' '} with s == 0
-			break
-		}
+	w := cellWords(cells)
+	n := len(w)
+	// Four cells at a time while all are blanks: the OR of words each 0
+	// or wordSpace is one of those two.
+	for n >= 4 && (w[n-1]|w[n-2]|w[n-3]|w[n-4])&^wordSpace == 0 {
+		n -= 4
+	}
+	for n > 0 && w[n-1]&^wordSpace == 0 {
 		n--
 	}
 	return n
@@ -265,6 +267,24 @@ func isWideHead(ct *clusterTable, r rune) bool {
 	return r >= 0x1100 && cellWidth(ct, r) == 2
 }
 
+// asciiRun copies the leading cells of w that hold ASCII (or nothing, a
+// space) in style s into out (as long as w) and returns how many.
+func asciiRun(out []byte, w []uint64, s uint32) int {
+	key := cellWord(0, s)
+	out = out[:len(w)]
+	for m, d := range w {
+		if (d^key)&^wordASCII != 0 {
+			return m
+		}
+		b := byte(d >> cellRShift)
+		if b == 0 { // never written: a space
+			b = ' '
+		}
+		out[m] = b
+	}
+	return len(w)
+}
+
 // encRun is a run of text bytes in one style, while encoding a line.
 type encRun struct {
 	n int
@@ -291,18 +311,7 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 			k := len(text)
 			text = slices.Grow(text, len(cells)-i)[:k+len(cells)-i]
 			out := text[k:]
-			m := 0
-			for _, d := range cells[i:] {
-				if d.s != c.s || uint32(d.r) >= 0x80 {
-					break
-				}
-				b := byte(d.r)
-				if b == 0 {
-					b = ' '
-				}
-				out[m] = b
-				m++
-			}
+			m := asciiRun(out, cellWords(cells[i:]), c.s)
 			text = text[:k+m]
 			i += m
 		} else {

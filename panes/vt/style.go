@@ -64,6 +64,7 @@ type styleTable struct {
 	enc   []styleEnc
 	bg    []uint32 // the id of each style's background-only style, or noStyle before first asked
 	slots []uint32
+	sgr   *sgrMemo // what SGR sequences do to the pen (sgrmemo.go), nil until one is seen
 }
 
 // noStyle marks a bg entry not computed yet.
@@ -88,6 +89,7 @@ func (st *styleTable) reset() {
 	st.list = append(st.list[:0], cellStyle{})
 	st.enc = append(st.enc[:0], encodeStyle(cellStyle{}))
 	st.bg = append(st.bg[:0], 0)
+	st.sgr = nil // its ids are about to be renumbered
 	if len(st.slots) != 16 {
 		st.slots = make([]uint32, 16)
 	} else {

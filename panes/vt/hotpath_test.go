@@ -137,3 +137,35 @@ func TestPrintableLen(t *testing.T) {
 		}
 	}
 }
+
+// asciiRun agrees with a cell-by-cell copy for runs of every length that
+// end in every way: another style, a non-ASCII rune, the end.
+func TestASCIIRun(t *testing.T) {
+	slow := func(out []byte, cells []gridCell, s uint32) int {
+		for m, c := range cells {
+			if c.s != s || uint32(c.r) >= 0x80 {
+				return m
+			}
+			out[m] = byte(c.r)
+			if c.r == 0 {
+				out[m] = ' '
+			}
+		}
+		return len(cells)
+	}
+	rng := rand.New(rand.NewPCG(8, 9))
+	for range 2000 {
+		n := rng.IntN(40)
+		cells := make([]gridCell, n)
+		for i := range cells {
+			cells[i] = gridCell{[]rune{0, 'a', ' ', 0x7f, '~'}[rng.IntN(5)], 3}
+		}
+		if n > 0 && rng.IntN(2) == 0 {
+			cells[rng.IntN(n)] = []gridCell{{'x', 4}, {'é', 3}, {wideCont, 3}, {0x80, 3}}[rng.IntN(4)]
+		}
+		want, got := make([]byte, n), make([]byte, n)
+		k := slow(want, cells, 3)
+		require.Equal(t, k, asciiRun(got, cellWords(cells), 3))
+		require.Equal(t, want[:k], got[:k])
+	}
+}

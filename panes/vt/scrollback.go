@@ -268,11 +268,27 @@ func isWideHead(ct *clusterTable, r rune) bool {
 }
 
 // asciiRun copies the leading cells of w that hold ASCII (or nothing, a
-// space) in style s into out (as long as w) and returns how many.
+// space) in style s into out (as long as w) and returns how many. Four
+// cells at a time while all four qualify: their low bytes packed into one
+// word, the zero bytes turned into spaces in one step (a lane of 0-0x7f
+// plus 0x7f sets its top bit unless it was 0), one store.
 func asciiRun(out []byte, w []uint64, s uint32) int {
 	key := cellWord(0, s)
 	out = out[:len(w)]
-	for m, d := range w {
+	m := 0
+	for ; m+4 <= len(w); m += 4 {
+		v := w[m : m+4 : m+4]
+		a, b, c, d := v[0]^key, v[1]^key, v[2]^key, v[3]^key
+		if (a|b|c|d)&^wordASCII != 0 {
+			break
+		}
+		x := uint32(byte(a>>cellRShift)) | uint32(byte(b>>cellRShift))<<8 |
+			uint32(byte(c>>cellRShift))<<16 | uint32(byte(d>>cellRShift))<<24
+		x |= ((x+0x7f7f7f7f)&0x80808080 ^ 0x80808080) >> 2
+		binary.LittleEndian.PutUint32(out[m:m+4], x)
+	}
+	for ; m < len(w); m++ {
+		d := w[m]
 		if (d^key)&^wordASCII != 0 {
 			return m
 		}
@@ -358,8 +374,13 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(r.n))
+		// The style's encoding copied whole (16 bytes, two moves, not a
+		// call of memmove), then cut to its length.
 		e := &t.styles.enc[r.s]
-		b = append(b, e.b[:e.n]...)
+		k := len(b)
+		b = slices.Grow(b, len(e.b))[:k+len(e.b)]
+		*(*[len(e.b)]byte)(b[k:]) = e.b
+		b = b[:k+int(e.b[styleEncLen])]
 	}
 	out := t.sb.alloc(len(b) + len(text))
 	copy(out[copy(out, b):], text)

@@ -71,15 +71,19 @@ type styleTable struct {
 const noStyle = ^uint32(0)
 
 // styleEnc is a style's scrollback encoding: at most a mask byte, two of
-// attributes, one of underline style and three colours of three bytes.
+// attributes, one of underline style and three colours of three bytes,
+// in b[:b[styleEncLen]]. It is 16 bytes so encodeLine copies it whole in
+// two moves and keeps its length.
 type styleEnc struct {
-	n uint8
-	b [13]byte
+	b [16]byte
 }
+
+// styleEncLen is where a styleEnc keeps its length.
+const styleEncLen = 15
 
 func encodeStyle(s cellStyle) styleEnc {
 	var e styleEnc
-	e.n = uint8(len(appendStyle(e.b[:0], s)))
+	e.b[styleEncLen] = uint8(len(appendStyle(e.b[:0:styleEncLen], s)))
 	return e
 }
 

@@ -312,7 +312,9 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 	// Cells kept beyond the width of a narrowed pane belong to the line.
 	cells := l.cells[:cap(l.cells)]
 	cells = cells[:trimmedLen(cells)]
-	text := t.encText[:0]
+	// Room for a byte a cell, which is what an ASCII cell takes; a
+	// non-ASCII one makes room again for the rest.
+	text := slices.Grow(t.encText[:0], len(cells))
 	rs := t.encRuns[:0]
 	used := min(l.used, cap(l.cells))
 	// The columns the used cells span (what reflow needs): each cell
@@ -325,9 +327,7 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 			// ASCII run in one style, found and copied in one pass
 			// (a never-written cell is a space).
 			k := len(text)
-			text = slices.Grow(text, len(cells)-i)[:k+len(cells)-i]
-			out := text[k:]
-			m := asciiRun(out, cellWords(cells[i:]), c.s)
+			m := asciiRun(text[k:cap(text)], cellWords(cells[i:]), c.s)
 			text = text[:k+m]
 			i += m
 		} else {
@@ -354,6 +354,7 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 				text = utf8.AppendRune(text, orphanHeadMark)
 			}
 			i++
+			text = slices.Grow(text, len(cells)-i)
 		}
 		if n := len(text) - start; n > 0 {
 			if k := len(rs); k > 0 && rs[k-1].s == c.s {

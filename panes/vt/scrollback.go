@@ -207,12 +207,14 @@ func readStyle(b []byte) (cellStyle, int) {
 // trimmedLen is the number of cells of a row up to its last cell that
 // is not a default-style blank.
 func trimmedLen(cells []gridCell) int {
-	n := len(cells)
-	for n > 0 {
-		c := cells[n-1]
-		if uint32(c.r)&^' '|c.s != 0 { // not r ∈ {0, ' '} with s == 0
-			break
-		}
+	w := cellWords(cells)
+	n := len(w)
+	// Four cells at a time while all are blanks: the OR of words each 0
+	// or wordSpace is one of those two.
+	for n >= 4 && (w[n-1]|w[n-2]|w[n-3]|w[n-4])&^wordSpace == 0 {
+		n -= 4
+	}
+	for n > 0 && w[n-1]&^wordSpace == 0 {
 		n--
 	}
 	return n
@@ -265,6 +267,40 @@ func isWideHead(ct *clusterTable, r rune) bool {
 	return r >= 0x1100 && cellWidth(ct, r) == 2
 }
 
+// asciiRun copies the leading cells of w that hold ASCII (or nothing, a
+// space) in style s into out (as long as w) and returns how many. Four
+// cells at a time while all four qualify: their low bytes packed into one
+// word, the zero bytes turned into spaces in one step (a lane of 0-0x7f
+// plus 0x7f sets its top bit unless it was 0), one store.
+func asciiRun(out []byte, w []uint64, s uint32) int {
+	key := cellWord(0, s)
+	out = out[:len(w)]
+	m := 0
+	for ; m+4 <= len(w); m += 4 {
+		v := w[m : m+4 : m+4]
+		a, b, c, d := v[0]^key, v[1]^key, v[2]^key, v[3]^key
+		if (a|b|c|d)&^wordASCII != 0 {
+			break
+		}
+		x := uint32(byte(a>>cellRShift)) | uint32(byte(b>>cellRShift))<<8 |
+			uint32(byte(c>>cellRShift))<<16 | uint32(byte(d>>cellRShift))<<24
+		x |= ((x+0x7f7f7f7f)&0x80808080 ^ 0x80808080) >> 2
+		binary.LittleEndian.PutUint32(out[m:m+4], x)
+	}
+	for ; m < len(w); m++ {
+		d := w[m]
+		if (d^key)&^wordASCII != 0 {
+			return m
+		}
+		b := byte(d >> cellRShift)
+		if b == 0 { // never written: a space
+			b = ' '
+		}
+		out[m] = b
+	}
+	return len(w)
+}
+
 // encRun is a run of text bytes in one style, while encoding a line.
 type encRun struct {
 	n int
@@ -276,7 +312,9 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 	// Cells kept beyond the width of a narrowed pane belong to the line.
 	cells := l.cells[:cap(l.cells)]
 	cells = cells[:trimmedLen(cells)]
-	text := t.encText[:0]
+	// Room for a byte a cell, which is what an ASCII cell takes; a
+	// non-ASCII one makes room again for the rest.
+	text := slices.Grow(t.encText[:0], len(cells))
 	rs := t.encRuns[:0]
 	used := min(l.used, cap(l.cells))
 	// The columns the used cells span (what reflow needs): each cell
@@ -289,20 +327,7 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 			// ASCII run in one style, found and copied in one pass
 			// (a never-written cell is a space).
 			k := len(text)
-			text = slices.Grow(text, len(cells)-i)[:k+len(cells)-i]
-			out := text[k:]
-			m := 0
-			for _, d := range cells[i:] {
-				if d.s != c.s || uint32(d.r) >= 0x80 {
-					break
-				}
-				b := byte(d.r)
-				if b == 0 {
-					b = ' '
-				}
-				out[m] = b
-				m++
-			}
+			m := asciiRun(text[k:cap(text)], cellWords(cells[i:]), c.s)
 			text = text[:k+m]
 			i += m
 		} else {
@@ -329,6 +354,7 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 				text = utf8.AppendRune(text, orphanHeadMark)
 			}
 			i++
+			text = slices.Grow(text, len(cells)-i)
 		}
 		if n := len(text) - start; n > 0 {
 			if k := len(rs); k > 0 && rs[k-1].s == c.s {
@@ -349,8 +375,13 @@ func (t *Terminal) encodeLine(l *gridLine) string {
 	b = binary.AppendUvarint(b, uint64(len(rs)))
 	for _, r := range rs {
 		b = binary.AppendUvarint(b, uint64(r.n))
+		// The style's encoding copied whole (16 bytes, two moves, not a
+		// call of memmove), then cut to its length.
 		e := &t.styles.enc[r.s]
-		b = append(b, e.b[:e.n]...)
+		k := len(b)
+		b = slices.Grow(b, len(e.b))[:k+len(e.b)]
+		*(*[len(e.b)]byte)(b[k:]) = e.b
+		b = b[:k+int(e.b[styleEncLen])]
 	}
 	out := t.sb.alloc(len(b) + len(text))
 	copy(out[copy(out, b):], text)

@@ -64,21 +64,26 @@ type styleTable struct {
 	enc   []styleEnc
 	bg    []uint32 // the id of each style's background-only style, or noStyle before first asked
 	slots []uint32
+	sgr   *sgrMemo // what SGR sequences do to the pen (sgrmemo.go), nil until one is seen
 }
 
 // noStyle marks a bg entry not computed yet.
 const noStyle = ^uint32(0)
 
 // styleEnc is a style's scrollback encoding: at most a mask byte, two of
-// attributes, one of underline style and three colours of three bytes.
+// attributes, one of underline style and three colours of three bytes,
+// in b[:b[styleEncLen]]. It is 16 bytes so encodeLine copies it whole in
+// two moves and keeps its length.
 type styleEnc struct {
-	n uint8
-	b [13]byte
+	b [16]byte
 }
+
+// styleEncLen is where a styleEnc keeps its length.
+const styleEncLen = 15
 
 func encodeStyle(s cellStyle) styleEnc {
 	var e styleEnc
-	e.n = uint8(len(appendStyle(e.b[:0], s)))
+	e.b[styleEncLen] = uint8(len(appendStyle(e.b[:0:styleEncLen], s)))
 	return e
 }
 
@@ -88,6 +93,7 @@ func (st *styleTable) reset() {
 	st.list = append(st.list[:0], cellStyle{})
 	st.enc = append(st.enc[:0], encodeStyle(cellStyle{}))
 	st.bg = append(st.bg[:0], 0)
+	st.sgr = nil // its ids are about to be renumbered
 	if len(st.slots) != 16 {
 		st.slots = make([]uint32, 16)
 	} else {

@@ -17,6 +17,8 @@
 package vt
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -139,8 +141,7 @@ type Terminal struct {
 	// sbScrolled counts the newest scrollback lines that scrolled there
 	// (rather than being pushed by a clear): growing the pane pulls only
 	// those back, as tmux's hscrolled.
-	sbScrolled    int
-	deletingLines bool // scrollUpLines is doing DL
+	sbScrolled int
 	// reflowScrolled is sbScrolled while a reflow adjusts it.
 	reflowScrolled int
 
@@ -150,6 +151,7 @@ type Terminal struct {
 	penID         uint32 // style-table index of pen
 	penBgID       uint32 // style-table index of pen's background only (erase)
 	penDirty      bool
+	deletingLines bool // scrollUpLines is doing DL (beside penDirty: no padding of its own)
 	styles        styleTable
 	clusters      clusterTable
 	lastRune      rune   // for REP
@@ -380,10 +382,7 @@ func (t *Terminal) feed(p []byte) {
 		}
 		switch {
 		case b >= 0x20 && b < 0x7f:
-			j := i + 1
-			for j < len(p) && p[j] >= 0x20 && p[j] < 0x7f {
-				j++
-			}
+			j := i + printableLen(p[i:])
 			t.printASCII(p[i:j])
 			i = j
 			continue
@@ -405,6 +404,26 @@ func (t *Terminal) feed(p []byte) {
 		t.parser.Advance(b)
 		i++
 	}
+}
+
+// printableLen is the length of the run of printable ASCII (0x20-0x7e)
+// that p starts with, found eight bytes at a time: in each lane of a word,
+// a byte below 0x20 borrows out of b-0x20, one of 0x80 or more has its top
+// bit, and 0x7f carries into it in b+1; lanes below the first bad byte
+// neither borrow nor carry, so the lowest top bit set is that byte's.
+func printableLen(p []byte) int {
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for ; len(p)-n >= 8; n += 8 {
+		w := binary.LittleEndian.Uint64(p[n:])
+		if bad := ((w - 0x20*ones) | w | (w + ones)) & tops; bad != 0 {
+			return n + bits.TrailingZeros64(bad)/8
+		}
+	}
+	for n < len(p) && p[n] >= 0x20 && p[n] < 0x7f {
+		n++
+	}
+	return n
 }
 
 // feedSequence feeds bytes inside an escape sequence, control sequence or
@@ -538,6 +557,9 @@ func (t *Terminal) fastCSI(p []byte) int {
 	if len(p) < 3 || p[1] != '[' {
 		return 0
 	}
+	if n := t.memoSGR(p); n > 0 {
+		return n
+	}
 	j := 2
 	var prefix, inter byte
 	if c := p[j]; c >= '<' && c <= '?' {
@@ -591,7 +613,11 @@ func (t *Terminal) fastCSI(p []byte) int {
 		return 0
 	}
 	cmd := ansi.Cmd(int(p[j]) | int(prefix)<<ansiparser.PrefixShift | int(inter)<<ansiparser.IntermedShift)
-	t.handleCsi(cmd, params)
+	if p[j] == 'm' && prefix == 0 && inter == 0 {
+		t.fastSGR(p[2:j], cmd, params)
+	} else {
+		t.handleCsi(cmd, params)
+	}
 	return j + 1
 }
 

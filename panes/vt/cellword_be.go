@@ -1,0 +1,9 @@
+//go:build !(386 || amd64 || arm || arm64 || loong64 || mips64le || mipsle || ppc64le || riscv64 || wasm)
+
+package vt
+
+// On a big-endian machine the rune, the first field, is the high half.
+const (
+	cellRShift = 32
+	cellSShift = 0
+)

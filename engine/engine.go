@@ -789,10 +789,15 @@ var TypeQuiet = 500 * time.Millisecond
 func (e *Engine) watchAttempt(a *attemptRT) {
 	spec := a.w.spec
 	h := a.handle
-	go func() {
-		<-h.Done()
-		e.post(func() { e.onExit(a) })
-	}()
+	exited := func() { e.post(func() { e.onExit(a) }) }
+	if n, ok := h.(DoneNotifier); ok {
+		n.OnDone(exited) // no goroutine waits for each attempt
+	} else {
+		go func() {
+			<-h.Done()
+			exited()
+		}()
+	}
 	if d, ok := h.(PromptDelivered); ok && a.feed.paneTypes {
 		go func() {
 			select {

@@ -177,8 +177,11 @@ type process struct {
 	closing    chan struct{} // closed by Close: skip the grace
 	exit       Exit
 
-	helpers sync.WaitGroup // goroutines besides reader and waiter; end by Done
-	release []func()       // run once the attempt is over, before Done
+	helpers  sync.WaitGroup // goroutines besides reader and waiter; end by Done
+	doneMu   sync.Mutex
+	onDone   []func() // OnDone's functions, called once done is closed
+	doneSaid bool
+	release  []func() // run once the attempt is over, before Done
 
 	closingOnce sync.Once
 	closeOnce   sync.Once
@@ -545,6 +548,7 @@ func (p *process) wait() {
 	p.scan(true) // reap what died with it
 	sup.settle(p.ref)
 	close(p.done)
+	p.sayDone()
 }
 
 // reapLeader reaps the leader once it exited.

@@ -352,11 +352,20 @@ func (e *Engine) persist() error {
 
 // encodeState serialises the state and marks it saved.
 func (e *Engine) encodeState() ([]byte, error) {
-	data, err := json.MarshalIndent(&e.st, "", "  ")
+	data, err := encodeTeamState(&e.st)
 	if err != nil {
 		return nil, err
 	}
 	e.dirty = false
+	return data, nil
+}
+
+// encodeTeamState is team-state.json's text for st.
+func encodeTeamState(st *statedir.TeamState) ([]byte, error) {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return nil, err
+	}
 	return append(data, '\n'), nil
 }
 

@@ -189,8 +189,9 @@ type attemptRT struct {
 	repoFound  workspace.RepoFindings
 	// coRunning names the workers whose attempts ran in the shared
 	// workspace while this one did (itself included): who may have
-	// written what its audit finds.
+	// written what its audit finds; nil when it is not audited.
 	coRunning map[string]bool
+	shared    bool // it runs in the shared workspace (noteCoRunning)
 	// agent is its agent's state, for a worker of a known agent CLI.
 	agent *agentRT
 	feed  queueFeed // what typing its worker's queued prompts waits on (queue.go)

@@ -113,8 +113,8 @@ type Handle interface {
 
 // DoneNotifier is what a Handle may also do: call f once, when Done is
 // closed (from the goroutine closing it, or at once), so the engine keeps
-// no goroutine waiting on each attempt (docs/performance.md §Memory of a
-// quiet pane). f does not block.
+// no goroutine waiting on each attempt
+// (docs/performance.md §Memory of a quiet pane). f does not block.
 type DoneNotifier interface {
 	OnDone(f func())
 }

@@ -136,8 +136,8 @@ func (e *Engine) othersOwn(a *attemptRT) runfile.WritePolicy {
 // noteCoRunning records that a, an attempt of the shared workspace that is
 // starting, runs at the same time as every other one there still running.
 // Only an audited attempt keeps whom it ran with: a map for each attempt
-// would grow with the square of the workers (docs/performance.md §Memory
-// of a quiet pane).
+// would grow with the square of the workers
+// (docs/performance.md §Memory of a quiet pane).
 func (e *Engine) noteCoRunning(a *attemptRT) {
 	if a.w.iso != nil {
 		return

@@ -1,3 +1,5 @@
+//go:build linux
+
 package panes
 
 // OnDone calls f once Done is closed: from the goroutine that closes it,

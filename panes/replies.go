@@ -1,3 +1,5 @@
+//go:build linux
+
 package panes
 
 // replies.go writes the emulator's answers to the child's queries (a

@@ -316,6 +316,7 @@ func graceOf(l Launch) time.Duration {
 
 // newProcess wraps a started leader. The caller then calls run.
 func newProcess(cmd *exec.Cmd, out *os.File, log LogFile, token string, grace time.Duration, session bool, h *held, ref *attemptRef) *process {
+	cmd.Env = nil // the child has it; a quiet pane need not (docs/performance.md §Memory of a quiet pane)
 	return &process{
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,

@@ -24,8 +24,9 @@ import (
 )
 
 type diskJob struct {
-	state   []byte       // team-state.json to write, when not nil
-	write   func() error // any other write
+	state   []byte                 // team-state.json to write, when not nil
+	encode  func() ([]byte, error) // or the team-state.json to encode when the job runs
+	write   func() error           // any other write
 	onErr   func(error)
 	soft    bool // its failure is the caller's to note, not the run's error
 	waiters []chan struct{}
@@ -65,9 +66,9 @@ func (d *diskWriter) start() { go d.run() }
 
 func (d *diskWriter) enqueue(j *diskJob) {
 	d.mu.Lock()
-	if j.state != nil {
+	if j.isState() {
 		for i := len(d.jobs) - 1; i >= 0; i-- {
-			if old := d.jobs[i]; old.state != nil {
+			if old := d.jobs[i]; old.isState() {
 				j.waiters = append(old.waiters, j.waiters...)
 				d.jobs = append(d.jobs[:i], d.jobs[i+1:]...)
 				break
@@ -87,6 +88,16 @@ func (d *diskWriter) enqueue(j *diskJob) {
 func (d *diskWriter) saveState(data []byte, waiters []chan struct{}) {
 	d.enqueue(&diskJob{state: data, onErr: d.stateErr, waiters: waiters})
 }
+
+// saveStateOf is saveState with the state encoded when the job runs: a
+// state replaced before its turn is never encoded (a burst of attempt
+// starts encoded the whole state once a batch: docs/performance.md
+// §Memory of a quiet pane). encode runs on the writer's goroutine.
+func (d *diskWriter) saveStateOf(encode func() ([]byte, error), waiters []chan struct{}) {
+	d.enqueue(&diskJob{encode: encode, onErr: d.stateErr, waiters: waiters})
+}
+
+func (j *diskJob) isState() bool { return j.state != nil || j.encode != nil }
 
 // queue adds a write; onErr, if not nil, hears of its failure.
 func (d *diskWriter) queue(write func() error, onErr func(error)) {
@@ -178,6 +189,13 @@ const (
 )
 
 func (d *diskWriter) do(j *diskJob) error {
+	if j.encode != nil {
+		data, err := j.encode()
+		if err != nil {
+			return err
+		}
+		j.state, j.encode = data, nil
+	}
 	switch {
 	case j.state != nil:
 		d.lastState = j.state

@@ -189,8 +189,9 @@ type attemptRT struct {
 	repoFound  workspace.RepoFindings
 	// coRunning names the workers whose attempts ran in the shared
 	// workspace while this one did (itself included): who may have
-	// written what its audit finds.
+	// written what its audit finds; nil when it is not audited.
 	coRunning map[string]bool
+	shared    bool // it runs in the shared workspace (noteCoRunning)
 	// agent is its agent's state, for a worker of a known agent CLI.
 	agent *agentRT
 	feed  queueFeed // what typing its worker's queued prompts waits on (queue.go)
@@ -352,11 +353,20 @@ func (e *Engine) persist() error {
 
 // encodeState serialises the state and marks it saved.
 func (e *Engine) encodeState() ([]byte, error) {
-	data, err := json.MarshalIndent(&e.st, "", "  ")
+	data, err := encodeTeamState(&e.st)
 	if err != nil {
 		return nil, err
 	}
 	e.dirty = false
+	return data, nil
+}
+
+// encodeTeamState is team-state.json's text for st.
+func encodeTeamState(st *statedir.TeamState) ([]byte, error) {
+	data, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return nil, err
+	}
 	return append(data, '\n'), nil
 }
 
@@ -789,10 +799,15 @@ var TypeQuiet = 500 * time.Millisecond
 func (e *Engine) watchAttempt(a *attemptRT) {
 	spec := a.w.spec
 	h := a.handle
-	go func() {
-		<-h.Done()
-		e.post(func() { e.onExit(a) })
-	}()
+	exited := func() { e.post(func() { e.onExit(a) }) }
+	if n, ok := h.(DoneNotifier); ok {
+		n.OnDone(exited) // no goroutine waits for each attempt
+	} else {
+		go func() {
+			<-h.Done()
+			exited()
+		}()
+	}
 	if d, ok := h.(PromptDelivered); ok && a.feed.paneTypes {
 		go func() {
 			select {

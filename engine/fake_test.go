@@ -41,6 +41,7 @@ type fakeHandle struct {
 	typing     chan string   // when set, receives each line TypeLine starts
 	afterEnter func()        // when set, runs as the child would once Enter is written
 	ready      atomic.Int32  // AgentReady calls (typeready_test.go)
+	onDone     []func()      // OnDone's, when the handle is a notifyingHandle
 }
 
 func (h *fakeHandle) NotifyOutput(f func()) {
@@ -84,8 +85,13 @@ func (h *fakeHandle) end(st ExitStatus) {
 	h.once.Do(func() {
 		h.mu.Lock()
 		h.exit = st
+		fs := h.onDone
+		h.onDone = nil
+		close(h.done) // under mu: an OnDone sees it closed or is in fs
 		h.mu.Unlock()
-		close(h.done)
+		for _, f := range fs {
+			f()
+		}
 	})
 }
 
@@ -150,6 +156,8 @@ type fakeSurface struct {
 	// entered receives the launch of each Open as it starts waiting.
 	gate    chan struct{}
 	entered chan LaunchSpec
+	// wrap, when set, is what Open returns for each handle it makes.
+	wrap func(*fakeHandle) Handle
 }
 
 func newFakeSurface(kind runfile.SurfaceKind) *fakeSurface {
@@ -172,6 +180,9 @@ func (s *fakeSurface) Open(l LaunchSpec) (Handle, error) {
 		s.setup(h)
 	}
 	s.opened <- h
+	if s.wrap != nil {
+		return s.wrap(h), nil
+	}
 	return h, nil
 }
 

@@ -98,19 +98,18 @@ func (e *Engine) loop() {
 func (e *Engine) endBatch() {
 	waiters := e.afterBatch
 	e.afterBatch = nil
+	e.publish()
 	if e.dirty {
-		data, err := e.encodeState()
-		if err != nil {
-			e.failPersist(err)
-		} else {
-			e.disk.saveState(data, waiters)
-			waiters = nil
-		}
+		// The published view is not changed again: the writer encodes it
+		// when its turn comes, as readers read it.
+		v := e.view.Load()
+		e.dirty = false
+		e.disk.saveStateOf(func() ([]byte, error) { return encodeTeamState(&v.st) }, waiters)
+		waiters = nil
 	}
 	if len(waiters) > 0 {
 		e.disk.barrier(waiters)
 	}
-	e.publish()
 	if e.finishNow {
 		e.finOnce.Do(func() { close(e.finished) })
 	}
@@ -211,6 +210,17 @@ func (e *Engine) Snapshot() statedir.TeamState {
 	st.Workers = append([]statedir.WorkerRow(nil), v.st.Workers...)
 	st.Dispatches = append([]statedir.DispatchRow(nil), v.st.Dispatches...)
 	return st
+}
+
+// Status is the run's status (statedir.Run*) as Snapshot's, without
+// copying the rows: a watcher that asks on every event makes no garbage
+// (docs/performance.md §Memory of a quiet pane).
+func (e *Engine) Status() string {
+	v := e.view.Load()
+	if v == nil {
+		return ""
+	}
+	return v.st.Status
 }
 
 // Handle is the open (or last) attempt of a worker, for the UI to draw and

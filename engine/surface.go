@@ -111,6 +111,14 @@ type Handle interface {
 	Close() error
 }
 
+// DoneNotifier is what a Handle may also do: call f once, when Done is
+// closed (from the goroutine closing it, or at once), so the engine keeps
+// no goroutine waiting on each attempt
+// (docs/performance.md §Memory of a quiet pane). f does not block.
+type DoneNotifier interface {
+	OnDone(f func())
+}
+
 // PromptDelivered is what a Handle may also do when it types the prompt
 // itself (delivery `type` on a pane): the channel receives how the prompt
 // went in ("paste", "keys" or "file") once it has, and is closed without a value

@@ -135,17 +135,27 @@ func (e *Engine) othersOwn(a *attemptRT) runfile.WritePolicy {
 
 // noteCoRunning records that a, an attempt of the shared workspace that is
 // starting, runs at the same time as every other one there still running.
+// Only an audited attempt keeps whom it ran with: a map for each attempt
+// would grow with the square of the workers
+// (docs/performance.md §Memory of a quiet pane).
 func (e *Engine) noteCoRunning(a *attemptRT) {
 	if a.w.iso != nil {
 		return
 	}
-	a.coRunning = map[string]bool{a.w.spec.ID: true}
+	a.shared = true
+	if a.plan.Writes != nil {
+		a.coRunning = map[string]bool{a.w.spec.ID: true}
+	}
 	for b := range e.live {
-		if b == a || b.w.iso != nil || b.coRunning == nil {
+		if b == a || !b.shared {
 			continue
 		}
-		b.coRunning[a.w.spec.ID] = true
-		a.coRunning[b.w.spec.ID] = true
+		if b.coRunning != nil {
+			b.coRunning[a.w.spec.ID] = true
+		}
+		if a.coRunning != nil {
+			a.coRunning[b.w.spec.ID] = true
+		}
 	}
 }
 

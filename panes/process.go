@@ -177,8 +177,11 @@ type process struct {
 	closing    chan struct{} // closed by Close: skip the grace
 	exit       Exit
 
-	helpers sync.WaitGroup // goroutines besides reader and waiter; end by Done
-	release []func()       // run once the attempt is over, before Done
+	helpers  sync.WaitGroup // goroutines besides reader and waiter; end by Done
+	doneMu   sync.Mutex
+	onDone   []func() // OnDone's functions, called once done is closed
+	doneSaid bool
+	release  []func() // run once the attempt is over, before Done
 
 	closingOnce sync.Once
 	closeOnce   sync.Once
@@ -313,6 +316,7 @@ func graceOf(l Launch) time.Duration {
 
 // newProcess wraps a started leader. The caller then calls run.
 func newProcess(cmd *exec.Cmd, out *os.File, log LogFile, token string, grace time.Duration, session bool, h *held, ref *attemptRef) *process {
+	cmd.Env = nil // the child has it; a quiet pane need not (docs/performance.md §Memory of a quiet pane)
 	return &process{
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,
@@ -545,6 +549,7 @@ func (p *process) wait() {
 	p.scan(true) // reap what died with it
 	sup.settle(p.ref)
 	close(p.done)
+	p.sayDone()
 }
 
 // reapLeader reaps the leader once it exited.

@@ -65,13 +65,11 @@ const DefaultTypeQuiet = 300 * time.Millisecond
 // Launch.TypeReadyLimit is zero.
 const DefaultTypeReadyLimit = 30 * time.Second
 
-const replyQueue = 64
-
 // PTYProcess is an attempt running on a pty.
 type PTYProcess struct {
 	*process
 	master    *os.File
-	replies   chan []byte
+	replies   replyWriter
 	delivered chan string
 	ready     *readySignal // the agent's own readiness, when the typing waits for it (typeline.go)
 }
@@ -148,15 +146,13 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	p := &PTYProcess{
 		process:   newProcess(cmd, master, log, token, graceOf(l), true, h, ref),
 		master:    master,
-		replies:   make(chan []byte, replyQueue),
 		delivered: make(chan string, 1),
 	}
 	if sb != nil {
 		p.release = append(p.release, sb.release)
 	}
+	p.release = append(p.release, p.replies.close)
 	p.screen = newScreen(&l, cols, rows, p.queueReply, opts.Activity, opts.NewScreen)
-	p.helpers.Add(1)
-	go p.writeReplies()
 	if l.TypePrompt != nil {
 		quiet := l.TypeQuiet
 		if quiet <= 0 {
@@ -249,33 +245,7 @@ func (p *PTYProcess) Screen() Screen { return p.screen }
 func (p *PTYProcess) PromptDelivered() <-chan string { return p.delivered }
 
 // queueReply is the Screen's reply function: it never blocks the reader.
-func (p *PTYProcess) queueReply(b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	c := append([]byte(nil), b...)
-	select {
-	case <-p.quit:
-	case p.replies <- c:
-	default:
-		// The child reads none of its replies; dropping one is better than
-		// stalling the drain (and so the child's own output).
-	}
-}
-
-func (p *PTYProcess) writeReplies() {
-	defer p.helpers.Done()
-	for {
-		select {
-		case <-p.quit:
-			return
-		case b := <-p.replies:
-			if _, err := p.master.Write(b); err != nil {
-				return
-			}
-		}
-	}
-}
+func (p *PTYProcess) queueReply(b []byte) { p.replies.push(b, &p.helpers, p.master.Write) }
 
 // maxCanonLine is the longest line a child reading in canonical mode can
 // be typed: Linux keeps 4096 bytes of a line (N_TTY_BUF_SIZE), newline

@@ -149,11 +149,11 @@ loop:
 				s.beginStop("the run has finished and no client is attached")
 			}
 		case <-again:
-			if s.attached() == 0 && s.eng.Snapshot().Status == statedir.RunFinished {
+			if s.attached() == 0 && s.eng.Status() == statedir.RunFinished {
 				s.beginStop("the run has finished and no client is attached")
 			}
 		case <-s.left:
-			if s.attached() == 0 && s.eng.Snapshot().Status == statedir.RunFinished {
+			if s.attached() == 0 && s.eng.Status() == statedir.RunFinished {
 				s.beginStop("the run has finished and the last client left")
 			}
 		case reason := <-s.stopReq:
@@ -201,7 +201,7 @@ func (s *Server) watchFinishes() <-chan struct{} {
 			if ev.Type == engine.EventStateDirRecreated {
 				s.rebind()
 			}
-			if s.eng.Snapshot().Status == statedir.RunFinished {
+			if s.eng.Status() == statedir.RunFinished {
 				select {
 				case c <- struct{}{}:
 				default:
@@ -251,7 +251,7 @@ func (s *Server) shutdown() error {
 			fmt.Fprintf(s.log, "rostra server: %v\n", s.shutErr)
 		}
 		switch {
-		case s.eng.Snapshot().Status == statedir.RunInterrupted:
+		case s.eng.Status() == statedir.RunInterrupted:
 			s.code = 130
 		case s.shutErr != nil || s.eng.Err() != nil:
 			s.code = 1

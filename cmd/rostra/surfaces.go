@@ -62,6 +62,12 @@ type ptyHandle struct{ *panes.PTYProcess }
 // A pane types a `delivery: type` prompt itself and says how.
 var _ engine.PromptDelivered = ptyHandle{}
 
+// The engine is told of an attempt's end without a goroutine waiting on it.
+var (
+	_ engine.DoneNotifier = ptyHandle{}
+	_ engine.DoneNotifier = wrapperHandle{}
+)
+
 func (h ptyHandle) Exit() engine.ExitStatus { return toExit(h.PTYProcess.Exit()) }
 func (h ptyHandle) Containment() string     { return string(h.PTYProcess.Containment()) }
 

@@ -211,12 +211,17 @@ func New(cols, rows int, opts Options) *Terminal {
 	t.sb.max = opts.Scrollback
 	t.styles.init()
 	t.replies.onReply = opts.OnReply
-	t.parser = ansi.NewParser()
-	// OSC and DCS strings never reach the parser (feedOSC, skipDCS); the
-	// SOS, PM and APC strings it collects are dropped unread, so its
-	// buffer holds one byte (the rest is dropped, the parse goes on): a
-	// bounded buffer keeps a 1 MB string from growing memory, and a
-	// 4 KiB one was half of an empty pane's heap.
+	// Made as ansi.NewParser makes it, but for its 64 KB data buffer, made
+	// and dropped at once: a run's start made 37 % of its garbage there,
+	// enough for a collection whose bookkeeping stayed resident
+	// (docs/performance.md §Memory of a quiet pane). OSC and DCS strings
+	// never reach the parser (feedOSC, skipDCS); the SOS, PM and APC
+	// strings it collects are dropped unread, so its buffer holds one byte
+	// (the rest is dropped, the parse goes on): a bounded buffer keeps a 1
+	// MB string from growing memory, and a 4 KiB one was half of an empty
+	// pane's heap.
+	t.parser = new(ansi.Parser)
+	t.parser.SetParamsSize(ansiparser.MaxParamsSize)
 	t.parser.SetDataSize(1)
 	t.parser.SetHandler(ansi.Handler{
 		Print:     t.handlePrint,

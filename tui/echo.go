@@ -6,17 +6,18 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// echo.go draws a typed key's echo at once (docs/performance.md §A pane's
-// output). Output is drawn at most once a frameInterval, so while another
-// pane streams (an agent writing its answer) a frame is nearly always due
-// a frame after the last one, and the echo of a key typed into the focused
-// pane waited for it: 26 ms median, 52 ms p95 beside a pane streaming 50
-// lines a second, where tmux echoes in 0.3 ms. A key starts a watcher, a
-// listener of the run's Activity of its own (the UI's own listener is left
-// as it is, so no wake-up is taken from it): the watcher ends the moment
-// the pane the key went to has new output, and that is drawn at once. One
-// watcher at a time, so a burst of keys (a paste into a terminal without
-// bracketed paste) starts one a window, not one a key.
+// echo.go draws a typed key's echo at once
+// (docs/performance.md §A pane's output). Output is drawn at most once a
+// frameInterval, so while another pane streams (an agent writing its
+// answer) a frame is nearly always due a frame after the last one, and the
+// echo of a key typed into the focused pane waited for it: 24 ms median,
+// 52 ms p95 beside a pane streaming 50 lines a second, where tmux echoes
+// in 0.3 ms. A key starts a watcher, a listener of the run's Activity of
+// its own (the UI's own listener is left as it is, so no wake-up is taken
+// from it): the watcher ends the moment the pane the key went to has new
+// output, and that is drawn at once. One watcher at a time, so a burst of
+// keys (a paste into a terminal without bracketed paste) starts one a
+// window, not one a key.
 
 // echoWindow is how long a watcher waits for its key's echo: longer than
 // a child takes to echo on a loaded machine, short enough that keys typed

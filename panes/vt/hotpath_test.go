@@ -169,3 +169,21 @@ func TestASCIIRun(t *testing.T) {
 		require.Equal(t, want[:k], got[:k])
 	}
 }
+
+// A parameter of ten digits or more voids its sequence, written whole
+// (fastCSI) or a byte at a time (x/ansi, whose int wraps and masks to 31
+// bits: 10^31 came out small and moved the cursor). Found by FuzzHotPath.
+func TestALongCSIParameterIsVoidedWholeOrSplit(t *testing.T) {
+	for _, seq := range []string{
+		"K\x1b[10000000000000000000000000000000f0",
+		"ab\x1b[4294967301Gc", // 2^32 + 5: masked, it was 5
+		"ab\x1b[0000000003Gc", // leading zeros are no digits: done
+		"ab\x1b[1;99999999999Hc",
+	} {
+		requireSameAsBytewise(t, []byte(seq), 71, 30)
+	}
+	term := New(20, 3, Options{})
+	_, _ = term.Write([]byte("ab\x1b[4294967301Gc"))
+	x, _, _ := term.Cursor()
+	require.Equal(t, 3, x, "the CHA is voided: c follows b")
+}

@@ -202,6 +202,10 @@ func paramMin(params ansi.Params, i, min, def int) int {
 // (the cursor, editing, SGR) each have a function of their own.
 func (t *Terminal) handleCsi(cmd ansi.Cmd, params ansi.Params) {
 	defer t.forgetLastRune()
+	if t.csiLong { // countCSIDigit
+		t.csiDigits, t.csiLong = 0, false
+		return
+	}
 	for _, p := range params {
 		if v := int(p) & ansiparser.ParamMask; v != ansiparser.MissingParam && v > maxParam {
 			return

@@ -160,6 +160,8 @@ type Terminal struct {
 	oscBEL        bool   // it ended with BEL: a reply ends the same way
 	dcsEsc        bool   // skipDCS saw ESC: '\\' ends the string
 	csiIgnore     bool   // inside a malformed control sequence, up to its final byte
+	csiDigits     uint8  // significant digits of the parameter x/ansi is collecting
+	csiLong       bool   // one of its parameters had too many for x/ansi's int (voided)
 	tabs          []bool
 	charsets      [2]bool
 	shift         int // 0 = G0, 1 = G1
@@ -401,6 +403,7 @@ func (t *Terminal) feed(p []byte) {
 			i++
 			continue
 		case b == 0x1b:
+			t.csiDigits, t.csiLong = 0, false
 			if n := t.fastCSI(p[i:]); n > 0 {
 				i += n
 				continue
@@ -465,6 +468,7 @@ func (t *Terminal) feedSequence(p []byte) int {
 	case b == 0x18 || b == 0x1a || b == 0x1b:
 		// Anywhere: CAN and SUB end the sequence, ESC begins another.
 		t.csiIgnore = false
+		t.csiDigits, t.csiLong = 0, false
 	case t.csiIgnore:
 		switch {
 		case b < 0x20:
@@ -485,9 +489,28 @@ func (t *Terminal) feedSequence(p []byte) int {
 		t.parser.Reset()
 		t.csiIgnore = true
 		return 1
+	case st == ansiparser.CsiEntryState || st == ansiparser.CsiParamState:
+		t.countCSIDigit(b)
 	}
 	t.parser.Advance(b)
 	return 1
+}
+
+// countCSIDigit follows the digits of the parameter x/ansi collects, which
+// it keeps in an int that wraps and masks to 31 bits: a parameter of ten
+// significant digits or more could come out at or under maxParam and be
+// done, where fastCSI, which stops counting past maxParam, voids the
+// sequence. Marked csiLong, handleCsi voids it too, so a sequence does the
+// same whether it came in one write or split across two.
+func (t *Terminal) countCSIDigit(b byte) {
+	switch {
+	case b == ';' || b == ':':
+		t.csiDigits = 0
+	case b >= '1' && b <= '9', b == '0' && t.csiDigits > 0:
+		if t.csiDigits++; t.csiDigits >= 10 {
+			t.csiLong = true
+		}
+	}
 }
 
 // maxOSC bounds an OSC string: titles and hyperlinks are short, and a 1 MB

@@ -244,28 +244,48 @@ func TestRenderOnChangeDrawsAtMostFPSFramesASecond(t *testing.T) {
 	}
 }
 
-// TestRenderOnChangeDrawsTheFrameAfterALoneOneAtOnce: at 1 FPS, a change
-// that follows a lone frame (a key's echo after a clock's tick) is drawn
-// at once, not a frame time after it; the next one waits for its frame.
-func TestRenderOnChangeDrawsTheFrameAfterALoneOneAtOnce(t *testing.T) {
-	m := &frameModel{}
-	p, out := startFrameProgram(t, m, WithFPS(1), WithRenderOnChange())
-	mark := out.waitFor(t, 0, frameWord(0))
-	time.Sleep(2100 * time.Millisecond) // the credit full again (the start may draw twice)
+// TestFrameCreditLetsTwoFramesThroughThenOneAFrameTime: the on-change
+// renderer's credit, on a clock of its own: after an idle spell a frame
+// and the one right after it go out at once (a key's echo after a clock's
+// tick), the third waits for the rest of its frame time, a flood gets one
+// a frame time, and a long idle spell gives back two frames, not more.
+func TestFrameCreditLetsTwoFramesThroughThenOneAFrameTime(t *testing.T) {
+	const frame = 100 * time.Millisecond
+	t0 := time.Unix(1000, 0)
+	c := newFrameCredit(frame, t0)
+	at := func(d time.Duration) time.Time { return t0.Add(d) }
 
-	p.Send(setFrame(1)) // the lone frame
-	mark = out.waitFor(t, mark, frameWord(1))
-	start := time.Now()
-	p.Send(setFrame(2))
-	mark = out.waitFor(t, mark, frameWord(2))
-	if took := time.Since(start); took > 600*time.Millisecond {
-		t.Fatalf("the frame after a lone one took %s at 1 FPS; it should be drawn at once", took)
+	if w := c.wait(at(0)); w != 0 {
+		t.Fatalf("the first frame waits %s", w)
 	}
-	start = time.Now()
-	p.Send(setFrame(3))
-	out.waitFor(t, mark, frameWord(3))
-	if took := time.Since(start); took < 700*time.Millisecond {
-		t.Fatalf("a third frame in a row took %s at 1 FPS; it should wait for its frame", took)
+	c.take(at(0))
+	if w := c.wait(at(10 * time.Millisecond)); w != 0 {
+		t.Fatalf("the frame right after a lone one waits %s", w)
+	}
+	c.take(at(10 * time.Millisecond))
+	if w := c.wait(at(20 * time.Millisecond)); w < 79*time.Millisecond || w > 81*time.Millisecond {
+		t.Fatalf("a third frame in a row, 20 ms after the first, waits %s; want 80 ms", w)
+	}
+	c.take(at(100 * time.Millisecond)) // its timer fired
+	for i := 2; i < 10; i++ {          // a flood: one a frame time
+		now := at(time.Duration(i) * frame)
+		if w := c.wait(now); w != 0 {
+			t.Fatalf("flood frame %d waits %s", i, w)
+		}
+		c.take(now)
+		if w := c.wait(now.Add(time.Millisecond)); w == 0 {
+			t.Fatalf("flood frame %d: a second frame within its frame time goes at once", i)
+		}
+	}
+	idle := at(time.Hour)
+	for i := range 2 {
+		if w := c.wait(idle); w != 0 {
+			t.Fatalf("after an hour idle, frame %d waits %s", i, w)
+		}
+		c.take(idle)
+	}
+	if w := c.wait(idle); w == 0 {
+		t.Fatal("an hour idle gave more than two frames of credit")
 	}
 }
 

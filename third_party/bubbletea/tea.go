@@ -1531,12 +1531,7 @@ func (p *Program) startRendererOnChange(framerate time.Duration) {
 	go func() {
 		timer := time.NewTimer(framerate)
 		timer.Stop()
-		credit, counted := float64(frameBurst), time.Now()
-		count := func() {
-			now := time.Now()
-			credit = min(frameBurst, credit+float64(now.Sub(counted))/float64(framerate))
-			counted = now
-		}
+		credit := newFrameCredit(framerate, time.Now())
 		armed := false
 		for {
 			select {
@@ -1552,17 +1547,15 @@ func (p *Program) startRendererOnChange(framerate time.Duration) {
 				if armed {
 					continue
 				}
-				if count(); credit < 1 {
+				if wait := credit.wait(time.Now()); wait > 0 {
 					armed = true
-					timer.Reset(time.Duration((1 - credit) * float64(framerate)))
+					timer.Reset(wait)
 					continue
 				}
 			case <-timer.C:
 				armed = false
-				count()
-				credit = max(credit, 1) // the timer's own rounding
 			}
-			credit--
+			credit.take(time.Now())
 			_ = p.flush()
 			_ = p.renderer.flush(false)
 		}
@@ -1574,6 +1567,36 @@ func (p *Program) startRendererOnChange(framerate time.Duration) {
 // another by less than a frame time (an echo after a tick) is not held
 // back, while a flood is drawn at fps frames a second.
 const frameBurst = 2
+
+// frameCredit is the on-change renderer's credit of frames (rostra): one
+// more each frame time, up to frameBurst; a flush spends one.
+type frameCredit struct {
+	credit  float64
+	counted time.Time
+	frame   time.Duration
+}
+
+func newFrameCredit(frame time.Duration, now time.Time) frameCredit {
+	return frameCredit{credit: frameBurst, counted: now, frame: frame}
+}
+
+// wait is how long a flush asked for at now waits for its credit: 0 when
+// there is a frame's.
+func (c *frameCredit) wait(now time.Time) time.Duration {
+	c.credit = min(frameBurst, c.credit+float64(now.Sub(c.counted))/float64(c.frame))
+	c.counted = now
+	if c.credit >= 1 {
+		return 0
+	}
+	return time.Duration((1 - c.credit) * float64(c.frame))
+}
+
+// take spends a frame's credit at now; a flush its timer let through has
+// it, whatever the timer's rounding left.
+func (c *frameCredit) take(now time.Time) {
+	c.wait(now)
+	c.credit = max(c.credit, 1) - 1
+}
 
 // stopRenderer stops the renderer.
 // If kill is true, the renderer will be stopped immediately without flushing

@@ -84,3 +84,22 @@ func TestAnUnansweredKeysWatchEnds(t *testing.T) {
 	assert.Equal(t, drawn, m.lastFrame, "no frame for a key with no echo")
 	assert.Equal(t, echoWatchMsg{}, m.Filter(m, keyMsg("y")), "the next key is watched")
 }
+
+// A frame an echo drew early leaves the stream's tick armed: the next
+// wake-up arms no second one (each would keep a chain of ticks alive).
+func TestAnEchosFrameLeavesOneFrameTickArmed(t *testing.T) {
+	m, typed, other, now := echoModel(t)
+	_, _ = other.Write([]byte("line 1\r\n"))
+	m.Update(frameMsg{})
+	*now = now.Add(5 * time.Millisecond)
+	require.NotNil(t, m.frameWhenDue(), "the stream's next frame is armed")
+	msg := m.Filter(m, keyMsg("x"))
+	_, watch := m.Update(msg)
+	_, _ = typed.Write([]byte("x"))
+	m.Update(watch())
+	*now = now.Add(time.Millisecond)
+	assert.Nil(t, m.frameWhenDue(), "a tick is armed already")
+	*now = now.Add(frameInterval)
+	m.Update(frameMsg{})
+	assert.False(t, m.frameArmed, "the armed tick, due, drew its frame")
+}

@@ -138,6 +138,7 @@ type Model struct {
 	held        tea.View // the view View gave last
 	heldOK      bool
 	listening   bool      // a waitWake is out (echo.go)
+	frameArmed  bool      // a frameMsg is on its way (frameWhenDue)
 	echo        echoWait  // the key whose echo is watched for (echo.go)
 	echoWatch   bool      // its watcher is still to start
 	frameBytes  int       // the size of the last frame Render made (view.go)
@@ -413,19 +414,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		// Output arrived: draw at most once per frameInterval, a key's
 		// echo at once (echo.go).
 		m.listening = false
-		wait := frameInterval - m.opts.Now().Sub(m.lastFrame)
-		if wait <= 0 {
-			return m.frame()
-		}
-		m.redraw = false // the output waits for its frame (view.go)
-		return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+		return m.frameWhenDue()
 	case frameMsg:
-		if wait := frameInterval - m.opts.Now().Sub(m.lastFrame); wait > 0 {
-			// A key's echo drew a frame since this one was armed.
-			m.redraw = false
-			return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
-		}
-		return m.frame()
+		// A key's echo may have drawn a frame since this one was armed.
+		m.frameArmed = false
+		return m.frameWhenDue()
 	case echoWatchMsg:
 		m.redraw = false
 		return m.startEchoWatch()
@@ -474,6 +467,23 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 }
 
 // frame picks up new output and re-arms the output watcher.
+// frameWhenDue draws a frame when the last is a frameInterval old, else
+// draws nothing new (view.go) and arms a frameMsg for then, unless one is
+// armed: a frame an echo drew early (echo.go) leaves its tick armed, and
+// a second tick each time would keep one more chain of ticks alive.
+func (m *Model) frameWhenDue() tea.Cmd {
+	wait := frameInterval - m.opts.Now().Sub(m.lastFrame)
+	if wait <= 0 {
+		return m.frame()
+	}
+	m.redraw = false
+	if m.frameArmed {
+		return nil
+	}
+	m.frameArmed = true
+	return tea.Tick(wait, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
 func (m *Model) frame() tea.Cmd {
 	m.lastFrame = m.opts.Now()
 	m.refresh()

@@ -12,6 +12,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -482,7 +483,7 @@ func runLogs(args []string, stdout, stderr io.Writer) int {
 		out = printable.ColoursOnly(stdout)
 	}
 	if !*follow || !live || row.EndedAt != nil {
-		return copyLog(row.OutputLogPath, out, stderr)
+		return copyLog(row, out, stderr)
 	}
 	return followLog(cc, row, out, stderr)
 }
@@ -513,8 +514,22 @@ func latestAttempt(st statedir.TeamState, worker string, stderr io.Writer) (*sta
 	return row, 0
 }
 
-func copyLog(path string, stdout, stderr io.Writer) int {
-	f, err := os.Open(path)
+// openLog opens the attempt's output.log. An attempt still opening has
+// none yet (its row is published before its pane makes the file): that is
+// no output so far, not an error.
+func openLog(row *statedir.DispatchRow) (io.ReadCloser, error) {
+	f, err := os.Open(row.OutputLogPath)
+	if errors.Is(err, fs.ErrNotExist) && row.EndedAt == nil {
+		return io.NopCloser(strings.NewReader("")), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+func copyLog(row *statedir.DispatchRow, stdout, stderr io.Writer) int {
+	f, err := openLog(row)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
 		return 1
@@ -531,7 +546,7 @@ func copyLog(path string, stdout, stderr io.Writer) int {
 // 120×40, replay's default: the state files do not record the size an
 // attempt ran at, so lines drawn for another width may wrap otherwise.
 func printReplayedScreen(row *statedir.DispatchRow, stdout, stderr io.Writer) int {
-	f, err := os.Open(row.OutputLogPath)
+	f, err := openLog(row)
 	if err != nil {
 		fmt.Fprintf(stderr, "rostra logs: %v\n", err)
 		return 1

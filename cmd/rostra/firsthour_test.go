@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -454,4 +455,19 @@ func TestReadmeQuickStartAsWritten(t *testing.T) {
 	}
 	st := readState(t, filepath.Join(ws, ".rostra", runNameFor(ws)))
 	assert.Equal(t, statedir.RunInterrupted, st.Status)
+}
+
+// rostra logs of an attempt still opening, whose row is out before its
+// pane made output.log, prints no output yet rather than failing; an
+// attempt that ended without one still fails.
+func TestLogsOfAnAttemptWithNoOutputLogYet(t *testing.T) {
+	dir := t.TempDir()
+	row := &statedir.DispatchRow{WorkerID: "w", Attempt: 2, OutputLogPath: filepath.Join(dir, "output.log")}
+	var out, errs strings.Builder
+	assert.Equal(t, 0, copyLog(row, &out, &errs), errs.String())
+	assert.Empty(t, out.String())
+	ended := time.Now()
+	row.EndedAt = &ended
+	assert.Equal(t, 1, copyLog(row, &out, &errs))
+	assert.Contains(t, errs.String(), "no such file or directory")
 }

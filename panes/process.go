@@ -29,6 +29,9 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/rostra-dev/rostra/panes/vt"
 )
@@ -359,12 +362,18 @@ func (p *process) drain() {
 		close(p.screenFed)
 		return
 	}
+	read := syscall.Read
+	_ = rc.Control(func(fd uintptr) {
+		if fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0); err == nil && fl&unix.O_NONBLOCK != 0 {
+			read = readNow
+		}
+	})
 	q := newFeedQueue(p.log, feedQueueBytes)
 	p.feed = q
 	go p.feedScreen(q)
 	defer q.close()
 	for {
-		b, ok := p.readChunk(rc)
+		b, ok := p.readChunk(rc, read)
 		if b != nil {
 			logged := p.consume(b)
 			q.push(b, logged)
@@ -391,8 +400,9 @@ const readRoom = 4 << 10
 // instead of per 4 KiB. Nothing waits for it (the first read that would
 // block ends the chunk), so a key's echo goes on at once, and bytes held
 // here for the microseconds of the next read are no less safe than in the
-// kernel's buffer.
-func (p *process) readChunk(rc syscall.RawConn) ([]byte, bool) {
+// kernel's buffer. read is syscall.Read, or readNow on a non-blocking
+// stream.
+func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, error)) ([]byte, bool) {
 	var b []byte
 	var rerr error
 	err := rc.Read(func(fd uintptr) bool {
@@ -400,7 +410,7 @@ func (p *process) readChunk(rc syscall.RawConn) ([]byte, bool) {
 		n := 0
 		rerr = nil
 		for {
-			m, err := syscall.Read(int(fd), b[n:])
+			m, err := read(int(fd), b[n:])
 			if err == syscall.EINTR {
 				continue
 			}
@@ -437,6 +447,23 @@ func (p *process) readChunk(rc syscall.RawConn) ([]byte, bool) {
 	// holder of the slave closed it, or os.ErrClosed when the waiter cut
 	// the stream off: each is the end of the output.
 	return b, err == nil && rerr == nil && b != nil
+}
+
+// readNow is read(2) on a non-blocking stream, made without telling Go's
+// scheduler: it returns at once (with data or EAGAIN), so the goroutine
+// keeps its processor, where a read the scheduler knows of lets its
+// monitor take the processor back from a read that waits a few
+// microseconds for the pty's buffer and wake every 20 µs while it does:
+// 15 % of rostra's CPU in a flood (docs/performance.md §A pane's output).
+func readNow(fd int, b []byte) (int, error) {
+	if len(b) == 0 {
+		return 0, nil
+	}
+	n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&b[0])), uintptr(len(b)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(n), nil
 }
 
 // consume logs and counts one chunk; it reports whether all of it is in

@@ -40,6 +40,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/creack/pty"
 )
@@ -122,7 +123,9 @@ func main() {
 	for r := range *rounds {
 		fmt.Printf("# round %d\n", r+1)
 		if want("one") {
-			add("one/bare", bareDrain(big, 1))
+			t, cpu := bareDrain(big, 1)
+			add("one/bare", t)
+			add("one-cpu/bare", cpu)
 			for _, p := range peers {
 				child, shown, cpu := floodRun(p, dir, big, 1)
 				add("one/"+p.name, child)
@@ -131,7 +134,8 @@ func main() {
 			}
 		}
 		if want("four") {
-			add("four/bare", bareDrain(half, 4))
+			t, _ := bareDrain(half, 4)
+			add("four/bare", t)
 			for _, p := range peers {
 				child, _, _ := floodRun(p, dir, half, 4)
 				add("four/"+p.name, child)
@@ -230,7 +234,7 @@ func report(res map[string][]float64, peers []peer) {
 			v := m("one/" + n)
 			return fmt.Sprintf("%.2f s (%.0f; %.2f×)", v, rate(v), v/b)
 		})
-		row("  the peer's CPU per MiB (emulator, log, drawing)", "—", func(n string) string {
+		row("  the peer's CPU per MiB (bare: its reads; a peer's: reads, emulator, log, drawing)", fmt.Sprintf("%.1f ms", m("one-cpu/bare")*1000/float64(*mib)), func(n string) string {
 			return fmt.Sprintf("%.1f ms", m("one-cpu/"+n)*1000/float64(*mib))
 		})
 		row("  last line shown after the child exits", "—", func(n string) string {
@@ -344,9 +348,12 @@ func colourLines(path string, n int) string {
 }
 
 // bareDrain cats path on n ptys at once and reads every master to the
-// end; it returns the time until every cat has exited.
-func bareDrain(path string, n int) float64 {
+// end; it returns the time until every cat has exited and the CPU seconds
+// this process spent reading (the kernel's pty read path, the floor of any
+// peer's CPU per MiB).
+func bareDrain(path string, n int) (float64, float64) {
 	var wg sync.WaitGroup
+	cpu0 := selfCPU()
 	start := time.Now()
 	for range n {
 		cmd := exec.Command("cat", path)
@@ -355,18 +362,48 @@ func bareDrain(path string, n int) float64 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			buf := make([]byte, 32<<10)
-			for {
-				if _, err := f.Read(buf); err != nil {
-					break
-				}
-			}
+			drainFile(f)
 			_ = cmd.Wait()
-			_ = f.Close()
 		}()
 	}
 	wg.Wait()
-	return time.Since(start).Seconds()
+	return time.Since(start).Seconds(), selfCPU() - cpu0
+}
+
+// drainFile reads f to its end as cheaply as Go can: non-blocking reads
+// made without the scheduler, waiting in the poller only when there is
+// nothing to read (as rostra's pane reader does, docs/performance.md §A
+// pane's output); a plain f.Read costs a quarter more CPU a MiB. It
+// closes f.
+func drainFile(f *os.File) {
+	buf := make([]byte, 32<<10)
+	// creack/pty's Fd turned the master blocking: read a non-blocking copy.
+	fd, err := syscall.Dup(int(f.Fd()))
+	must(err)
+	_ = f.Close()
+	must(syscall.SetNonblock(fd, true))
+	g := os.NewFile(uintptr(fd), "ptmx")
+	defer g.Close()
+	rc, err := g.SyscallConn()
+	must(err)
+	for done := false; !done; {
+		err := rc.Read(func(uintptr) bool {
+			n, _, e := syscall.RawSyscall(syscall.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)))
+			if e == syscall.EAGAIN {
+				return false
+			}
+			done = e != 0 || n == 0
+			return true
+		})
+		done = done || err != nil
+	}
+}
+
+// selfCPU is this process's user and system CPU seconds so far.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	must(syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
 // outer is the outer tmux every peer draws into.

@@ -372,9 +372,9 @@ func bareDrain(path string, n int) (float64, float64) {
 
 // drainFile reads f to its end as cheaply as Go can: non-blocking reads
 // made without the scheduler, waiting in the poller only when there is
-// nothing to read (as rostra's pane reader does, docs/performance.md §A
-// pane's output); a plain f.Read costs a quarter more CPU a MiB. It
-// closes f.
+// nothing to read, as rostra's pane reader does (a plain f.Read costs a
+// quarter more CPU a MiB). It closes f.
+// docs/performance.md §A pane's output
 func drainFile(f *os.File) {
 	buf := make([]byte, 32<<10)
 	// creack/pty's Fd turned the master blocking: read a non-blocking copy.

@@ -34,10 +34,7 @@ func TestClaudeInARostraPaneAsksAndIsApproved(t *testing.T) {
 	ws := t.TempDir()
 	a := agenttest.New(t, agenttest.Claude, srv.URL(), ws)
 	var env strings.Builder
-	for _, kv := range a.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&env, "      %s: %s\n", k, jsonString(v))
-	}
+	env.WriteString(envYAML(a.Env))
 	runFile := filepath.Join(ws, "rostra.yaml")
 	require.NoError(t, os.WriteFile(runFile, []byte(`version: 1
 name: claude-e2e
@@ -59,20 +56,7 @@ workers:
 		rostraBin+" run "+runFile+" 2>"+filepath.Join(ws, "stderr")+"; echo $? > "+exitFile+"; sleep 60")
 	long := func(what string, want ...string) string {
 		t.Helper()
-		var last string
-		ok := assert.Eventually(t, func() bool {
-			last = s.screen()
-			for _, w := range want {
-				if !strings.Contains(last, w) {
-					return false
-				}
-			}
-			return true
-		}, 3*time.Minute, 20*time.Millisecond)
-		if !ok {
-			t.Fatalf("%s: the screen never showed %q; it shows:\n%s", what, want, last)
-		}
-		return last
+		return s.waitScreenFor(what, 3*time.Minute, want...)
 	}
 
 	// claude says it twice, as it draws the prompt: its own program status
@@ -165,4 +149,15 @@ func indexOf(s []string, v string) int {
 		}
 	}
 	return -1
+}
+
+// envYAML is env (KEY=value each) as the lines of a worker's `env:` map in
+// a run file, six spaces in.
+func envYAML(env []string) string {
+	var b strings.Builder
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		fmt.Fprintf(&b, "      %s: %s\n", k, jsonString(v))
+	}
+	return b.String()
 }

@@ -13,7 +13,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -70,10 +69,7 @@ func (c agentE2E) run(t *testing.T) agentE2EResult {
 		c.setup(a)
 	}
 	var env, argv strings.Builder
-	for _, kv := range a.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&env, "      %s: %s\n", k, jsonString(v))
-	}
+	env.WriteString(envYAML(a.Env))
 	argv.WriteString(jsonString(a.Path))
 	for _, arg := range append(append([]string(nil), a.Args...), c.args...) {
 		argv.WriteString(", " + jsonString(arg))
@@ -115,20 +111,7 @@ workers:
 	})
 	long := func(what string, want ...string) string {
 		t.Helper()
-		var last string
-		ok := assert.Eventually(t, func() bool {
-			last = s.screen()
-			for _, w := range want {
-				if !strings.Contains(last, w) {
-					return false
-				}
-			}
-			return true
-		}, 3*time.Minute, 20*time.Millisecond)
-		if !ok {
-			t.Fatalf("%s: the screen never showed %q; it shows:\n%s", what, want, last)
-		}
-		return last
+		return s.waitScreenFor(what, 3*time.Minute, want...)
 	}
 
 	// The CLI's prompt and rostra's badge, each first seen by the same

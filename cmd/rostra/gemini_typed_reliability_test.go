@@ -34,10 +34,7 @@ func TestGeminiTypedPromptsAreSubmittedInFourPanesAtOnce(t *testing.T) {
 		a := agenttest.New(t, agenttest.Gemini, srv.URL(), ws)
 		path = a.Path
 		fmt.Fprintf(&workers, "  - id: w%d\n    provider: gemini\n    prompt: \"PROMPT-W%d: say done\"\n    completion: { result: never.txt }\n    env:\n", i, i)
-		for _, kv := range a.Env {
-			k, v, _ := strings.Cut(kv, "=")
-			fmt.Fprintf(&workers, "      %s: %s\n", k, jsonString(v))
-		}
+		workers.WriteString(envYAML(a.Env))
 	}
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
 name: gemini-typed

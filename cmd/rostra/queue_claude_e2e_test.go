@@ -33,10 +33,7 @@ func TestClaudeIsGivenItsQueuedPromptsOnePerTurn(t *testing.T) {
 	ws := t.TempDir()
 	a := agenttest.New(t, agenttest.Claude, srv.URL(), ws)
 	var env strings.Builder
-	for _, kv := range a.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&env, "      %s: %s\n", k, jsonString(v))
-	}
+	env.WriteString(envYAML(a.Env))
 	require.NoError(t, os.WriteFile(filepath.Join(ws, "rostra.yaml"), []byte(`version: 1
 name: claude-queue
 workspace: .

@@ -35,10 +35,7 @@ func TestCodexIsGivenItsQueuedPromptsOnePerTurnNoneDuringAPermission(t *testing.
 	ws := t.TempDir()
 	a := agenttest.New(t, agenttest.Codex, srv.URL(), ws)
 	var env, argv strings.Builder
-	for _, kv := range a.Env {
-		k, v, _ := strings.Cut(kv, "=")
-		fmt.Fprintf(&env, "      %s: %s\n", k, jsonString(v))
-	}
+	env.WriteString(envYAML(a.Env))
 	argv.WriteString(jsonString(a.Path))
 	for _, arg := range append(append([]string(nil), a.Args...), "-a", "on-request", "-s", "read-only") {
 		argv.WriteString(", " + jsonString(arg))

@@ -157,10 +157,7 @@ func TestAnAgentsConversationSurvivesACrashOfItsRun(t *testing.T) {
 			ws := t.TempDir()
 			a := agenttest.New(t, c.kind, srv.URL(), ws)
 			var env strings.Builder
-			for _, kv := range a.Env {
-				k, v, _ := strings.Cut(kv, "=")
-				fmt.Fprintf(&env, "      %s: %s\n", k, jsonString(v))
-			}
+			env.WriteString(envYAML(a.Env))
 			argv := []string{jsonString(a.Path)}
 			for _, arg := range append(append([]string{}, a.Args...), c.command...) {
 				argv = append(argv, jsonString(arg))

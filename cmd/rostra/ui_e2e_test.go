@@ -87,6 +87,13 @@ func (s tmuxServer) screen() string { return s.run("capture-pane", "-p", "-t", "
 // waitScreen waits until the screen shows every one of want.
 func (s tmuxServer) waitScreen(what string, want ...string) string {
 	s.t.Helper()
+	return s.waitScreenFor(what, 15*time.Second, want...)
+}
+
+// waitScreenFor is waitScreen waiting up to d (a real agent's steps take
+// minutes under load).
+func (s tmuxServer) waitScreenFor(what string, d time.Duration, want ...string) string {
+	s.t.Helper()
 	var last string
 	ok := assert.Eventually(s.t, func() bool {
 		last = s.screen()
@@ -96,7 +103,7 @@ func (s tmuxServer) waitScreen(what string, want ...string) string {
 			}
 		}
 		return true
-	}, 15*time.Second, 50*time.Millisecond)
+	}, d, 50*time.Millisecond)
 	if !ok {
 		s.t.Fatalf("%s: the screen never showed %q; it shows:\n%s", what, want, last)
 	}

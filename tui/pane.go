@@ -33,7 +33,10 @@ import (
 type pane struct {
 	spec   *runfile.WorkerSpec
 	worker statedir.WorkerRow
-	rows   []statedir.DispatchRow // this worker's attempts, oldest first
+	// rows are this worker's attempts, oldest first: the rows of the
+	// Model's snapshot, not copies of them (600 bytes each, kept for as
+	// long as the UI runs; docs/performance.md §Memory of a quiet pane).
+	rows []*statedir.DispatchRow
 
 	handle  engine.Handle
 	attempt int
@@ -85,7 +88,7 @@ func (p *pane) cur() *statedir.DispatchRow {
 	if len(p.rows) == 0 {
 		return nil
 	}
-	return &p.rows[len(p.rows)-1]
+	return p.rows[len(p.rows)-1]
 }
 
 // shown is the row of the attempt on screen.
@@ -93,9 +96,9 @@ func (p *pane) shown() *statedir.DispatchRow {
 	if p.view == 0 {
 		return p.cur()
 	}
-	for i := range p.rows {
-		if p.rows[i].Attempt == p.view {
-			return &p.rows[i]
+	for _, r := range p.rows {
+		if r.Attempt == p.view {
+			return r
 		}
 	}
 	return p.cur()

@@ -59,6 +59,12 @@ func (s *Subscription) Next() (ev statedir.Event, ok bool) {
 		if len(s.queue) > 0 {
 			ev = s.queue[0]
 			s.queue = s.queue[1:]
+			if len(s.queue) == 0 {
+				// A drained queue lets its array go: a quiet run's
+				// start would keep each subscriber's array of the
+				// start's events (docs/performance.md §Memory of a quiet pane).
+				s.queue = nil
+			}
 			s.mu.Unlock()
 			return ev, true
 		}

@@ -122,8 +122,10 @@ func (o *outbox) run() {
 		}
 		o.mu.Lock()
 		o.spare = buf[:0]
-		if cap(o.spare) > 1<<20 {
-			o.spare = nil // a burst's buffer is not kept for an idle client
+		if cap(buf) > 1<<20 || cap(buf) > 2*len(buf)+16<<10 {
+			// A burst's buffer, or a whole repaint's, is not kept for
+			// an idle client's small frames (docs/performance.md §Memory of a quiet pane).
+			o.spare = nil
 		}
 		caughtUp := o.behind && len(o.pending) == 0 && !o.closing
 		if caughtUp {

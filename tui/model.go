@@ -502,9 +502,9 @@ func (m *Model) refresh() {
 			p.worker = wr
 		}
 	}
-	for _, d := range m.st.Dispatches {
-		if p := m.byID[d.WorkerID]; p != nil {
-			p.rows = append(p.rows, d)
+	for i := range m.st.Dispatches {
+		if p := m.byID[m.st.Dispatches[i].WorkerID]; p != nil {
+			p.rows = append(p.rows, &m.st.Dispatches[i])
 		}
 	}
 	for _, p := range m.panes {

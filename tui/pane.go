@@ -33,7 +33,10 @@ import (
 type pane struct {
 	spec   *runfile.WorkerSpec
 	worker statedir.WorkerRow
-	rows   []statedir.DispatchRow // this worker's attempts, oldest first
+	// rows are this worker's attempts, oldest first: the rows of the
+	// Model's snapshot, not copies of them (600 bytes each, kept for as
+	// long as the UI runs; docs/performance.md §Memory of a quiet pane).
+	rows []*statedir.DispatchRow
 
 	handle  engine.Handle
 	attempt int
@@ -85,7 +88,7 @@ func (p *pane) cur() *statedir.DispatchRow {
 	if len(p.rows) == 0 {
 		return nil
 	}
-	return &p.rows[len(p.rows)-1]
+	return p.rows[len(p.rows)-1]
 }
 
 // shown is the row of the attempt on screen.
@@ -93,9 +96,9 @@ func (p *pane) shown() *statedir.DispatchRow {
 	if p.view == 0 {
 		return p.cur()
 	}
-	for i := range p.rows {
-		if p.rows[i].Attempt == p.view {
-			return &p.rows[i]
+	for _, r := range p.rows {
+		if r.Attempt == p.view {
+			return r
 		}
 	}
 	return p.cur()
@@ -231,8 +234,7 @@ type frameCtx struct {
 }
 
 // frame draws the pane into r: exactly r.h lines of exactly r.w cells.
-func (p *pane) frame(r rect, c frameCtx) []string {
-	out := make([]string, 0, r.h)
+func (p *pane) frame(r rect, c frameCtx) paneFrame {
 	d := p.shown()
 	status := p.worker.Status
 	if p.view != 0 && d != nil {
@@ -282,22 +284,44 @@ func (p *pane) frame(r rect, c frameCtx) []string {
 	if r.w < 2 {
 		top = fit(top, r.w)
 	}
-	out = append(out, top)
-
-	body := p.body(d, iw, ih, c)
-	vl, vr := paint(colour, b.v), paint(colour, b.v)
-	for _, l := range body {
-		out = append(out, vl+l+vr)
-	}
+	f := paneFrame{top: top, body: p.body(d, iw, ih, c), side: paint(colour, b.v)}
 
 	// Bottom border with where the view is.
 	label := p.footer(c)
 	label = fitText(label, max(0, iw-2))
-	bottom := paint(colour, b.bl+b.h) + paint(colour, label) + paint(colour, strings.Repeat(b.h, max(0, iw-1-ansi.StringWidth(label)))+b.br)
+	f.bottom = paint(colour, b.bl+b.h) + paint(colour, label) + paint(colour, strings.Repeat(b.h, max(0, iw-1-ansi.StringWidth(label)))+b.br)
+	f.lines = 1 + len(f.body)
 	if r.h >= 2 {
-		out = append(out, bottom)
+		f.lines++
 	}
-	return out[:min(len(out), r.h)]
+	f.lines = min(f.lines, r.h)
+	return f
+}
+
+// paneFrame is a pane's frame as its parts: the top border, the body's
+// lines each between two side borders, the bottom border. Render writes
+// the parts into the screen's buffer, so a frame makes no string a line
+// of its own (each one garbage at the next frame; docs/performance.md
+// §Memory of a quiet pane).
+type paneFrame struct {
+	top, bottom string
+	side        string // the border left and right of each body line
+	body        []string
+	lines       int // how many lines the frame has, at most its rect's height
+}
+
+// writeLine writes line i (0 ≤ i < f.lines) of the frame into b.
+func (f *paneFrame) writeLine(b *strings.Builder, i int) {
+	switch {
+	case i == 0:
+		b.WriteString(f.top)
+	case i <= len(f.body):
+		b.WriteString(f.side)
+		b.WriteString(f.body[i-1])
+		b.WriteString(f.side)
+	default:
+		b.WriteString(f.bottom)
+	}
 }
 
 // title is worker id, role, provider, surface, attempt k/max, status and

@@ -77,7 +77,7 @@ func (m *Model) Render() string {
 	lines := make([]string, 0, m.height)
 	now := m.opts.Now()
 	vis := m.visible()
-	frames := make(map[int][]string, len(vis))
+	frames := make(map[int]paneFrame, len(vis))
 	for _, v := range vis {
 		p := m.panes[v.idx]
 		frames[v.idx] = p.frame(v.r, frameCtx{
@@ -122,7 +122,8 @@ func (m *Model) Render() string {
 			if v.r.x > x {
 				writeSpaces(&b, v.r.x-x)
 			}
-			b.WriteString(frames[v.idx][y-v.r.y])
+			f := frames[v.idx]
+			f.writeLine(&b, y-v.r.y)
 			x = v.r.x + v.r.w
 		}
 		if x < m.width {

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 
 	"github.com/rostra-dev/rostra/server"
 )
@@ -66,6 +67,11 @@ func runAttach(args []string, stdout, stderr io.Writer) int {
 
 // attach relays this terminal to run's server and says how it ended.
 func attach(run runRef, stderr io.Writer) int {
+	// What this process did before (the run file loaded, the server
+	// started) is garbage its heap, far under the collector's goal, would
+	// keep for as long as the relay runs, which allocates next to nothing
+	// (docs/performance.md §Memory of a quiet pane).
+	debug.FreeOSMemory()
 	bye, err := server.Attach(run.stateDir, os.Stdin, os.Stdout, notifyEnviron(os.Environ()))
 	switch {
 	case errors.Is(err, server.ErrNoServer):

@@ -688,11 +688,19 @@ func idleWindow(p peer, pid int, cpu func(int) int64) float64 {
 }
 
 // rssRun returns the RSS per kept line (16 panes × 10,000 lines over 16
-// empty panes) and per empty pane (16 quiet panes over one).
+// empty panes) and per empty pane (16 quiet panes over one). The RSS is
+// the sum of the peer's processes: rostra's server and its attached
+// client, as hundredRun's.
 func rssRun(p peer, dir, lines string) (perLine, perEmpty float64) {
 	settle := func(pid int) int64 {
 		time.Sleep(3 * time.Second)
-		return rssBytes(pid)
+		t := rssBytes(pid)
+		if p.also != nil {
+			for _, o := range p.also() {
+				t += rssBytes(o)
+			}
+		}
+		return t
 	}
 	pid, err := p.start(dir, []string{"exec sleep 600"})
 	must(err)

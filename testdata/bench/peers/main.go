@@ -169,9 +169,10 @@ func main() {
 		}
 		if want("rss") {
 			for _, p := range peers {
-				perLine, empty := rssRun(p, dir, lines)
+				perLine, empty, anon := rssRun(p, dir, lines)
 				add("rss-line/"+p.name, perLine)
 				add("rss-empty/"+p.name, empty)
+				add("rss-anon/"+p.name, anon)
 			}
 		}
 		for _, w := range []struct {
@@ -280,6 +281,7 @@ func report(res map[string][]float64, peers []peer) {
 	if len(res["rss-line/"+names[0]]) > 0 {
 		row("16 × 10,000 coloured 120-col lines: RSS per line over empty", "—", func(n string) string { return fmt.Sprintf("%.0f B", m("rss-line/"+n)) })
 		row("  RSS per empty pane (16 quiet vs 1)", "—", func(n string) string { return fmt.Sprintf("%.0f KB", m("rss-empty/"+n)/1024) })
+		row("  the same, anonymous memory only (RssAnon)", "—", func(n string) string { return fmt.Sprintf("%.0f KB", m("rss-anon/"+n)/1024) })
 	}
 	for _, w := range []struct{ key, what string }{
 		{"echo", "keystroke echo into cat"},
@@ -517,13 +519,17 @@ func statTicks(pid int, fields ...int) int64 {
 	return sum
 }
 
-func rssBytes(pid int) int64 {
+func rssBytes(pid int) int64 { return statusBytes(pid, "VmRSS:") }
+
+// statusBytes is the field of /proc/pid/status named key (a size in kB),
+// in bytes; 0 when pid is gone.
+func statusBytes(pid int, key string) int64 {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return 0
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(l, "VmRSS:") {
+		if strings.HasPrefix(l, key) {
 			kb, _ := strconv.ParseInt(strings.Fields(l)[1], 10, 64)
 			return kb * 1024
 		}
@@ -691,24 +697,30 @@ func idleWindow(p peer, pid int, cpu func(int) int64) float64 {
 // empty panes) and per empty pane (16 quiet panes over one). The RSS is
 // the sum of the peer's processes: rostra's server and its attached
 // client, as hundredRun's.
-func rssRun(p peer, dir, lines string) (perLine, perEmpty float64) {
-	settle := func(pid int) int64 {
+// anonEmpty is the same as perEmpty in anonymous memory (RssAnon): the
+// pages the peer wrote, without the binary's pages it has mapped (which
+// the server and the client each count, and which move by tens of KB a
+// pane from one run to the next).
+func rssRun(p peer, dir, lines string) (perLine, perEmpty, anonEmpty float64) {
+	settle := func(pid int) (rss, anon int64) {
 		time.Sleep(3 * time.Second)
-		t := rssBytes(pid)
+		pids := []int{pid}
 		if p.also != nil {
-			for _, o := range p.also() {
-				t += rssBytes(o)
-			}
+			pids = append(pids, p.also()...)
 		}
-		return t
+		for _, pid := range pids {
+			rss += statusBytes(pid, "VmRSS:")
+			anon += statusBytes(pid, "RssAnon:")
+		}
+		return rss, anon
 	}
 	pid, err := p.start(dir, []string{"exec sleep 600"})
 	must(err)
-	one := settle(pid)
+	one, oneAnon := settle(pid)
 	p.stop()
 	pid, err = p.start(dir, repeat("exec sleep 600", 16))
 	must(err)
-	empty := settle(pid)
+	empty, emptyAnon := settle(pid)
 	p.stop()
 	cmds := []string{}
 	for i := range 16 {
@@ -722,9 +734,9 @@ func rssRun(p peer, dir, lines string) (perLine, perEmpty float64) {
 		_, err := waitFile(filepath.Join(dir, fmt.Sprintf("r%d", i)), 5*time.Minute)
 		must(err)
 	}
-	full := settle(pid)
+	full, _ := settle(pid)
 	p.stop()
-	return float64(full-empty) / (16 * 10000), float64(empty-one) / 15
+	return float64(full-empty) / (16 * 10000), float64(empty-one) / 15, float64(emptyAnon-oneAnon) / 15
 }
 
 // echoRun runs the peer with one cat in a pty of its own (the terminal,

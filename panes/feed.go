@@ -87,7 +87,16 @@ type feedQueue struct {
 	// nsPerByte is the feeder's recent cost (an average over its writes),
 	// which turns feedLagBudget into bytes.
 	nsPerByte float64
+
+	// untold is what the reader queued in a flood without waking the
+	// feeder yet (push's more; wake).
+	untold int
 }
+
+// feedWakeBatch is how much a flood queues before the feeder is woken
+// for it: a wake of a sleeping goroutine costs both sides a few
+// microseconds, once a chunk it was 15 % of the server's CPU in a flood.
+const feedWakeBatch = 128 << 10
 
 // maxBehind is how many bytes the feeder may be behind the reader.
 func (q *feedQueue) maxBehind() int64 {
@@ -126,11 +135,16 @@ func newFeedQueue(log LogFile, max int) *feedQueue {
 // push hands the feeder b (read at the stream's current end); logged says
 // whether all of b reached the log. It waits while the feeder is more than
 // feedLagBudget behind; otherwise never while the log holds every byte, and
-// for room in the queue when it does not (rather than lose output).
-func (q *feedQueue) push(b []byte, logged bool) {
+// for room in the queue when it does not (rather than lose output). more
+// says the reader reads on at once (b filled its buffer, a flood): then a
+// sleeping feeder is woken only once feedWakeBatch bytes wait, or by wake
+// when the reader is about to wait itself.
+func (q *feedQueue) push(b []byte, logged, more bool) {
+	size := len(b)
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	for q.end-q.fed > q.maxBehind() {
+		q.wakeLocked()
 		q.cond.Wait()
 	}
 	off := q.end
@@ -144,17 +158,18 @@ func (q *feedQueue) push(b []byte, logged bool) {
 		last := &q.items[n-1]
 		if last.off+int64(len(last.b)) == off && len(last.b)+len(b) <= cap(last.b) {
 			last.b = append(last.b, b...)
-			q.cond.Broadcast()
+			q.queued(size, more)
 			return
 		}
 	}
 	for q.held+feedChunk > q.max && !q.logOK && len(q.items) > 0 {
+		q.wakeLocked()
 		q.cond.Wait()
 	}
 	if q.held+feedChunk > q.max && q.logOK {
 		// Spilled: the feeder reads it back from the log.
 		q.spilled += int64(len(b))
-		q.cond.Broadcast()
+		q.queued(size, more)
 		return
 	}
 	for len(b) > 0 {
@@ -166,6 +181,30 @@ func (q *feedQueue) push(b []byte, logged bool) {
 		off += int64(n)
 		b = b[n:]
 	}
+	q.queued(size, more)
+}
+
+// queued wakes the feeder for n bytes just queued, unless more follow at
+// once and fewer than feedWakeBatch wait untold.
+func (q *feedQueue) queued(n int, more bool) {
+	q.untold += n
+	if !more || q.untold >= feedWakeBatch {
+		q.wakeLocked()
+	}
+}
+
+// wake wakes the feeder for what waits untold: the reader calls it before
+// it waits for more output.
+func (q *feedQueue) wake() {
+	q.mu.Lock()
+	if q.untold > 0 {
+		q.wakeLocked()
+	}
+	q.mu.Unlock()
+}
+
+func (q *feedQueue) wakeLocked() {
+	q.untold = 0
 	q.cond.Broadcast()
 }
 

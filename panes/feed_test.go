@@ -6,6 +6,7 @@
 package panes
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -151,4 +152,84 @@ func processOf(a attempt) *process {
 		return p.process
 	}
 	panic("unknown attempt")
+}
+
+// countScreen counts the bytes written to it.
+type countScreen struct {
+	*vt.Terminal
+	n atomic.Int64
+}
+
+func (s *countScreen) Write(b []byte) (int, error) {
+	s.n.Add(int64(len(b)))
+	return s.Terminal.Write(b)
+}
+
+// TestFloodEndReachesScreenWhileChildIsSilent: the feeder is left asleep
+// while the reader reads on in a flood, and must still be woken for a
+// flood's end when the stream then stays open without a byte more. The
+// wrapper's pipe gives the child's one write of 30 KiB to one read, which
+// fills a chunk as a flood does (and a pty's flood ends wherever it ends).
+func TestFloodEndReachesScreenWhileChildIsSilent(t *testing.T) {
+	const size = 30 << 10
+	src := filepath.Join(t.TempDir(), "flood.bin")
+	require.NoError(t, os.WriteFile(src, bytes.Repeat([]byte("x"), size), 0o600))
+	for _, s := range bothSurfaces {
+		t.Run(s.name, func(t *testing.T) {
+			var scr *countScreen
+			l := newLaunch(t, sh("dd if="+src+" bs="+fmt.Sprint(size)+" count=1 2>/dev/null; exec sleep 60"))
+			a, err := s.start(l, func(c, r int, reply func([]byte)) Screen {
+				scr = &countScreen{Terminal: vt.New(c, r, vt.Options{OnReply: reply})}
+				return scr
+			})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = a.Close() })
+			require.Eventually(t, func() bool { return scr.n.Load() == size }, 10*time.Second, 5*time.Millisecond,
+				"the screen never had every byte")
+			assert.False(t, isClosed(a.Exited()), "the child still runs")
+		})
+	}
+}
+
+// TestFloodWakesFeederInBatches: a chunk the reader reads on after wakes
+// the feeder only once feedWakeBatch bytes wait or the reader goes idle;
+// any other chunk wakes it at once.
+func TestFloodWakesFeederInBatches(t *testing.T) {
+	q := newFeedQueue(nil, 1<<20)
+	chunk := make([]byte, 28<<10)
+	q.push(chunk, false, true)
+	assert.Equal(t, len(chunk), q.untold, "a flood's chunk waits for more")
+	for q.untold+len(chunk) < feedWakeBatch {
+		q.push(chunk, false, true)
+	}
+	q.push(chunk, false, true)
+	assert.Zero(t, q.untold, "a batch's worth wakes the feeder")
+	q.push(chunk, false, true)
+	q.wake()
+	assert.Zero(t, q.untold, "the reader going idle wakes the feeder")
+	q.push(chunk[:100], false, false)
+	assert.Zero(t, q.untold, "a chunk that ended the burst wakes the feeder")
+
+	got := make(chan int64)
+	go func() {
+		var n int64
+		for {
+			_, b, k, ok := q.next()
+			if !ok {
+				got <- n
+				return
+			}
+			n += k
+			putChunk(b)
+		}
+	}()
+	q.push(chunk, false, true)
+	q.wake()
+	q.close()
+	select {
+	case n := <-got:
+		assert.Equal(t, q.end, n, "the feeder took every byte")
+	case <-time.After(10 * time.Second):
+		t.Fatal("the feeder was never woken")
+	}
 }

@@ -363,9 +363,10 @@ func (p *process) drain() {
 		return
 	}
 	read := syscall.Read
+	nonblock := false
 	_ = rc.Control(func(fd uintptr) {
 		if fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0); err == nil && fl&unix.O_NONBLOCK != 0 {
-			read = readNow
+			read, nonblock = readNow, true
 		}
 	})
 	q := newFeedQueue(p.log, feedQueueBytes)
@@ -373,10 +374,12 @@ func (p *process) drain() {
 	go p.feedScreen(q)
 	defer q.close()
 	for {
-		b, ok := p.readChunk(rc, read)
+		b, full, ok := p.readChunk(rc, read, q.wake)
 		if b != nil {
 			logged := p.consume(b)
-			q.push(b, logged)
+			// A blocking read may wait inside the next chunk: only a
+			// non-blocking stream's flood may leave the feeder asleep.
+			q.push(b, logged, full && nonblock)
 			putChunk(b)
 		}
 		if !ok {
@@ -401,9 +404,10 @@ const readRoom = 4 << 10
 // block ends the chunk), so a key's echo goes on at once, and bytes held
 // here for the microseconds of the next read are no less safe than in the
 // kernel's buffer. read is syscall.Read, or readNow on a non-blocking
-// stream.
-func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, error)) ([]byte, bool) {
-	var b []byte
+// stream. full says the chunk ended for want of room, not of output (a
+// flood: the reader reads on at once); idle is called before the reader
+// waits for output.
+func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, error), idle func()) (b []byte, full, ok bool) {
 	var rerr error
 	err := rc.Read(func(fd uintptr) bool {
 		b = getChunk()[:feedChunk]
@@ -427,12 +431,14 @@ func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, err
 				break
 			}
 			if len(b)-n < readRoom {
+				full = true
 				break
 			}
 		}
 		if n == 0 && rerr == syscall.EAGAIN {
 			putChunk(b)
 			b = nil
+			idle()
 			return false // wait until readable
 		}
 		if n == 0 {
@@ -446,7 +452,7 @@ func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, err
 	// An error, EOF on a pipe (0 bytes), EIO on a pty master once the last
 	// holder of the slave closed it, or os.ErrClosed when the waiter cut
 	// the stream off: each is the end of the output.
-	return b, err == nil && rerr == nil && b != nil
+	return b, full, err == nil && rerr == nil && b != nil
 }
 
 // readNow is read(2) on a non-blocking stream, made without telling Go's

@@ -408,8 +408,9 @@ func selfCPU() float64 {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }
 
-// outer is the outer tmux every peer draws into.
-const outerSock = "rostra-peers-outer"
+// outerSock is the outer tmux every peer draws into; this run's own (its
+// pid in the name), so a second run of the harness cannot kill it.
+var outerSock = fmt.Sprintf("rostra-peers-outer-%d", os.Getpid())
 
 func tmux(sock string, args ...string) (string, error) {
 	out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", "/dev/null"}, args...)...).CombinedOutput()
@@ -1071,7 +1072,8 @@ func rostraPeer(name, mode, bin string) peer {
 	return p
 }
 
-const innerSock = "rostra-peers-inner"
+// innerSock is the tmux peer's own server, this run's like outerSock.
+var innerSock = fmt.Sprintf("rostra-peers-inner-%d", os.Getpid())
 
 func tmuxPeer() peer {
 	var pid int

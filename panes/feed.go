@@ -94,8 +94,7 @@ type feedQueue struct {
 }
 
 // feedWakeBatch is how much a flood queues before the feeder is woken
-// for it: a wake of a sleeping goroutine costs both sides a few
-// microseconds, once a chunk it was 15 % of the server's CPU in a flood.
+// for it, rather than once a chunk (docs/performance.md §A pane's output).
 const feedWakeBatch = 128 << 10
 
 // maxBehind is how many bytes the feeder may be behind the reader.

@@ -412,7 +412,7 @@ func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, err
 	err := rc.Read(func(fd uintptr) bool {
 		b = getChunk()[:feedChunk]
 		n := 0
-		rerr = nil
+		rerr, full = nil, false
 		for {
 			m, err := read(int(fd), b[n:])
 			if err == syscall.EINTR {

@@ -57,14 +57,12 @@ func cpuNow() time.Duration {
 }
 
 // bareDrain cats path on a pty and reads the master to the end, as cheaply
-// as the pane's reader reads (non-blocking, readNow); it returns the
-// child's time.
+// as the pane's reader reads (a stream, readNow); it returns the child's
+// time.
 func bareDrain(b *testing.B, path string) time.Duration {
 	master, tty, err := OpenPTY(120, 40)
 	require.NoError(b, err)
-	master, err = pollable(master)
-	require.NoError(b, err)
-	rc, err := master.SyscallConn()
+	s, err := newStream(master)
 	require.NoError(b, err)
 	cmd := exec.Command("cat", path)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = tty, tty, tty
@@ -75,15 +73,15 @@ func bareDrain(b *testing.B, path string) time.Duration {
 	buf := make([]byte, 32<<10)
 	for done := false; !done; {
 		var rerr error
-		err := rc.Read(func(fd uintptr) bool {
+		err := s.read(func(fd int) bool {
 			var n int
-			n, rerr = readNow(int(fd), buf)
+			n, rerr = readNow(fd, buf)
 			if rerr == syscall.EAGAIN {
 				return false
 			}
 			done = rerr != nil || n == 0
 			return true
-		})
+		}, func() {})
 		if err == nil {
 			err = rerr
 		}
@@ -94,7 +92,7 @@ func bareDrain(b *testing.B, path string) time.Duration {
 	}
 	_ = cmd.Wait()
 	took := time.Since(start)
-	_ = master.Close()
+	_ = s.Close()
 	return took
 }
 

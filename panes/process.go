@@ -31,8 +31,6 @@ import (
 	"time"
 	"unsafe"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/rostra-dev/rostra/panes/vt"
 )
 
@@ -155,7 +153,7 @@ type process struct {
 	// the leader is the init, which may outlive the worker.
 	leaderGone chan struct{}
 
-	out *os.File // pty master or pipe read end; the reader's stream
+	out *stream // pty master or pipe read end; the reader's stream (stream_linux.go)
 	log LogFile
 
 	// screenMu orders writes to the screen against resizes, so the emulator
@@ -318,7 +316,7 @@ func graceOf(l Launch) time.Duration {
 }
 
 // newProcess wraps a started leader. The caller then calls run.
-func newProcess(cmd *exec.Cmd, out *os.File, log LogFile, token string, grace time.Duration, session bool, h *held, ref *attemptRef) *process {
+func newProcess(cmd *exec.Cmd, out *stream, log LogFile, token string, grace time.Duration, session bool, h *held, ref *attemptRef) *process {
 	cmd.Env = nil // the child has it; a quiet pane need not (docs/performance.md §Memory of a quiet pane)
 	return &process{
 		cmd:        cmd,
@@ -357,29 +355,15 @@ func (p *process) run() {
 // emulator while the log holds what it read.
 func (p *process) drain() {
 	defer close(p.readerDone)
-	rc, err := p.out.SyscallConn()
-	if err != nil {
-		close(p.screenFed)
-		return
-	}
-	read := syscall.Read
-	nonblock := false
-	_ = rc.Control(func(fd uintptr) {
-		if fl, err := unix.FcntlInt(fd, unix.F_GETFL, 0); err == nil && fl&unix.O_NONBLOCK != 0 {
-			read, nonblock = readNow, true
-		}
-	})
 	q := newFeedQueue(p.log, feedQueueBytes)
 	p.feed = q
 	go p.feedScreen(q)
 	defer q.close()
 	for {
-		b, full, ok := p.readChunk(rc, read, q.wake)
+		b, full, ok := p.readChunk(q.wake)
 		if b != nil {
 			logged := p.consume(b)
-			// A blocking read may wait inside the next chunk: only a
-			// non-blocking stream's flood may leave the feeder asleep.
-			q.push(b, logged, full && nonblock)
+			q.push(b, logged, full)
 			putChunk(b)
 		}
 		if !ok {
@@ -403,18 +387,17 @@ const readRoom = 4 << 10
 // instead of per 4 KiB. Nothing waits for it (the first read that would
 // block ends the chunk), so a key's echo goes on at once, and bytes held
 // here for the microseconds of the next read are no less safe than in the
-// kernel's buffer. read is syscall.Read, or readNow on a non-blocking
-// stream. full says the chunk ended for want of room, not of output (a
-// flood: the reader reads on at once); idle is called before the reader
-// waits for output.
-func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, error), idle func()) (b []byte, full, ok bool) {
+// kernel's buffer. full says the chunk ended for want of room, not of
+// output (a flood: the reader reads on at once); idle is called before the
+// reader waits for output.
+func (p *process) readChunk(idle func()) (b []byte, full, ok bool) {
 	var rerr error
-	err := rc.Read(func(fd uintptr) bool {
+	err := p.out.read(func(fd int) bool {
 		b = getChunk()[:feedChunk]
 		n := 0
 		rerr, full = nil, false
 		for {
-			m, err := read(int(fd), b[n:])
+			m, err := readNow(fd, b[n:])
 			if err == syscall.EINTR {
 				continue
 			}
@@ -438,7 +421,6 @@ func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, err
 		if n == 0 && rerr == syscall.EAGAIN {
 			putChunk(b)
 			b = nil
-			idle()
 			return false // wait until readable
 		}
 		if n == 0 {
@@ -448,14 +430,14 @@ func (p *process) readChunk(rc syscall.RawConn, read func(int, []byte) (int, err
 			b = b[:n]
 		}
 		return true
-	})
+	}, idle)
 	// An error, EOF on a pipe (0 bytes), EIO on a pty master once the last
 	// holder of the slave closed it, or os.ErrClosed when the waiter cut
 	// the stream off: each is the end of the output.
 	return b, full, err == nil && rerr == nil && b != nil
 }
 
-// readNow is read(2) on a non-blocking stream, made without telling Go's
+// readNow is read(2) on the non-blocking stream, made without telling Go's
 // scheduler: it returns at once (with data or EAGAIN), so the goroutine
 // keeps its processor, where a read the scheduler knows of lets its
 // monitor take the processor back from a read that waits a few

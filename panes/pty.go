@@ -8,8 +8,8 @@
 // Data model: a PTYProcess is the shared attempt process (process.go) whose
 // output stream is the pty master, plus the writers into that master: Write
 // (keys), the reply queue (the emulator's answers to queries) and the prompt
-// typer. The master is non-blocking and registered with the Go poller, so
-// closing it ends a Read or Write blocked on it.
+// typer. The master is a stream (stream_linux.go): non-blocking, kept out
+// of Go's poller, and closing it ends a read or write waiting on it.
 package panes
 
 import (
@@ -68,7 +68,7 @@ const DefaultTypeReadyLimit = 30 * time.Second
 // PTYProcess is an attempt running on a pty.
 type PTYProcess struct {
 	*process
-	master    *os.File
+	master    *stream
 	replies   replyWriter
 	delivered chan string
 	ready     *readySignal // the agent's own readiness, when the typing waits for it (typeline.go)
@@ -90,13 +90,13 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pty: %w", err)
 	}
-	master, err = pollable(master)
+	stream, err := newStream(master)
 	if err != nil {
 		_ = tty.Close()
 		return nil, fmt.Errorf("open pty: %w", err)
 	}
 	fail := func(err error) (*PTYProcess, error) {
-		_ = master.Close()
+		_ = stream.Close()
 		_ = tty.Close()
 		return nil, err
 	}
@@ -144,8 +144,8 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	_ = tty.Close() // the child has it; our copy would keep EIO from coming
 
 	p := &PTYProcess{
-		process:   newProcess(cmd, master, log, token, graceOf(l), true, h, ref),
-		master:    master,
+		process:   newProcess(cmd, stream, log, token, graceOf(l), true, h, ref),
+		master:    stream,
 		delivered: make(chan string, 1),
 	}
 	if sb != nil {
@@ -174,35 +174,6 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	return p, nil
 }
 
-// pollable returns a non-blocking, poller-registered copy of f and closes f.
-// creack/pty's ioctls call Fd(), which turns the master blocking, and a
-// blocked Read on a blocking file cannot be interrupted by Close: the reader
-// could not be cut off from a pty held open by an escaped descendant.
-func pollable(f *os.File) (*os.File, error) {
-	rc, err := f.SyscallConn()
-	if err != nil {
-		_ = f.Close()
-		return nil, err
-	}
-	nfd := -1
-	var dupErr error
-	if err := rc.Control(func(fd uintptr) {
-		nfd, dupErr = unix.FcntlInt(fd, unix.F_DUPFD_CLOEXEC, 0)
-	}); err != nil {
-		dupErr = err
-	}
-	name := f.Name()
-	_ = f.Close()
-	if dupErr != nil {
-		return nil, fmt.Errorf("dup master: %w", dupErr)
-	}
-	if err := unix.SetNonblock(nfd, true); err != nil {
-		_ = unix.Close(nfd)
-		return nil, fmt.Errorf("set master non-blocking: %w", err)
-	}
-	return os.NewFile(uintptr(nfd), name), nil
-}
-
 // Write types p into the child (keys). It blocks while the child's input
 // queue is full and fails with os.ErrClosed once the attempt is over.
 func (p *PTYProcess) Write(b []byte) (int, error) {
@@ -219,12 +190,8 @@ func (p *PTYProcess) Resize(cols, rows int) error {
 	p.screenMu.Lock()
 	defer p.screenMu.Unlock()
 	p.screen.Resize(cols, rows)
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return fmt.Errorf("resize pty: %w", err)
-	}
 	var ioErr error
-	if err := rc.Control(func(fd uintptr) {
+	if err := p.master.Control(func(fd uintptr) {
 		ioErr = unix.IoctlSetWinsize(int(fd), unix.TIOCSWINSZ, &unix.Winsize{Col: uint16(cols), Row: uint16(rows)})
 	}); err != nil {
 		return fmt.Errorf("resize pty: %w", err)
@@ -279,7 +246,7 @@ const typeSettle = 6
 //   - "file": the child reads in canonical mode and a line of the prompt
 //     would be cut at 4096 bytes: the prompt file's path is typed instead.
 //
-// Writes block while the child does not read (the Go poller waits, the
+// Writes block while the child does not read (the stream waits, the
 // kernel's flow control holds the bytes back), so a long prompt goes in as
 // fast as the child takes it and none of it is dropped.
 func (p *PTYProcess) typePrompt(prompt []byte, promptFile string, quiet, limit time.Duration) {

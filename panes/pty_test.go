@@ -7,7 +7,6 @@
 package panes
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -339,27 +338,6 @@ func TestPTYTypeLongPrompts(t *testing.T) {
 			log := endedLog(t, p, l.OutputLog, 20*time.Second)
 			assert.Equal(t, tc.times, strings.Count(string(log), tc.want(l.PromptFile)), "%q in the child's output (%d bytes)", tc.want(l.PromptFile), len(log))
 		})
-	}
-}
-
-func TestPollableMasterCanBeCutOff(t *testing.T) {
-	master, tty, err := OpenPTY(80, 24)
-	require.NoError(t, err)
-	defer tty.Close()
-	m, err := pollable(master)
-	require.NoError(t, err)
-	readErr := make(chan error, 1)
-	go func() {
-		var b [16]byte
-		_, err := m.Read(b[:])
-		readErr <- err
-	}()
-	require.NoError(t, m.Close())
-	select {
-	case err := <-readErr:
-		assert.True(t, errors.Is(err, os.ErrClosed), "got %v", err)
-	case <-time.After(5 * time.Second):
-		t.Fatal("closing the master did not end a blocked read")
 	}
 }
 

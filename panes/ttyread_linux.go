@@ -26,11 +26,7 @@ type ttyState struct {
 // of its own) and at the foreground process group's members in /proc.
 func (p *PTYProcess) ttyState() ttyState {
 	st := ttyState{canonical: true}
-	rc, err := p.master.SyscallConn()
-	if err != nil {
-		return st
-	}
-	_ = rc.Control(func(fd uintptr) {
+	_ = p.master.Control(func(fd uintptr) {
 		peer, _, errno := unix.Syscall(unix.SYS_IOCTL, fd, unix.TIOCGPTPEER, uintptr(unix.O_RDWR|unix.O_NOCTTY|unix.O_CLOEXEC))
 		if errno != 0 {
 			return

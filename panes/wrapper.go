@@ -70,7 +70,12 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 	if err != nil {
 		return nil, startErr(fmt.Errorf("output pipe: %w", err))
 	}
-	toClose = append(toClose, r, w)
+	out, err := newStream(r)
+	if err != nil {
+		_ = w.Close()
+		return fail(startErr(fmt.Errorf("output pipe: %w", err)))
+	}
+	toClose = append(toClose, out, w)
 	// One write end for both: the kernel keeps the order of the writes.
 	cmd.Stdout, cmd.Stderr = w, w
 
@@ -108,7 +113,7 @@ func StartWrapper(l Launch, opts WrapperOptions) (*WrapperProcess, error) {
 		_ = sr.Close()
 	}
 
-	p := &WrapperProcess{process: newProcess(cmd, r, log, token, graceOf(l), false, h, ref)}
+	p := &WrapperProcess{process: newProcess(cmd, out, log, token, graceOf(l), false, h, ref)}
 	if sb != nil {
 		p.release = append(p.release, sb.release)
 	}

@@ -90,13 +90,13 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open pty: %w", err)
 	}
-	stream, err := newStream(master)
+	ptm, err := newStream(master)
 	if err != nil {
 		_ = tty.Close()
 		return nil, fmt.Errorf("open pty: %w", err)
 	}
 	fail := func(err error) (*PTYProcess, error) {
-		_ = stream.Close()
+		_ = ptm.Close()
 		_ = tty.Close()
 		return nil, err
 	}
@@ -144,8 +144,8 @@ func StartPTY(l Launch, opts PTYOptions) (*PTYProcess, error) {
 	_ = tty.Close() // the child has it; our copy would keep EIO from coming
 
 	p := &PTYProcess{
-		process:   newProcess(cmd, stream, log, token, graceOf(l), true, h, ref),
-		master:    stream,
+		process:   newProcess(cmd, ptm, log, token, graceOf(l), true, h, ref),
+		master:    ptm,
 		delivered: make(chan string, 1),
 	}
 	if sb != nil {

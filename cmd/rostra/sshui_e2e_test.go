@@ -83,7 +83,9 @@ func serveSSH(t *testing.T, ws string, k sshKeys, addr string) (port, hostKey st
 	var mu sync.Mutex
 	var said bytes.Buffer
 	first := make(chan string, 1)
+	scanned := make(chan struct{})
 	go func() {
+		defer close(scanned)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			mu.Lock()
@@ -100,7 +102,9 @@ func serveSSH(t *testing.T, ws string, k sshKeys, addr string) (port, hostKey st
 	m := servesRx.FindStringSubmatch(line)
 	require.NotNil(t, m, "serve-ssh said %q", line)
 	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
+	// Wait closes the pipe: only once every line of it was read, or the
+	// last ones (why it stopped) could be lost.
+	go func() { <-scanned; _ = cmd.Wait(); close(done) }()
 	stop = func() string {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		select {

@@ -71,24 +71,14 @@ func bareDrain(b *testing.B, path string) time.Duration {
 	require.NoError(b, cmd.Start())
 	_ = tty.Close()
 	buf := make([]byte, 32<<10)
-	for done := false; !done; {
-		var rerr error
-		err := s.read(func(fd int) bool {
-			var n int
-			n, rerr = readNow(fd, buf)
-			if rerr == syscall.EAGAIN {
-				return false
-			}
-			done = rerr != nil || n == 0
-			return true
-		}, func() {})
-		if err == nil {
-			err = rerr
-		}
+	for {
+		n, err := readOnce(s, buf)
 		if err != nil && !errors.Is(err, syscall.EIO) {
 			b.Error(err)
 		}
-		done = done || err != nil
+		if err != nil || n == 0 {
+			break
+		}
 	}
 	_ = cmd.Wait()
 	took := time.Since(start)

@@ -166,7 +166,7 @@ func (s *stream) closedErr(err error) error {
 }
 
 // read calls f with the fd until it reports it read something or the
-// stream's end (done), waiting between calls while f finds nothing (more
+// stream's end (done), waiting between calls while f finds nothing (done
 // false). idle is called before each wait. The error is the wait's:
 // os.ErrClosed once the stream was closed.
 func (s *stream) read(f func(fd int) (done bool), idle func()) error {
@@ -233,12 +233,11 @@ func (s *stream) waitOut() error {
 		return os.ErrClosed
 	}
 	if s.out == nil {
+		// Not closed under omu: Close sets closed under it before it
+		// closes the file, so a failure here is not the close's.
 		w, err := s.newWaiter(unix.EPOLLOUT)
 		if err != nil {
 			s.omu.Unlock()
-			if err = s.closedErr(err); err == os.ErrClosed {
-				return err
-			}
 			return fmt.Errorf("poll %s: %w", s.f.Name(), err)
 		}
 		s.out = w
